@@ -1,0 +1,64 @@
+// kforge tasks: list the bundled tasks.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "app/commands.h"
+#include "core/task.h"
+#include "verify/reference.h"
+
+namespace kforge {
+
+CommandAction SetupTasks(CLI::App& sub) {
+  struct Args {
+    bool json = false, references = false;
+  };
+  auto a = std::make_shared<Args>();
+  sub.add_flag("--json", a->json, "print the list as JSON");
+  sub.add_flag("--references", a->references, "list the built-in reference implementations");
+  return [a]() -> int {
+    if (a->references) {
+      for (const auto& n : ReferenceNames()) std::cout << n << "\n";
+      return 0;
+    }
+    std::string dir = BundledTasksDir();
+    std::vector<std::string> files;
+    for (const auto& e : std::filesystem::directory_iterator(dir))
+      if (e.path().extension() == ".json") files.push_back(e.path().string());
+    std::sort(files.begin(), files.end());
+    nlohmann::json out = nlohmann::json::array();
+    if (!a->json) std::cout << fmt::format("{:<18} {:<14} {:>5}  {:>5} {:>5}  {}\n", "TASK", "CATEGORY", "LEVEL", "LIGHT", "FULL", "SIGNATURE");
+    for (const auto& f : files) {
+      Task t = LoadTaskFile(f);
+      std::string sig;
+      auto tensors = [](const std::vector<TensorSpec>& list) {
+        std::string s;
+        for (const auto& x : list) {
+          std::string dims;
+          for (const auto& d : x.shape) dims += (dims.empty() ? "" : ",") + d;
+          s += fmt::format("{}{}[{}] {}", s.empty() ? "" : ", ", x.name, dims, DTypeName(x.dtype));
+        }
+        return s;
+      };
+      sig = tensors(t.inputs) + " -> " + tensors(t.outputs);
+      size_t full_trials = 0;
+      for (const auto& c : t.full) full_trials += c.distributions.size();
+      if (a->json)
+        out.push_back({{"name", t.name}, {"category", t.category}, {"level", t.level},
+                       {"light_cases", t.light.size()}, {"full_trials", full_trials},
+                       {"signature", sig}, {"path", f}});
+      else
+        std::cout << fmt::format("{:<18} {:<14} {:>5}  {:>5} {:>5}  {}\n", t.name, t.category,
+                                 t.level, t.light.size(), full_trials, sig);
+    }
+    if (a->json) std::cout << out.dump(2) << "\n";
+    return 0;
+  };
+}
+
+}  // namespace kforge

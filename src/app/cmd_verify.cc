@@ -1,0 +1,61 @@
+// kforge verify TASK CANDIDATE [--full] [--json]
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+#include <memory>
+
+#include "app/commands.h"
+#include "core/error.h"
+#include "core/task.h"
+#include "verify/verifier.h"
+
+namespace kforge {
+
+CommandAction SetupVerify(CLI::App& sub) {
+  struct Args {
+    std::string task, candidate, backend = "cpu", dist;
+    bool full = false, json = false;
+    uint64_t seed = 0;
+    double timeout_s = 10;
+    double memory_gib = 4;
+  };
+  auto a = std::make_shared<Args>();
+  sub.add_option("task", a->task, "bundled task name (see 'kforge tasks') or path to a task file")
+      ->required();
+  sub.add_option("candidate", a->candidate, "candidate source file exporting kforge_run")->required();
+  sub.add_flag("--full", a->full, "after the light set passes, certify on the full set");
+  sub.add_flag("--json", a->json, "print the verdict as one JSON object on stdout");
+  sub.add_option("--backend", a->backend, "where the candidate runs")->check(CLI::IsMember({"cpu"}));
+  auto* seed = sub.add_option("--seed", a->seed, "run seed (default: fresh); recorded in the verdict");
+  sub.add_option("--timeout", a->timeout_s, "wall-clock limit per kforge_run call, in seconds")
+      ->check(CLI::Range(0.1, 3600.0));
+  sub.add_option("--memory", a->memory_gib, "address-space limit of the candidate, in GiB")
+      ->check(CLI::Range(0.25, 1024.0));
+  sub.add_option("--dist", a->dist,
+                 "debugging: draw every case from this distribution (e.g. arange, ones)");
+  sub.footer(
+      "Exit status: 0 the candidate passed, 1 it failed, 2 usage or environment error.\n"
+      "With --json, stdout holds one JSON object with at least 'passed', 'failure_class' and "
+      "'level'.");
+  return [a, seed]() -> int {
+    Task task = ResolveTask(a->task);
+    VerifyOptions opts;
+    opts.full = a->full;
+    if (*seed) opts.seed = a->seed;
+    opts.case_timeout_ms = static_cast<int64_t>(a->timeout_s * 1000);
+    opts.limits.address_space_bytes = static_cast<int64_t>(a->memory_gib * (1 << 30));
+    if (!a->dist.empty()) {
+      Distribution d;
+      if (!TryParseDistribution(a->dist, &d)) throw UsageError("unknown distribution '" + a->dist + "'");
+      opts.force_distribution = d;
+    }
+    Verifier verifier(task);
+    Verdict v = verifier.Verify(a->candidate, opts);
+    if (a->json) std::cout << v.ToJson().dump(2) << "\n";
+    else std::cout << v.Summary();
+    return v.passed ? 0 : 1;
+  };
+}
+
+}  // namespace kforge

@@ -1,0 +1,31 @@
+#pragma once
+// Subcommands, registered in one explicit table in main.cc (after ninja's kTools[]).
+// Each Setup adds its options to `sub` and returns the action to run after parsing; the
+// action returns the process exit code.
+#include <functional>
+#include <string>
+
+namespace CLI {
+class App;
+}
+
+namespace kforge {
+
+using CommandAction = std::function<int()>;
+
+struct Command {
+  const char* name;
+  const char* help;
+  CommandAction (*setup)(CLI::App& sub);
+};
+
+CommandAction SetupVerify(CLI::App& sub);
+CommandAction SetupTasks(CLI::App& sub);
+
+struct Task;
+/// A task named by its bundled name ("softmax") or by a path to a task file.
+Task ResolveTask(const std::string& name_or_path);
+/// Directory holding the bundled tasks.
+std::string BundledTasksDir();
+
+}  // namespace kforge

@@ -1,0 +1,58 @@
+// kforge: generate, verify, debug and repair compute kernels.
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "app/commands.h"
+#include "core/error.h"
+#include "verify/verifier.h"
+
+namespace kforge {
+namespace {
+
+const Command kCommands[] = {
+    {"verify", "verify a candidate kernel against a task (the engine's verdict)", SetupVerify},
+    {"tasks", "list the bundled tasks", SetupTasks},
+};
+
+int Main(int argc, char** argv) {
+  CLI::App app{"kforge: generate, verify, debug and repair compute kernels"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string(KforgeVersion()));
+  std::vector<std::pair<CLI::App*, CommandAction>> actions;
+  for (const auto& c : kCommands) {
+    CLI::App* sub = app.add_subcommand(c.name, c.help);
+    actions.emplace_back(sub, c.setup(*sub));
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  }
+  try {
+    for (auto& [sub, action] : actions)
+      if (sub->parsed()) return action();
+  } catch (const UsageError& e) {
+    std::cerr << "kforge: " << e.what() << "\n";
+    return 2;
+  } catch (const EnvironmentError& e) {
+    std::cerr << "kforge: environment error: " << e.what() << "\n";
+    return 2;
+  } catch (const Error& e) {
+    std::cerr << "kforge: " << e.what() << "\n";
+    return 2;
+  }
+  return 2;
+}
+
+}  // namespace
+}  // namespace kforge
+
+int main(int argc, char** argv) { return kforge::Main(argc, argv); }

@@ -1,0 +1,28 @@
+#pragma once
+// Time and entropy behind interfaces: the only places kforge reads them. Code above core
+// takes a Clock& / Entropy& so runs can be recorded and replayed.
+#include <cstdint>
+
+namespace kforge {
+
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  /// Monotonic nanoseconds, for durations.
+  virtual int64_t MonotonicNanos() = 0;
+  /// Wall-clock microseconds since the Unix epoch, for timestamps.
+  virtual int64_t WallMicros() = 0;
+};
+
+class Entropy {
+ public:
+  virtual ~Entropy() = default;
+  /// A fresh 64-bit seed. All further randomness derives from seeds, deterministically.
+  virtual uint64_t FreshSeed() = 0;
+};
+
+/// The real clock and the OS entropy source.
+Clock& SystemClock();
+Entropy& SystemEntropy();
+
+}  // namespace kforge

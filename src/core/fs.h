@@ -1,0 +1,61 @@
+#pragma once
+// Small file helpers. Every file descriptor is owned by ScopedFd (after rr's ScopedFd.h).
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace kforge {
+
+/// Move-only owner of a file descriptor.
+class ScopedFd {
+ public:
+  ScopedFd() = default;
+  explicit ScopedFd(int fd) : fd_(fd) {}
+  ScopedFd(ScopedFd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
+  ScopedFd& operator=(ScopedFd&& o) noexcept {
+    if (this != &o) Reset(std::exchange(o.fd_, -1));
+    return *this;
+  }
+  ScopedFd(const ScopedFd&) = delete;
+  ScopedFd& operator=(const ScopedFd&) = delete;
+  ~ScopedFd() { Reset(); }
+
+  int get() const { return fd_; }
+  bool valid() const { return fd_ >= 0; }
+  int Release() { return std::exchange(fd_, -1); }
+  void Reset(int fd = -1);
+
+ private:
+  int fd_ = -1;
+};
+
+bool TryReadFile(const std::string& path, std::string* out, std::string* error);
+/// Reads at most max_bytes from the end of a file (for log tails); empty when unreadable.
+std::string ReadFileTail(const std::string& path, size_t max_bytes);
+/// Writes via a temporary file and rename, so readers never see a half-written file.
+void WriteFileAtomic(const std::string& path, std::string_view data);
+bool FileExists(const std::string& path);
+/// mkdir -p; throws EnvironmentError on failure.
+void MakeDirs(const std::string& path);
+/// rm -rf; best effort.
+void RemoveTree(const std::string& path);
+/// Absolute path of the running executable's directory.
+std::string ExecutableDir();
+
+/// A fresh directory removed (recursively) on destruction unless Keep() was called.
+class TempDir {
+ public:
+  /// Creates a directory under `parent` (or $TMPDIR, or /tmp) named prefix-XXXXXX.
+  explicit TempDir(std::string_view prefix, const std::string& parent = "");
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+  void Keep() { keep_ = true; }
+
+ private:
+  std::string path_;
+  bool keep_ = false;
+};
+
+}  // namespace kforge

@@ -1,0 +1,56 @@
+#pragma once
+// The tensor arena: one memfd holding a case's inputs and outputs, shared between the engine
+// and the runner. Every tensor is surrounded by guard regions filled with a known pattern so
+// that out-of-bounds writes are visible after the run.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "core/dtype.h"
+#include "core/fs.h"
+
+namespace kforge {
+
+struct ArenaTensor {
+  DType dtype = DType::kFloat32;
+  std::vector<int64_t> shape;
+  size_t offset = 0;  ///< byte offset of element 0
+  size_t bytes = 0;
+};
+
+class TensorArena {
+ public:
+  /// Bytes of guard before and after every tensor. 4 KiB catches the usual off-by-a-row
+  /// overrun of small rows; larger overruns usually crash instead.
+  static constexpr size_t kGuardBytes = 4096;
+
+  /// Lays out `tensors` (inputs first, then outputs) and fills every guard region.
+  explicit TensorArena(std::vector<ArenaTensor> tensors);
+  ~TensorArena();
+  TensorArena(const TensorArena&) = delete;
+  TensorArena& operator=(const TensorArena&) = delete;
+
+  void* data(size_t i) { return base_ + tensors_[i].offset; }
+  const ArenaTensor& tensor(size_t i) const { return tensors_[i]; }
+  size_t size() const { return tensors_.size(); }
+  size_t total_bytes() const { return total_; }
+  int fd() const { return fd_.get(); }
+
+  /// Byte offsets (relative to the tensor start; negative before it) of guard bytes that
+  /// changed around tensor i, at most `limit` of them; empty when intact.
+  std::vector<int64_t> DamagedGuard(size_t i, size_t limit = 16) const;
+
+  /// Bytes needed for tensors of these sizes, including guards and alignment.
+  static size_t BytesFor(const std::vector<size_t>& tensor_bytes);
+
+ private:
+  std::vector<ArenaTensor> tensors_;
+  ScopedFd fd_;
+  char* base_ = nullptr;
+  size_t total_ = 0;
+};
+
+/// The guard byte at offset i of a guard region: a fixed, non-repeating-looking pattern.
+inline uint8_t GuardByte(size_t i) { return static_cast<uint8_t>(0xA5 ^ (i * 131)); }
+
+}  // namespace kforge

@@ -1,0 +1,212 @@
+#include "exec/candidate_process.h"
+
+#include <poll.h>
+#include <seccomp.h>
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "core/clock.h"
+#include "core/error.h"
+#include "exec/arena.h"
+#include "exec/runner_protocol.h"
+
+namespace kforge {
+
+std::string_view OutcomeName(CaseRun::Outcome o) {
+  switch (o) {
+    case CaseRun::Outcome::kReturned: return "returned";
+    case CaseRun::Outcome::kCrashed: return "crashed";
+    case CaseRun::Outcome::kTimedOut: return "timed_out";
+    case CaseRun::Outcome::kOutOfMemory: return "out_of_memory";
+    case CaseRun::Outcome::kForbiddenSyscall: return "forbidden_syscall";
+    case CaseRun::Outcome::kFileSizeLimit: return "file_size_limit";
+    case CaseRun::Outcome::kRunnerLost: return "runner_lost";
+  }
+  return "?";
+}
+
+std::string SyscallName(int nr) {
+  if (nr < 0) return "?";
+  char* name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
+  if (name == nullptr) return std::to_string(nr);
+  std::string out = name;
+  std::free(name);
+  return out;
+}
+
+CandidateProcess::CandidateProcess(std::string so_path, SandboxMode mode, SandboxLimits limits,
+                                   size_t arena_bytes)
+    : so_path_(std::move(so_path)), mode_(mode), limits_(limits), arena_bytes_(arena_bytes) {}
+
+CandidateProcess::~CandidateProcess() {
+  control_.Reset();  // the runner exits when the socket closes
+  if (child_ && !child_->finished()) child_->Wait(2000);
+}
+
+std::string CandidateProcess::OutputTail(size_t max_bytes) const {
+  return dir_ ? ReadFileTail(dir_->path() + "/candidate.log", max_bytes) : "";
+}
+
+LoadResult CandidateProcess::Start(int64_t timeout_ms) {
+  dir_ = std::make_unique<TempDir>("kforge-run");
+  std::string scratch = dir_->path() + "/scratch", jail = dir_->path() + "/jail";
+  MakeDirs(scratch);
+  MakeDirs(jail);
+  spec_ = std::make_unique<SandboxSpec>(mode_, jail, scratch);
+  std::string runner = RunnerPath();
+  bool bwrap = mode_ == SandboxMode::kBubblewrap;
+  spec_->AddReadOnly(runner, "/kforge/kforge-runner");
+  spec_->AddReadOnly(so_path_, "/kforge/candidate.so");
+
+  SandboxLimits limits = limits_;
+  limits.address_space_bytes += static_cast<int64_t>(arena_bytes_);
+  std::vector<std::string> cmd = {bwrap ? "/kforge/kforge-runner" : runner, "run"};
+  for (const auto& a : LimitArgs(limits)) cmd.push_back(a);
+  cmd.insert(cmd.end(), {"--so", bwrap ? "/kforge/candidate.so" : so_path_});
+
+  int fds[2];
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0)
+    throw EnvironmentError(std::string("cannot create a socket pair: ") + std::strerror(errno));
+  control_.Reset(fds[0]);
+  ScopedFd theirs(fds[1]);
+  SpawnOptions opts;
+  opts.argv = spec_->Wrap(cmd);
+  opts.output_path = dir_->path() + "/candidate.log";
+  opts.inherit_fds = {{theirs.get(), kControlFd}};
+  child_ = Subprocess::Start(opts);
+  theirs.Reset();
+
+  RunReply reply;
+  CaseRun failure;
+  LoadResult load;
+  if (!Receive(&reply, timeout_ms, &failure)) {
+    load.timed_out = failure.outcome == CaseRun::Outcome::kTimedOut;
+    load.message = "the runner did not load the candidate: " + failure.message;
+    std::string tail = OutputTail(2048);
+    if (!tail.empty()) load.message += "\n" + tail;
+    return load;
+  }
+  if (reply.kind == ReplyKind::kReady) {
+    load.ok = true;
+  } else if (reply.kind == ReplyKind::kFatal) {
+    load.message = std::string("the candidate died while loading (static initialisers): ") +
+                   reply.message;
+  } else {
+    load.message = reply.message;
+  }
+  return load;
+}
+
+bool CandidateProcess::Receive(RunReply* reply, int64_t timeout_ms, CaseRun* failure) {
+  int64_t deadline = SystemClock().MonotonicNanos() + timeout_ms * 1000000;
+  for (;;) {
+    int64_t left_ms = (deadline - SystemClock().MonotonicNanos()) / 1000000;
+    if (left_ms <= 0) {
+      child_->Kill();
+      failure->outcome = CaseRun::Outcome::kTimedOut;
+      failure->message = "no answer within " + std::to_string(timeout_ms) + " ms; killed";
+      return false;
+    }
+    pollfd pfds[2] = {{control_.get(), POLLIN, 0}, {child_->exit_fd(), POLLIN, 0}};
+    int n = ::poll(pfds, 2, static_cast<int>(left_ms));
+    if (n < 0 && errno == EINTR) continue;
+    if (pfds[0].revents & POLLIN) {
+      ssize_t got = ::recv(control_.get(), reply, sizeof *reply, MSG_DONTWAIT);
+      if (got == static_cast<ssize_t>(sizeof *reply) && reply->magic == kRunnerMagic &&
+          reply->version == kRunnerProtocolVersion) {
+        reply->message[sizeof reply->message - 1] = '\0';
+        return true;
+      }
+      if (got > 0) {
+        child_->Kill();
+        failure->outcome = CaseRun::Outcome::kRunnerLost;
+        failure->message = "malformed message on the control socket";
+        return false;
+      }
+    }
+    if ((pfds[1].revents & POLLIN) || (pfds[0].revents & (POLLHUP | POLLERR))) {
+      // Drain a reply sent just before exit, if any.
+      ssize_t got = ::recv(control_.get(), reply, sizeof *reply, MSG_DONTWAIT);
+      if (got == static_cast<ssize_t>(sizeof *reply) && reply->magic == kRunnerMagic) {
+        reply->message[sizeof reply->message - 1] = '\0';
+        return true;
+      }
+      ExitStatus st = child_->Wait(2000);
+      failure->outcome = CaseRun::Outcome::kRunnerLost;
+      failure->signal = st.signal;
+      failure->message = "the candidate's process " + st.Describe() + " without a report";
+      return false;
+    }
+  }
+}
+
+CaseRun CandidateProcess::Run(uint64_t case_id, const TensorArena& arena, size_t num_inputs,
+                             int64_t timeout_ms) {
+  CaseRun run;
+  if (!alive()) {
+    run.message = "the candidate's process is no longer running";
+    return run;
+  }
+  RunRequest req;
+  req.case_id = case_id;
+  req.arena_bytes = arena.total_bytes();
+  req.num_inputs = static_cast<uint32_t>(num_inputs);
+  req.num_outputs = static_cast<uint32_t>(arena.size() - num_inputs);
+  for (size_t i = 0; i < arena.size(); ++i) {
+    const ArenaTensor& t = arena.tensor(i);
+    WireTensor& w = req.tensors[i];
+    DLDataType dt = ToDLDataType(t.dtype);
+    w.code = dt.code;
+    w.bits = dt.bits;
+    w.ndim = static_cast<uint16_t>(t.shape.size());
+    for (size_t d = 0; d < t.shape.size(); ++d) w.shape[d] = t.shape[d];
+    w.offset = t.offset;
+  }
+  char control[CMSG_SPACE(sizeof(int))] = {};
+  iovec iov{&req, sizeof req};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  cmsghdr* c = CMSG_FIRSTHDR(&msg);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int));
+  int fd = arena.fd();
+  std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
+  if (::sendmsg(control_.get(), &msg, MSG_NOSIGNAL) < 0) {
+    ExitStatus st = child_->Wait(2000);
+    run.message = "the candidate's process " + st.Describe();
+    return run;
+  }
+  RunReply reply;
+  if (!Receive(&reply, timeout_ms, &run)) return run;
+  run.rc = reply.rc;
+  run.signal = reply.signal;
+  run.syscall_nr = reply.syscall_nr;
+  run.elapsed_ns = reply.elapsed_ns;
+  run.threads_after = reply.threads_after;
+  run.message = reply.message;
+  if (reply.kind == ReplyKind::kDone && reply.case_id == case_id) {
+    run.outcome = CaseRun::Outcome::kReturned;
+    return run;
+  }
+  switch (reply.fatal) {
+    case FatalKind::kCrashSignal: run.outcome = CaseRun::Outcome::kCrashed; break;
+    case FatalKind::kOutOfMemory: run.outcome = CaseRun::Outcome::kOutOfMemory; break;
+    case FatalKind::kForbiddenSyscall: run.outcome = CaseRun::Outcome::kForbiddenSyscall; break;
+    case FatalKind::kFileSizeLimit: run.outcome = CaseRun::Outcome::kFileSizeLimit; break;
+    default: run.outcome = CaseRun::Outcome::kRunnerLost; break;
+  }
+  if (run.outcome == CaseRun::Outcome::kForbiddenSyscall)
+    run.message += ": " + SyscallName(run.syscall_nr);
+  if (run.outcome == CaseRun::Outcome::kCrashed && run.signal > 0)
+    run.message += std::string(" (") + strsignal(run.signal) + ")";
+  child_->Wait(2000);
+  return run;
+}
+
+}  // namespace kforge

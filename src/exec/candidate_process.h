@@ -1,0 +1,79 @@
+#pragma once
+// Engine side of the runner protocol (runner_protocol.h): starts kforge-runner in the
+// sandbox on a compiled candidate and runs cases in it, turning every way the child can end
+// (crash, hang, memory exhaustion, forbidden system call) into a value.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/fs.h"
+#include "core/subprocess.h"
+#include "exec/sandbox.h"
+
+namespace kforge {
+
+class TensorArena;
+
+struct CaseRun {
+  enum class Outcome {
+    kReturned,          ///< kforge_run returned (rc may still be non-zero)
+    kCrashed,           ///< fatal signal in the candidate
+    kTimedOut,          ///< wall-clock limit; the process group was killed
+    kOutOfMemory,       ///< address-space limit reached
+    kForbiddenSyscall,  ///< seccomp trapped a forbidden system call
+    kFileSizeLimit,     ///< wrote past the file-size limit
+    kRunnerLost,        ///< the child vanished without saying why
+  };
+  Outcome outcome = Outcome::kRunnerLost;
+  int rc = 0;
+  int signal = 0;
+  int syscall_nr = -1;
+  int threads_after = 0;
+  int64_t elapsed_ns = 0;
+  std::string message;
+};
+
+std::string_view OutcomeName(CaseRun::Outcome o);
+/// Name of a system call number on this architecture ("socket"), or the number.
+std::string SyscallName(int nr);
+
+struct LoadResult {
+  bool ok = false;
+  bool timed_out = false;
+  std::string message;
+};
+
+class CandidateProcess {
+ public:
+  /// `so_path` is a compiled candidate. `arena_bytes` is the largest arena any case will
+  /// map; it is added to the address-space limit so the limit applies to the candidate's own
+  /// allocations.
+  CandidateProcess(std::string so_path, SandboxMode mode, SandboxLimits limits,
+                   size_t arena_bytes);
+  ~CandidateProcess();
+
+  /// Starts the child and waits for it to load the candidate.
+  LoadResult Start(int64_t timeout_ms);
+  /// Runs one case; the arena holds num_inputs inputs, then the outputs. After any outcome but kReturned the process is gone.
+  CaseRun Run(uint64_t case_id, const TensorArena& arena, size_t num_inputs, int64_t timeout_ms);
+  bool alive() const { return child_ != nullptr && !child_->finished(); }
+  /// Files the child created outside its scratch directory (see SandboxSpec).
+  std::vector<std::string> EscapedWrites() const { return spec_->FindEscapedWrites(); }
+  /// Last bytes the candidate wrote to stdout/stderr.
+  std::string OutputTail(size_t max_bytes = 4096) const;
+
+ private:
+  bool Receive(struct RunReply* reply, int64_t timeout_ms, CaseRun* failure);
+
+  std::string so_path_;
+  SandboxMode mode_;
+  SandboxLimits limits_;
+  size_t arena_bytes_;
+  std::unique_ptr<TempDir> dir_;
+  std::unique_ptr<SandboxSpec> spec_;
+  ScopedFd control_;
+  std::unique_ptr<Subprocess> child_;
+};
+
+}  // namespace kforge

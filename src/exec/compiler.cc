@@ -1,0 +1,145 @@
+#include "exec/compiler.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "core/clock.h"
+#include "core/error.h"
+#include "core/fs.h"
+#include "core/hash.h"
+#include "core/subprocess.h"
+
+namespace kforge {
+namespace {
+
+/// -O2 and -fno-fast-math keep IEEE semantics the verifier can reason about; -pthread lets
+/// candidates use threads; --no-undefined turns a missing symbol into a build error instead
+/// of a load failure inside the sandbox.
+const std::vector<std::string> kCpuFlags = {"-std=c++17", "-O2", "-fPIC", "-shared",
+                                            "-pthread", "-fno-fast-math",
+                                            "-Wl,--no-undefined"};
+
+std::string FirstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+}  // namespace
+
+std::string DefaultCacheDir() {
+  if (const char* d = std::getenv("KFORGE_CACHE_DIR"); d && *d) return d;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/kforge";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/kforge";
+  return "/tmp/kforge-cache";
+}
+
+void FindHostCompiler(std::string* path, std::string* version) {
+  static std::string cached_path, cached_version;
+  if (cached_path.empty()) {
+    const char* cxx = std::getenv("CXX");
+    std::string name = (cxx && *cxx) ? cxx : "g++";
+    SpawnOptions opts;
+    opts.argv = {name, "--version"};
+    ProcessRunner::Result r;
+    try {
+      r = LiveProcessRunner().Run(opts, 30000);
+    } catch (const EnvironmentError&) {
+      throw EnvironmentError("no C++ compiler found ('" + name +
+                             "'); install one with 'apt-get install g++' or set CXX");
+    }
+    if (!r.status.ok())
+      throw EnvironmentError("the C++ compiler '" + name + "' does not run: " + r.output);
+    std::string resolved = name;
+    if (name.find('/') == std::string::npos) {
+      const char* env_path = std::getenv("PATH");
+      std::string p = env_path ? env_path : "/usr/bin:/bin";
+      size_t start = 0;
+      while (start <= p.size()) {
+        size_t end = p.find(':', start);
+        std::string dir = p.substr(start, end == std::string::npos ? std::string::npos : end - start);
+        if (!dir.empty() && ::access((dir + "/" + name).c_str(), X_OK) == 0) {
+          resolved = dir + "/" + name;
+          break;
+        }
+        if (end == std::string::npos) break;
+        start = end + 1;
+      }
+    }
+    std::error_code ec;
+    auto canonical = std::filesystem::canonical(resolved, ec);
+    cached_path = ec ? resolved : canonical.string();
+    cached_version = FirstLine(r.output);
+  }
+  *path = cached_path;
+  *version = cached_version;
+}
+
+CompileResult CompileCpuCandidate(const std::string& source, const CompilerOptions& options) {
+  CompileResult result;
+  FindHostCompiler(&result.compiler, &result.compiler_version);
+  result.flags = kCpuFlags;
+  std::string key_material = source + '\0' + result.compiler + '\0' + result.compiler_version;
+  for (const auto& f : kCpuFlags) key_material += '\0' + f;
+  result.cache_key = Sha256Hex(key_material);
+
+  std::string cache_dir = (options.cache_dir.empty() ? DefaultCacheDir() : options.cache_dir) + "/cpu";
+  MakeDirs(cache_dir);
+  result.so_path = cache_dir + "/" + result.cache_key + ".so";
+  std::string log_path = cache_dir + "/" + result.cache_key + ".log";
+  if (FileExists(result.so_path)) {
+    result.ok = true;
+    result.cached = true;
+    result.log = ReadFileTail(log_path, 64 * 1024);
+    return result;
+  }
+
+  SandboxMode mode = ResolveSandboxMode();
+  TempDir work("kforge-compile");
+  std::string scratch = work.path() + "/scratch", jail = work.path() + "/jail";
+  MakeDirs(scratch);
+  MakeDirs(jail);
+  WriteFileAtomic(scratch + "/candidate.cc", source);
+  SandboxSpec spec(mode, jail, scratch);
+  std::string runner = RunnerPath();
+  spec.AddReadOnly(runner, "/kforge/kforge-runner");
+  std::string runner_inside = mode == SandboxMode::kBubblewrap ? "/kforge/kforge-runner" : runner;
+  std::vector<std::string> cmd = {runner_inside, "exec"};
+  for (const auto& a : LimitArgs(options.limits)) cmd.push_back(a);
+  cmd.push_back("--");
+  cmd.push_back(result.compiler);
+  cmd.insert(cmd.end(), kCpuFlags.begin(), kCpuFlags.end());
+  cmd.insert(cmd.end(), {"-o", spec.ScratchPathInside("candidate.so"),
+                         spec.ScratchPathInside("candidate.cc")});
+
+  SpawnOptions opts;
+  opts.argv = spec.Wrap(cmd);
+  opts.output_path = work.path() + "/compile.log";
+  int64_t start = SystemClock().MonotonicNanos();
+  auto child = Subprocess::Start(opts);
+  ExitStatus status = child->Wait(options.timeout_ms);
+  result.seconds = (SystemClock().MonotonicNanos() - start) / 1e9;
+  result.log = ReadFileTail(opts.output_path, 64 * 1024);
+  // Diagnostics name the scratch path; show the user's view instead.
+  for (const std::string& from : {spec.ScratchPathInside("candidate.cc")}) {
+    for (size_t pos; (pos = result.log.find(from)) != std::string::npos;)
+      result.log.replace(pos, from.size(), "candidate.cc");
+  }
+  result.timed_out = status.kind == ExitStatus::Kind::kTimedOut;
+  if (!status.ok() || !FileExists(scratch + "/candidate.so")) {
+    if (result.timed_out) result.log += "\ncompilation timed out";
+    else if (!status.ok() && result.log.empty()) result.log = "compiler " + status.Describe();
+    return result;
+  }
+  // Publish atomically: rename within the cache directory.
+  std::string tmp = result.so_path + ".tmp." + std::to_string(::getpid());
+  std::error_code ec;
+  std::filesystem::copy_file(scratch + "/candidate.so", tmp,
+                             std::filesystem::copy_options::overwrite_existing, ec);
+  if (ec) throw EnvironmentError("cannot write to the compile cache " + cache_dir + ": " + ec.message());
+  WriteFileAtomic(log_path, result.log);
+  std::filesystem::rename(tmp, result.so_path, ec);
+  if (ec) throw EnvironmentError("cannot write to the compile cache " + cache_dir + ": " + ec.message());
+  result.ok = true;
+  return result;
+}
+
+}  // namespace kforge

@@ -1,0 +1,41 @@
+#pragma once
+// Compiles a candidate into a shared object, sandboxed, cached by content hash.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "exec/sandbox.h"
+
+namespace kforge {
+
+struct CompileResult {
+  bool ok = false;
+  std::string so_path;  ///< in the cache; valid when ok
+  std::string log;      ///< compiler diagnostics (last 64 KiB)
+  std::string compiler;
+  std::string compiler_version;
+  std::vector<std::string> flags;
+  std::string cache_key;
+  bool cached = false;
+  bool timed_out = false;
+  double seconds = 0;
+};
+
+struct CompilerOptions {
+  std::string cache_dir;  ///< empty: DefaultCacheDir()
+  int64_t timeout_ms = 120000;
+  SandboxLimits limits;
+};
+
+/// $KFORGE_CACHE_DIR, else $XDG_CACHE_HOME/kforge, else ~/.cache/kforge.
+std::string DefaultCacheDir();
+
+/// The system C++ compiler ($CXX or g++), resolved to an absolute path, and its version line.
+/// Throws EnvironmentError when none is installed.
+void FindHostCompiler(std::string* path, std::string* version);
+
+/// Compiles a CPU candidate (C++ source text) to a shared object exporting kforge_run.
+/// Compile errors are a value (ok = false); a missing compiler throws EnvironmentError.
+CompileResult CompileCpuCandidate(const std::string& source, const CompilerOptions& options);
+
+}  // namespace kforge

@@ -1,0 +1,305 @@
+// kforge-runner: the sandboxed child. Two modes:
+//   kforge-runner exec [limits] -- PROGRAM ARGS...   set resource limits, then exec (compilers)
+//   kforge-runner run [limits] --so CANDIDATE.so     load a candidate and serve RunRequests
+// Limits: --as BYTES (address space), --fsize BYTES (largest file written), --nofile N.
+// It runs inside bubblewrap when the sandbox is on; the seccomp filter and limits below
+// apply in both cases. The candidate is loaded only after the filter is installed, so its
+// static constructors are confined too.
+#include <dlfcn.h>
+#include <dlpack/dlpack.h>
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "exec/runner_protocol.h"
+
+namespace kforge {
+namespace {
+
+using RunFn = int (*)(const DLTensor*, int, DLTensor*, int, void*);
+
+uint64_t g_current_case = 0;
+rlim_t g_as_limit = 0;
+
+void SendReply(const RunReply& r) {
+  // send() is async-signal-safe; this is also called from signal handlers.
+  while (::send(kControlFd, &r, sizeof r, MSG_NOSIGNAL) < 0 && errno == EINTR) {
+  }
+}
+
+void CopyMessage(RunReply* r, const char* msg) {
+  size_t n = std::strlen(msg);
+  if (n >= sizeof r->message) n = sizeof r->message - 1;
+  std::memcpy(r->message, msg, n);
+  r->message[n] = '\0';
+}
+
+[[noreturn]] void DieWith(FatalKind kind, int sig, int sysno, const char* msg) {
+  RunReply r;
+  r.kind = ReplyKind::kFatal;
+  r.fatal = kind;
+  r.case_id = g_current_case;
+  r.signal = sig;
+  r.syscall_nr = sysno;
+  CopyMessage(&r, msg);
+  SendReply(r);
+  _exit(128 + (sig > 0 ? sig : 0));
+}
+
+/// Address-space size in bytes from /proc/self/statm, using only async-signal-safe calls.
+uint64_t AddressSpaceBytes() {
+  int fd = ::open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char buf[128];
+  ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (n <= 0) return 0;
+  uint64_t pages = 0;
+  for (ssize_t i = 0; i < n && buf[i] >= '0' && buf[i] <= '9'; ++i) pages = pages * 10 + (buf[i] - '0');
+  return pages * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+}
+
+void OnCrash(int sig, siginfo_t* info, void*) {
+  if (sig == SIGSYS) {
+    DieWith(FatalKind::kForbiddenSyscall, sig, info->si_syscall,
+            "the candidate made a system call the sandbox forbids");
+  }
+  if (sig == SIGXFSZ) DieWith(FatalKind::kFileSizeLimit, sig, -1, "file size limit exceeded");
+  // A crash close to the address-space limit is almost always a failed allocation whose
+  // null result was used; call it memory exhaustion rather than a plain crash.
+  if (g_as_limit != 0 && g_as_limit != RLIM_INFINITY &&
+      AddressSpaceBytes() > g_as_limit / 10 * 9)
+    DieWith(FatalKind::kOutOfMemory, sig, -1, "crashed at the address-space limit");
+  DieWith(FatalKind::kCrashSignal, sig, -1, "the candidate crashed");
+}
+
+void OnNewFailure() { DieWith(FatalKind::kOutOfMemory, 0, -1, "operator new failed: out of memory"); }
+
+void InstallCrashHandlers() {
+  static char alt_stack[64 * 1024];
+  stack_t ss{};
+  ss.ss_sp = alt_stack;
+  ss.ss_size = sizeof alt_stack;
+  ::sigaltstack(&ss, nullptr);
+  struct sigaction sa {};
+  sa.sa_sigaction = OnCrash;
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS, SIGXFSZ}) ::sigaction(sig, &sa, nullptr);
+  std::set_new_handler(OnNewFailure);
+}
+
+bool InstallSeccomp(std::string* error) {
+  scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+  if (ctx == nullptr) {
+    *error = "seccomp_init failed";
+    return false;
+  }
+  int rc = 0;
+  auto trap = [&](int nr) {
+    if (rc == 0 && nr >= 0) rc = seccomp_rule_add(ctx, SCMP_ACT_TRAP, nr, 0);
+  };
+  // No network: only local socketpairs.
+  rc = seccomp_rule_add(ctx, SCMP_ACT_TRAP, SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_NE, AF_UNIX));
+  // No new processes; threads are allowed. glibc tries clone3 first and falls back to clone
+  // on ENOSYS, where the flags are visible to the filter.
+  if (rc == 0)
+    rc = seccomp_rule_add(ctx, SCMP_ACT_TRAP, SCMP_SYS(clone), 1,
+                          SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
+  if (rc == 0) rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+  for (int nr : {SCMP_SYS(fork), SCMP_SYS(vfork), SCMP_SYS(execve), SCMP_SYS(execveat),
+                 SCMP_SYS(ptrace), SCMP_SYS(process_vm_readv), SCMP_SYS(process_vm_writev),
+                 SCMP_SYS(mount), SCMP_SYS(umount2), SCMP_SYS(pivot_root), SCMP_SYS(chroot),
+                 SCMP_SYS(unshare), SCMP_SYS(setns), SCMP_SYS(bpf), SCMP_SYS(perf_event_open),
+                 SCMP_SYS(kexec_load), SCMP_SYS(init_module), SCMP_SYS(finit_module),
+                 SCMP_SYS(keyctl), SCMP_SYS(add_key), SCMP_SYS(request_key),
+                 SCMP_SYS(io_uring_setup), SCMP_SYS(userfaultfd)})
+    trap(nr);
+  if (rc == 0) rc = seccomp_load(ctx);
+  seccomp_release(ctx);
+  if (rc != 0) *error = std::string("cannot install the seccomp filter: ") + std::strerror(-rc);
+  return rc == 0;
+}
+
+struct Limits {
+  rlim_t as = 0, fsize = 0, nofile = 0;
+};
+
+void ApplyLimits(const Limits& l) {
+  auto set = [](int res, rlim_t v) {
+    if (v == 0) return;
+    rlimit r{v, v};
+    ::setrlimit(res, &r);
+  };
+  set(RLIMIT_AS, l.as);
+  set(RLIMIT_FSIZE, l.fsize);
+  set(RLIMIT_NOFILE, l.nofile);
+  rlimit core{0, 0};
+  ::setrlimit(RLIMIT_CORE, &core);
+  g_as_limit = l.as;
+}
+
+int CountThreads() {
+  int fd = ::open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  char buf[1024];
+  ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (n <= 0) return -1;
+  buf[n] = '\0';
+  // Field 20 is num_threads; fields after the ")" that ends the command name.
+  const char* p = std::strrchr(buf, ')');
+  if (p == nullptr) return -1;
+  int field = 2;
+  for (; *p && field < 20; ++p)
+    if (*p == ' ') ++field;
+  return std::atoi(p);
+}
+
+int64_t NowNanos() {
+  timespec ts;
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
+}
+
+bool ReceiveRequest(RunRequest* req, int* arena_fd) {
+  char control[CMSG_SPACE(sizeof(int))];
+  iovec iov{req, sizeof *req};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  ssize_t n;
+  while ((n = ::recvmsg(kControlFd, &msg, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {
+  }
+  if (n == 0) return false;  // engine closed the socket: we are done
+  *arena_fd = -1;
+  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c))
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+      std::memcpy(arena_fd, CMSG_DATA(c), sizeof(int));
+  if (n != static_cast<ssize_t>(sizeof *req) || req->magic != kRunnerMagic ||
+      req->version != kRunnerProtocolVersion || *arena_fd < 0 ||
+      req->num_inputs + req->num_outputs > kMaxWireTensors)
+    DieWith(FatalKind::kProtocol, 0, -1, "malformed request from the engine");
+  return true;
+}
+
+void ToDLTensor(const WireTensor& w, char* base, DLTensor* t) {
+  t->data = base + w.offset;
+  t->device = DLDevice{kDLCPU, 0};
+  t->ndim = w.ndim;
+  t->dtype = DLDataType{w.code, w.bits, 1};
+  t->shape = const_cast<int64_t*>(w.shape);
+  t->strides = nullptr;
+  t->byte_offset = 0;
+}
+
+int Serve(const char* so_path) {
+  std::string error;
+  if (!InstallSeccomp(&error)) {
+    RunReply r;
+    r.kind = ReplyKind::kLoadFailed;
+    CopyMessage(&r, error.c_str());
+    SendReply(r);
+    return 1;
+  }
+  void* handle = ::dlopen(so_path, RTLD_NOW | RTLD_LOCAL);
+  RunFn fn = handle ? reinterpret_cast<RunFn>(::dlsym(handle, "kforge_run")) : nullptr;
+  if (fn == nullptr) {
+    RunReply r;
+    r.kind = ReplyKind::kLoadFailed;
+    const char* why = ::dlerror();
+    CopyMessage(&r, handle == nullptr ? (why ? why : "dlopen failed")
+                                      : "the candidate does not export extern \"C\" kforge_run");
+    SendReply(r);
+    return 1;
+  }
+  RunReply ready;
+  ready.kind = ReplyKind::kReady;
+  SendReply(ready);
+
+  RunRequest req;
+  int arena_fd = -1;
+  while (ReceiveRequest(&req, &arena_fd)) {
+    g_current_case = req.case_id;
+    void* base = ::mmap(nullptr, req.arena_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, arena_fd, 0);
+    ::close(arena_fd);
+    if (base == MAP_FAILED) DieWith(FatalKind::kOutOfMemory, 0, -1, "cannot map the tensor arena");
+    DLTensor tensors[kMaxWireTensors];
+    for (uint32_t i = 0; i < req.num_inputs + req.num_outputs; ++i)
+      ToDLTensor(req.tensors[i], static_cast<char*>(base), &tensors[i]);
+    int64_t start = NowNanos();
+    int rc = fn(tensors, static_cast<int>(req.num_inputs), tensors + req.num_inputs,
+                static_cast<int>(req.num_outputs), nullptr);
+    int64_t elapsed = NowNanos() - start;
+    RunReply done;
+    done.kind = ReplyKind::kDone;
+    done.case_id = req.case_id;
+    done.rc = rc;
+    done.elapsed_ns = elapsed;
+    done.threads_after = CountThreads();
+    ::munmap(base, req.arena_bytes);
+    SendReply(done);
+  }
+  return 0;
+}
+
+[[noreturn]] void Usage() {
+  std::fprintf(stderr,
+               "usage: kforge-runner exec [--as B] [--fsize B] [--nofile N] -- PROGRAM ARGS...\n"
+               "       kforge-runner run [--as B] [--fsize B] [--nofile N] --so CANDIDATE.so\n"
+               "kforge-runner is started by kforge; it is not meant to be run by hand.\n");
+  std::exit(2);
+}
+
+}  // namespace
+}  // namespace kforge
+
+int main(int argc, char** argv) {
+  using namespace kforge;  // NOLINT: the entry point only
+  if (argc < 2) Usage();
+  std::string mode = argv[1];
+  Limits limits;
+  const char* so = nullptr;
+  int i = 2;
+  for (; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&]() -> rlim_t {
+      if (i + 1 >= argc) Usage();
+      return std::strtoull(argv[++i], nullptr, 10);
+    };
+    if (a == "--as") limits.as = value();
+    else if (a == "--fsize") limits.fsize = value();
+    else if (a == "--nofile") limits.nofile = value();
+    else if (a == "--so" && i + 1 < argc) so = argv[++i];
+    else if (a == "--") { ++i; break; }
+    else Usage();
+  }
+  ApplyLimits(limits);
+  if (mode == "exec") {
+    if (i >= argc) Usage();
+    ::execvp(argv[i], argv + i);
+    std::fprintf(stderr, "kforge-runner: cannot run %s: %s\n", argv[i], std::strerror(errno));
+    return 127;
+  }
+  if (mode == "run" && so != nullptr) {
+    InstallCrashHandlers();
+    return Serve(so);
+  }
+  Usage();
+}

@@ -1,0 +1,75 @@
+#pragma once
+// Wire protocol between the engine and kforge-runner, the sandboxed child that loads a
+// candidate and calls kforge_run.
+//
+// Design note:
+//  - Messages travel on a SOCK_SEQPACKET socket the runner inherits as descriptor
+//    kControlFd; the candidate's stdout and stderr go to a log file. Nothing the candidate
+//    prints can be mistaken for a protocol message.
+//  - Tensor data lives in one memfd per case, passed with SCM_RIGHTS and mapped shared. The
+//    engine lays out inputs, poisoned outputs and guard regions in it, and keeps private
+//    copies of the inputs to detect mutation. Reference results never enter the arena.
+//  - Every message starts with kRunnerMagic and kRunnerProtocolVersion; a mismatch is a
+//    protocol error, never a pass.
+//  - The candidate shares the runner's address space, so the runner's replies are evidence,
+//    not verdicts: the engine recomputes everything it can (outputs, guards, inputs).
+#include <cstdint>
+
+namespace kforge {
+
+inline constexpr uint32_t kRunnerMagic = 0x6b666f72;  // "kfor"
+inline constexpr uint32_t kRunnerProtocolVersion = 1;
+inline constexpr int kControlFd = 3;
+inline constexpr int kMaxWireTensors = 16;
+inline constexpr int kMaxWireDims = 8;
+
+struct WireTensor {
+  uint8_t code = 0;  ///< DLDataTypeCode
+  uint8_t bits = 0;
+  uint16_t ndim = 0;
+  uint32_t reserved = 0;
+  int64_t shape[kMaxWireDims] = {};
+  uint64_t offset = 0;  ///< byte offset of the first element in the arena
+};
+
+struct RunRequest {
+  uint32_t magic = kRunnerMagic;
+  uint32_t version = kRunnerProtocolVersion;
+  uint64_t case_id = 0;
+  uint64_t arena_bytes = 0;
+  uint32_t num_inputs = 0;
+  uint32_t num_outputs = 0;
+  WireTensor tensors[kMaxWireTensors];  ///< inputs first, then outputs
+};
+
+enum class ReplyKind : uint32_t {
+  kReady = 1,       ///< candidate loaded, kforge_run found
+  kLoadFailed = 2,  ///< dlopen or dlsym failed; message says why
+  kDone = 3,        ///< kforge_run returned; rc holds its return value
+  kFatal = 4,       ///< the runner is dying; fatal says why
+};
+
+enum class FatalKind : uint32_t {
+  kNone = 0,
+  kCrashSignal = 1,      ///< SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT
+  kOutOfMemory = 2,      ///< allocation failed at the address-space limit
+  kForbiddenSyscall = 3, ///< seccomp trapped a system call the policy forbids
+  kFileSizeLimit = 4,    ///< wrote more than the output-size limit
+  kProtocol = 5,         ///< bad request from the engine
+};
+
+struct RunReply {
+  uint32_t magic = kRunnerMagic;
+  uint32_t version = kRunnerProtocolVersion;
+  ReplyKind kind = ReplyKind::kDone;
+  FatalKind fatal = FatalKind::kNone;
+  uint64_t case_id = 0;
+  int32_t rc = 0;
+  int32_t signal = 0;
+  int32_t syscall_nr = -1;
+  int32_t threads_after = 0;  ///< threads alive in the runner after kforge_run returned
+  int64_t elapsed_ns = 0;
+  char message[448] = {};
+};
+
+}  // namespace kforge

@@ -1,0 +1,62 @@
+#pragma once
+// Isolation for untrusted children (compilers and candidates).
+//
+// Two layers. bubblewrap gives each child fresh namespaces (no network, own pids, no view of
+// the engine's files): the root is a per-child "jail" directory on the host, system
+// directories are mounted read-only, and the only writable place meant for the child is its
+// scratch directory (mounted at /scratch and /tmp). Anything the child manages to create
+// elsewhere lands in the jail, where the engine finds it afterwards and reports it.
+// Inside, kforge-runner sets resource limits and a seccomp filter (no sockets except
+// socketpairs, no new processes, no ptrace or mounts) before loading any candidate code.
+//
+// KFORGE_SANDBOX=none drops the bubblewrap layer (for machines where user namespaces are
+// unavailable); the runner's limits and seccomp filter stay. Verdicts record the mode.
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kforge {
+
+enum class SandboxMode { kBubblewrap, kNone };
+
+struct SandboxLimits {
+  int64_t address_space_bytes = int64_t{4} << 30;  ///< RLIMIT_AS for the child
+  int64_t file_size_bytes = int64_t{64} << 20;     ///< RLIMIT_FSIZE: largest file it may write
+  int64_t open_files = 256;                        ///< RLIMIT_NOFILE
+};
+
+/// The sandbox mode from KFORGE_SANDBOX; throws EnvironmentError with the fix when bwrap is
+/// wanted but does not work here.
+SandboxMode ResolveSandboxMode();
+std::string_view SandboxModeName(SandboxMode mode);
+
+/// One sandboxed child's filesystem view. Paths are host paths.
+class SandboxSpec {
+ public:
+  SandboxSpec(SandboxMode mode, std::string jail_dir, std::string scratch_dir);
+  /// Makes a host file or directory visible read-only at `inside`.
+  void AddReadOnly(const std::string& host, const std::string& inside);
+  /// The full argv: bwrap and its options (when on), then `command`.
+  std::vector<std::string> Wrap(const std::vector<std::string>& command) const;
+  /// Path of a scratch file as the child sees it.
+  std::string ScratchPathInside(const std::string& name) const;
+  /// Paths (relative to the jail root) the child created outside its scratch directory.
+  std::vector<std::string> FindEscapedWrites() const;
+
+  SandboxMode mode() const { return mode_; }
+  const std::string& scratch_dir() const { return scratch_dir_; }
+
+ private:
+  SandboxMode mode_;
+  std::string jail_dir_;
+  std::string scratch_dir_;
+  std::vector<std::pair<std::string, std::string>> read_only_;
+};
+
+/// Path of the kforge-runner executable (next to the running binary, or $KFORGE_RUNNER).
+std::string RunnerPath();
+/// Runner arguments that apply `limits`.
+std::vector<std::string> LimitArgs(const SandboxLimits& limits);
+
+}  // namespace kforge

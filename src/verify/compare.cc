@@ -1,0 +1,148 @@
+#include "verify/compare.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace kforge {
+namespace {
+
+constexpr size_t kFirstMismatches = 8;
+constexpr size_t kMaxMismatchIndices = 1 << 16;
+
+// Poison patterns: quiet NaNs with payloads that arithmetic never produces (hardware NaNs
+// carry an empty payload), and a sentinel for integers.
+constexpr uint32_t kPoison32 = 0x7FC0DEAD;
+constexpr uint64_t kPoison64 = 0x7FF8DEADBEEFDEADULL;
+constexpr uint16_t kPoison16 = 0x7E5A;  // fp16 quiet NaN, payload 0x25A
+constexpr uint16_t kPoisonBf16 = 0x7FDA;
+constexpr int64_t kPoisonI64 = 0x7EADBEEFDEADBEEF;
+constexpr int32_t kPoisonI32 = 0x7EADBEEF;
+
+void Record(CompareResult* r, const CompareInput& in, int64_t i, double got, double expected) {
+  ++r->mismatches;
+  if (r->mismatch_indices.size() < kMaxMismatchIndices) r->mismatch_indices.push_back(i);
+  if (r->first.size() < kFirstMismatches)
+    r->first.push_back(Mismatch{i, Unravel(i, in.shape), got, expected});
+}
+
+}  // namespace
+
+std::vector<int64_t> Unravel(int64_t i, const std::vector<int64_t>& shape) {
+  std::vector<int64_t> coords(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    coords[d] = i % shape[d];
+    i /= shape[d];
+  }
+  return coords;
+}
+
+void PoisonOutput(DType dtype, void* data, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    switch (dtype) {
+      case DType::kFloat32: std::memcpy(static_cast<char*>(data) + 4 * i, &kPoison32, 4); break;
+      case DType::kFloat64: std::memcpy(static_cast<char*>(data) + 8 * i, &kPoison64, 8); break;
+      case DType::kFloat16: std::memcpy(static_cast<char*>(data) + 2 * i, &kPoison16, 2); break;
+      case DType::kBFloat16: std::memcpy(static_cast<char*>(data) + 2 * i, &kPoisonBf16, 2); break;
+      case DType::kInt32: std::memcpy(static_cast<char*>(data) + 4 * i, &kPoisonI32, 4); break;
+      case DType::kInt64: std::memcpy(static_cast<char*>(data) + 8 * i, &kPoisonI64, 8); break;
+    }
+  }
+}
+
+bool IsPoison(DType dtype, const void* data, int64_t i) {
+  const char* p = static_cast<const char*>(data);
+  switch (dtype) {
+    case DType::kFloat32: return std::memcmp(p + 4 * i, &kPoison32, 4) == 0;
+    case DType::kFloat64: return std::memcmp(p + 8 * i, &kPoison64, 8) == 0;
+    case DType::kFloat16: return std::memcmp(p + 2 * i, &kPoison16, 2) == 0;
+    case DType::kBFloat16: return std::memcmp(p + 2 * i, &kPoisonBf16, 2) == 0;
+    case DType::kInt32: return std::memcmp(p + 4 * i, &kPoisonI32, 4) == 0;
+    case DType::kInt64: return std::memcmp(p + 8 * i, &kPoisonI64, 8) == 0;
+  }
+  return false;
+}
+
+CompareResult CompareOutput(const CompareInput& in) {
+  CompareResult r;
+  DType dtype = in.spec->dtype;
+  const std::vector<double>& ref = *in.reference;
+  r.elements = static_cast<int64_t>(ref.size());
+
+  if (in.comparison == Comparison::kArgmax) {
+    for (int64_t i = 0; i < r.elements; ++i) {
+      if (IsPoison(dtype, in.got, i)) {
+        ++r.unwritten;
+        Record(&r, in, i, NAN, ref[i]);
+        continue;
+      }
+      double got = LoadAsDouble(in.got, dtype, static_cast<size_t>(i));
+      const double* row = in.argmax_source->data() + i * in.argmax_cols;
+      bool ok = got >= 0 && got < static_cast<double>(in.argmax_cols) && got == std::floor(got) &&
+                row[static_cast<int64_t>(got)] == row[static_cast<int64_t>(ref[i])];
+      if (!ok) {
+        double diff = std::fabs(got - ref[i]);
+        r.max_abs_error = std::max(r.max_abs_error, diff);
+        r.worst_ratio = INFINITY;
+        Record(&r, in, i, got, ref[i]);
+      }
+    }
+    r.rel_l2_error = r.mismatches ? 1.0 : 0.0;
+    return r;
+  }
+
+  // Reference rounded to the output type: a kernel cannot be asked for more precision than
+  // its output can hold.
+  std::vector<double> rounded(ref.size());
+  double sum_sq_ref = 0;
+  int64_t finite = 0;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    rounded[i] = RoundToDType(ref[i], dtype);
+    if (std::isfinite(rounded[i])) {
+      sum_sq_ref += rounded[i] * rounded[i];
+      ++finite;
+    }
+  }
+  double rms = finite ? std::sqrt(sum_sq_ref / static_cast<double>(finite)) : 0.0;
+  r.allowed_abs = in.tolerance.atol * std::sqrt(static_cast<double>(std::max<int64_t>(1, in.reduction_size))) * rms;
+  double sum_sq_err = 0;
+  for (int64_t i = 0; i < r.elements; ++i) {
+    double expected = rounded[static_cast<size_t>(i)];
+    if (IsPoison(dtype, in.got, i) && !std::isnan(expected)) {
+      ++r.unwritten;
+      Record(&r, in, i, NAN, expected);
+      continue;
+    }
+    double got = LoadAsDouble(in.got, dtype, static_cast<size_t>(i));
+    bool got_nan = std::isnan(got), exp_nan = std::isnan(expected);
+    if (got_nan || exp_nan) {
+      if (got_nan != exp_nan) {
+        ++r.nan_inf_mismatches;
+        Record(&r, in, i, got, expected);
+      }
+      continue;
+    }
+    bool got_inf = std::isinf(got), exp_inf = std::isinf(expected);
+    if (got_inf || exp_inf) {
+      if (got != expected) {  // also catches an Inf of the wrong sign
+        ++r.nan_inf_mismatches;
+        Record(&r, in, i, got, expected);
+      }
+      continue;
+    }
+    double diff = std::fabs(got - expected);
+    double allowed = r.allowed_abs + in.tolerance.rtol * std::fabs(expected);
+    sum_sq_err += diff * diff;
+    r.max_abs_error = std::max(r.max_abs_error, diff);
+    if (expected != 0) r.max_rel_error = std::max(r.max_rel_error, diff / std::fabs(expected));
+    if (diff > allowed) {
+      r.worst_ratio = std::max(r.worst_ratio, allowed > 0 ? diff / allowed : INFINITY);
+      Record(&r, in, i, got, expected);
+    } else if (allowed > 0) {
+      r.worst_ratio = std::max(r.worst_ratio, diff / allowed);
+    }
+  }
+  r.rel_l2_error = sum_sq_ref > 0 ? std::sqrt(sum_sq_err / sum_sq_ref) : std::sqrt(sum_sq_err);
+  return r;
+}
+
+}  // namespace kforge

@@ -1,0 +1,59 @@
+#pragma once
+// Comparison of one candidate output against the reference (after ggml's
+// test-backend-ops): NaN positions first, then Inf positions and signs, then the error
+// against the dtype's tolerance. The reference is rounded to the output dtype first.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/dtype.h"
+#include "core/task.h"
+
+namespace kforge {
+
+struct Mismatch {
+  int64_t index = -1;
+  std::vector<int64_t> coords;
+  double got = 0;
+  double expected = 0;
+};
+
+struct CompareResult {
+  int64_t elements = 0;
+  int64_t mismatches = 0;      ///< elements outside tolerance (NaN/Inf and unwritten included)
+  int64_t nan_inf_mismatches = 0;
+  int64_t unwritten = 0;       ///< elements still holding the poison pattern
+  double max_abs_error = 0;
+  double max_rel_error = 0;
+  double rel_l2_error = 0;     ///< ||got - ref|| / ||ref|| over elements finite in both
+  double worst_ratio = 0;      ///< max |got - ref| / allowed, over finite elements
+  double allowed_abs = 0;      ///< the absolute part of the tolerance for this case
+  std::vector<Mismatch> first; ///< the first few mismatches, in index order
+  std::vector<int64_t> mismatch_indices;  ///< all of them, capped (for forensics)
+  bool passed() const { return mismatches == 0; }
+};
+
+/// Writes the poison pattern (a NaN with a distinctive payload, or a sentinel integer) into
+/// n elements. Unwritten outputs still hold it afterwards.
+void PoisonOutput(DType dtype, void* data, int64_t n);
+bool IsPoison(DType dtype, const void* data, int64_t i);
+
+struct CompareInput {
+  const TensorSpec* spec = nullptr;
+  std::vector<int64_t> shape;
+  const void* got = nullptr;
+  const std::vector<double>* reference = nullptr;
+  Tolerance tolerance;
+  int64_t reduction_size = 1;
+  Comparison comparison = Comparison::kAllClose;
+  /// For kArgmax: the input the index refers into, as doubles, shape [rows, cols].
+  const std::vector<double>* argmax_source = nullptr;
+  int64_t argmax_cols = 0;
+};
+
+CompareResult CompareOutput(const CompareInput& in);
+
+/// Coordinates of flat index i in a row-major shape.
+std::vector<int64_t> Unravel(int64_t i, const std::vector<int64_t>& shape);
+
+}  // namespace kforge

@@ -1,0 +1,18 @@
+#pragma once
+// Input generation: seeded, reproducible draws from a task's distributions.
+#include <cstdint>
+#include <vector>
+
+#include "core/dtype.h"
+#include "core/task.h"
+
+namespace kforge {
+
+/// Deterministic 64-bit mixer (SplitMix64) used to derive per-trial seeds from a run seed.
+uint64_t MixSeed(uint64_t a, uint64_t b);
+
+/// Fills `n` elements of `dtype` at `data` from distribution `d` with `seed`, and returns
+/// the same values as doubles (after rounding to dtype) for the reference.
+std::vector<double> FillInput(Distribution d, uint64_t seed, DType dtype, void* data, int64_t n);
+
+}  // namespace kforge

@@ -1,0 +1,28 @@
+#pragma once
+// Built-in reference implementations: deliberately simple loops in double precision, the
+// ground truth every candidate is compared against. Each one reads inputs already rounded to
+// the task's input dtype, so the reference sees exactly what the candidate sees.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kforge {
+
+struct Task;
+
+struct RefTensor {
+  std::vector<int64_t> shape;
+  std::vector<double> data;
+  int64_t dim(size_t i) const { return shape[i]; }
+};
+
+/// Computes outputs (pre-sized by the caller from the task's shapes) from inputs.
+using ReferenceFn = void (*)(const Task& task, const std::vector<RefTensor>& in,
+                             std::vector<RefTensor>& out);
+
+/// The reference called `name`, or null.
+ReferenceFn FindReference(std::string_view name);
+std::vector<std::string> ReferenceNames();
+
+}  // namespace kforge

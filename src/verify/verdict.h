@@ -1,0 +1,111 @@
+#pragma once
+// The engine's typed, schema-versioned result of verifying one candidate against one task.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "core/expr.h"
+#include "verify/compare.h"
+
+namespace kforge {
+
+inline constexpr int kVerdictSchemaVersion = 1;
+
+/// Levels in the order a candidate climbs them.
+enum class Level { kNone, kL0Static, kL1Compile, kL2Light, kL2Full };
+
+enum class FailureClass {
+  kNone,
+  kBuildError,
+  kRuntimeError,
+  kTimeout,
+  kResourceLimit,
+  kWrongResult,
+  kPrecision,
+  kNanInf,
+  kOutOfBoundsWrite,
+  kInputMutated,
+  kUnwrittenOutput,
+  kIntegrity,
+  kEnvironment,
+};
+
+std::string_view LevelName(Level l);
+std::string_view FailureClassName(FailureClass c);
+bool TryParseFailureClass(std::string_view name, FailureClass* out);
+
+struct OutputEvidence {
+  std::string name;
+  CompareResult compare;
+  std::vector<int64_t> guard_damage;  ///< byte offsets relative to the tensor start
+};
+
+/// Evidence for one trial: a case of the light or full set drawn from one distribution.
+struct CaseEvidence {
+  std::string set;  ///< "light" or "full"
+  std::string name;
+  Bindings params;
+  std::string distribution;
+  uint64_t seed = 0;
+  FailureClass failure = FailureClass::kNone;
+  std::string outcome;  ///< how the candidate's process ended the call
+  std::string message;
+  double run_ms = 0;
+  double reference_ms = 0;
+  int threads_after = 0;
+  std::vector<OutputEvidence> outputs;
+  std::vector<std::string> mutated_inputs;
+  std::vector<std::string> damaged_input_guards;
+  bool passed() const { return failure == FailureClass::kNone; }
+};
+
+struct IntegrityFinding {
+  std::string check;   ///< stable name, e.g. "sandbox.write_outside_scratch"
+  std::string detail;  ///< what was seen
+};
+
+struct CompileEvidence {
+  bool attempted = false;
+  bool ok = false;
+  bool cached = false;
+  double seconds = 0;
+  std::string compiler;
+  std::string version;
+  std::vector<std::string> flags;
+  std::string log;
+};
+
+struct Verdict {
+  int schema_version = kVerdictSchemaVersion;
+  bool passed = false;
+  Level level = Level::kNone;
+  FailureClass failure = FailureClass::kNone;
+  std::string message;  ///< one sentence: what failed, where
+
+  std::string task_name;
+  std::string task_origin;
+  std::string task_sha256;
+  std::string candidate_path;
+  std::string candidate_sha256;
+  std::string backend = "cpu";
+  std::string sandbox;
+  std::string kforge_version;
+  uint64_t seed = 0;
+  bool full_requested = false;
+
+  CompileEvidence compile;
+  std::vector<CaseEvidence> cases;
+  std::vector<IntegrityFinding> integrity;
+  double run_seconds = 0;        ///< time spent running candidate cases (children included)
+  double reference_seconds = 0;  ///< time spent in the reference
+  double total_seconds = 0;
+
+  nlohmann::json ToJson() const;
+  /// A short human-readable report.
+  std::string Summary() const;
+};
+
+}  // namespace kforge

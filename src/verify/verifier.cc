@@ -1,0 +1,374 @@
+#include "verify/verifier.h"
+
+#include <cmath>
+#include <cstring>
+#include <memory>
+
+#include "core/clock.h"
+#include "core/error.h"
+#include "core/fs.h"
+#include "core/hash.h"
+#include "exec/arena.h"
+#include "exec/candidate_process.h"
+#include "exec/compiler.h"
+#include "verify/inputs.h"
+#include "verify/reference.h"
+
+namespace kforge {
+namespace {
+
+/// Candidates larger than this are refused at L0: no kernel needs a megabyte of source.
+constexpr size_t kMaxSourceBytes = 1 << 20;
+/// A set stops after this many process deaths; each later case would need a new process.
+constexpr int kMaxRestarts = 3;
+
+double Seconds(Clock& clock, int64_t since_ns) { return (clock.MonotonicNanos() - since_ns) / 1e9; }
+
+/// Errors within 1% (relative L2) spread over at least a tenth of the elements look like
+/// lost precision; anything else is a wrong result.
+FailureClass ClassifyNumeric(const CompareResult& r) {
+  if (r.unwritten > 0) return FailureClass::kUnwrittenOutput;
+  if (r.nan_inf_mismatches > 0) return FailureClass::kNanInf;
+  double fraction = r.elements ? static_cast<double>(r.mismatches) / r.elements : 0;
+  if (r.rel_l2_error <= 1e-2 && fraction >= 0.1) return FailureClass::kPrecision;
+  return FailureClass::kWrongResult;
+}
+
+FailureClass ClassifyOutcome(CaseRun::Outcome o) {
+  switch (o) {
+    case CaseRun::Outcome::kReturned: return FailureClass::kNone;
+    case CaseRun::Outcome::kTimedOut: return FailureClass::kTimeout;
+    case CaseRun::Outcome::kOutOfMemory:
+    case CaseRun::Outcome::kFileSizeLimit: return FailureClass::kResourceLimit;
+    case CaseRun::Outcome::kForbiddenSyscall: return FailureClass::kIntegrity;
+    case CaseRun::Outcome::kCrashed:
+    case CaseRun::Outcome::kRunnerLost: return FailureClass::kRuntimeError;
+  }
+  return FailureClass::kRuntimeError;
+}
+
+std::string ForbiddenSyscallCheck(const std::string& message) {
+  for (const char* net : {"socket", "connect"})
+    if (message.find(std::string(": ") + net) != std::string::npos) return "sandbox.network";
+  for (const char* proc : {"fork", "vfork", "clone", "execve", "execveat"})
+    if (message.size() >= std::strlen(proc) &&
+        message.compare(message.size() - std::strlen(proc), std::string::npos, proc) == 0)
+      return "sandbox.process_spawn";
+  return "sandbox.forbidden_syscall";
+}
+
+class Run {
+ public:
+  Run(const Task& task, const VerifyOptions& options, Verdict* verdict)
+      : task_(task), options_(options), verdict_(verdict), reference_(FindReference(task.reference)) {}
+
+  /// Runs every trial of one set; returns true when all passed.
+  bool RunSet(const std::string& so_path, const std::vector<Case>& cases, const std::string& set) {
+    size_t max_arena = 0;
+    for (const auto& c : cases) max_arena = std::max(max_arena, ArenaBytes(c.params));
+    std::unique_ptr<CandidateProcess> proc;
+    int restarts = 0;
+    bool all_passed = true;
+    uint64_t trial = 0;
+    for (const auto& kase : cases) {
+      std::vector<Distribution> dists = kase.distributions;
+      if (options_.force_distribution) dists = {*options_.force_distribution};
+      for (Distribution dist : dists) {
+        ++trial;
+        if (!proc || !proc->alive()) {
+          if (restarts++ > kMaxRestarts) return false;
+          proc = std::make_unique<CandidateProcess>(so_path, sandbox_mode_, options_.limits, max_arena);
+          LoadResult load = proc->Start(options_.load_timeout_ms);
+          if (!load.ok) {
+            CaseEvidence ev = NewEvidence(set, kase, dist, trial);
+            ev.failure = load.timed_out ? FailureClass::kTimeout : FailureClass::kRuntimeError;
+            ev.outcome = "load_failed";
+            ev.message = load.message;
+            Finish(std::move(ev));
+            CheckEscapes(*proc);
+            return false;
+          }
+        }
+        CaseEvidence ev = RunTrial(*proc, set, kase, dist, trial);
+        bool passed = ev.passed();
+        bool timed_out = ev.failure == FailureClass::kTimeout;
+        Finish(std::move(ev));
+        all_passed &= passed;
+        CheckEscapes(*proc);
+        if (timed_out) return false;  // every later trial would likely cost a full timeout too
+      }
+    }
+    return all_passed && verdict_->integrity.empty();
+  }
+
+  void set_sandbox_mode(SandboxMode m) { sandbox_mode_ = m; }
+
+ private:
+  size_t ArenaBytes(const Bindings& params) const {
+    std::vector<size_t> sizes;
+    for (const auto* list : {&task_.inputs, &task_.outputs})
+      for (const auto& t : *list)
+        sizes.push_back(static_cast<size_t>(NumElements(ResolveShape(t, params))) * DTypeSize(t.dtype));
+    return TensorArena::BytesFor(sizes);
+  }
+
+  CaseEvidence NewEvidence(const std::string& set, const Case& kase, Distribution dist,
+                           uint64_t trial) const {
+    CaseEvidence ev;
+    ev.set = set;
+    ev.name = kase.name;
+    ev.params = kase.params;
+    ev.distribution = std::string(DistributionName(dist));
+    ev.seed = MixSeed(verdict_->seed, (set == "full" ? 1ULL << 32 : 0) + trial);
+    return ev;
+  }
+
+  void Finish(CaseEvidence ev) {
+    verdict_->run_seconds += ev.run_ms / 1000;
+    verdict_->reference_seconds += ev.reference_ms / 1000;
+    verdict_->cases.push_back(std::move(ev));
+  }
+
+  void CheckEscapes(const CandidateProcess& proc) {
+    for (const auto& path : proc.EscapedWrites()) {
+      bool seen = false;
+      for (const auto& f : verdict_->integrity) seen |= f.detail.find(path) != std::string::npos;
+      if (!seen)
+        verdict_->integrity.push_back({"sandbox.write_outside_scratch",
+                                       "the candidate created " + path + " outside its scratch directory"});
+    }
+  }
+
+  CaseEvidence RunTrial(CandidateProcess& proc, const std::string& set, const Case& kase,
+                        Distribution dist, uint64_t trial) {
+    Clock& clock = SystemClock();
+    CaseEvidence ev = NewEvidence(set, kase, dist, trial);
+    std::vector<ArenaTensor> layout;
+    for (const auto* list : {&task_.inputs, &task_.outputs})
+      for (const auto& t : *list) layout.push_back(ArenaTensor{t.dtype, ResolveShape(t, kase.params)});
+    TensorArena arena(layout);
+    size_t n_in = task_.inputs.size();
+
+    std::vector<RefTensor> ref_in(n_in), ref_out(task_.outputs.size());
+    std::vector<std::string> input_copies(n_in);
+    for (size_t i = 0; i < n_in; ++i) {
+      const ArenaTensor& t = arena.tensor(i);
+      ref_in[i].shape = t.shape;
+      ref_in[i].data = FillInput(dist, MixSeed(ev.seed, i), t.dtype, arena.data(i), NumElements(t.shape));
+      input_copies[i].assign(static_cast<const char*>(arena.data(i)), t.bytes);
+    }
+    for (size_t o = 0; o < ref_out.size(); ++o) {
+      const ArenaTensor& t = arena.tensor(n_in + o);
+      ref_out[o].shape = t.shape;
+      ref_out[o].data.assign(static_cast<size_t>(NumElements(t.shape)), 0.0);
+      PoisonOutput(t.dtype, arena.data(n_in + o), NumElements(t.shape));
+    }
+    int64_t ref_start = clock.MonotonicNanos();
+    reference_(task_, ref_in, ref_out);
+    ev.reference_ms = Seconds(clock, ref_start) * 1000;
+
+    int64_t run_start = clock.MonotonicNanos();
+    CaseRun run = proc.Run(trial, arena, n_in, options_.case_timeout_ms);
+    ev.run_ms = Seconds(clock, run_start) * 1000;
+    ev.outcome = std::string(OutcomeName(run.outcome));
+    ev.threads_after = run.threads_after;
+    if (run.outcome != CaseRun::Outcome::kReturned) {
+      ev.failure = ClassifyOutcome(run.outcome);
+      ev.message = run.message;
+      if (run.outcome == CaseRun::Outcome::kForbiddenSyscall)
+        verdict_->integrity.push_back({ForbiddenSyscallCheck(run.message), run.message});
+      std::string tail = proc.OutputTail(1024);
+      if (!tail.empty()) ev.message += "\ncandidate output (tail):\n" + tail;
+      return ev;
+    }
+    if (run.rc != 0) {
+      ev.failure = FailureClass::kRuntimeError;
+      ev.message = "kforge_run returned " + std::to_string(run.rc) + " (expected 0)";
+      return ev;
+    }
+    // Evidence, strongest first: writes outside the outputs, mutated inputs, then numbers.
+    for (size_t i = 0; i < n_in; ++i) {
+      const ArenaTensor& t = arena.tensor(i);
+      if (std::memcmp(arena.data(i), input_copies[i].data(), t.bytes) != 0)
+        ev.mutated_inputs.push_back(task_.inputs[i].name);
+      if (!arena.DamagedGuard(i).empty()) ev.damaged_input_guards.push_back(task_.inputs[i].name);
+    }
+    FailureClass worst = FailureClass::kNone;
+    int64_t reduction = EvalExpr(task_.reduction_size, kase.params);
+    for (size_t o = 0; o < task_.outputs.size(); ++o) {
+      const ArenaTensor& t = arena.tensor(n_in + o);
+      OutputEvidence out;
+      out.name = task_.outputs[o].name;
+      out.guard_damage = arena.DamagedGuard(n_in + o);
+      CompareInput ci;
+      ci.spec = &task_.outputs[o];
+      ci.shape = t.shape;
+      ci.got = arena.data(n_in + o);
+      ci.reference = &ref_out[o].data;
+      ci.tolerance = task_.ToleranceFor(t.dtype);
+      ci.reduction_size = reduction;
+      ci.comparison = task_.comparison;
+      if (task_.comparison == Comparison::kArgmax) {
+        ci.argmax_source = &ref_in[0].data;
+        ci.argmax_cols = ref_in[0].shape.back();
+      }
+      out.compare = CompareOutput(ci);
+      if (!out.guard_damage.empty()) {
+        worst = FailureClass::kOutOfBoundsWrite;
+      } else if (!out.compare.passed() && worst == FailureClass::kNone) {
+        worst = ClassifyNumeric(out.compare);
+      }
+      ev.outputs.push_back(std::move(out));
+    }
+    if (!ev.damaged_input_guards.empty() || worst == FailureClass::kOutOfBoundsWrite) {
+      ev.failure = FailureClass::kOutOfBoundsWrite;
+      ev.message = "the candidate wrote outside the bounds of a tensor";
+    } else if (!ev.mutated_inputs.empty()) {
+      ev.failure = FailureClass::kInputMutated;
+      ev.message = "the candidate modified input '" + ev.mutated_inputs.front() + "'";
+    } else {
+      ev.failure = worst;
+    }
+    return ev;
+  }
+
+  const Task& task_;
+  const VerifyOptions& options_;
+  Verdict* verdict_;
+  ReferenceFn reference_;
+  SandboxMode sandbox_mode_ = SandboxMode::kBubblewrap;
+};
+
+std::string DescribeFailure(const Verdict& v) {
+  for (const auto& f : v.integrity) return "integrity check " + f.check + " failed: " + f.detail;
+  for (const auto& c : v.cases) {
+    if (c.passed()) continue;
+    std::string where = c.set + " case '" + c.name + "' (" + c.distribution + ")";
+    switch (c.failure) {
+      case FailureClass::kTimeout: return where + " exceeded the time limit";
+      case FailureClass::kResourceLimit: return where + " hit a resource limit: " + c.message;
+      case FailureClass::kRuntimeError: return where + ": " + c.message.substr(0, c.message.find('\n'));
+      case FailureClass::kOutOfBoundsWrite:
+      case FailureClass::kInputMutated: return where + ": " + c.message;
+      default: break;
+    }
+    for (const auto& o : c.outputs) {
+      if (o.compare.passed()) continue;
+      return where + ": output '" + o.name + "' has " + std::to_string(o.compare.mismatches) +
+             " of " + std::to_string(o.compare.elements) + " elements wrong (" +
+             std::string(FailureClassName(c.failure)) + ")";
+    }
+    return where + " failed";
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string_view KforgeVersion() { return "0.1.0"; }
+
+Verifier::Verifier(const Task& task) : task_(task) {
+  if (FindReference(task.reference) == nullptr)
+    throw UsageError("task " + task.origin + ": unknown reference '" + task.reference +
+                     "'; built-in references are listed by 'kforge tasks --references'");
+}
+
+Verdict Verifier::Verify(const std::string& candidate_path, const VerifyOptions& options) {
+  std::string source, error;
+  if (!TryReadFile(candidate_path, &source, &error))
+    throw UsageError("cannot read candidate " + candidate_path + ": " + error);
+  return VerifySource(source, candidate_path, options);
+}
+
+Verdict Verifier::VerifySource(const std::string& source, const std::string& label,
+                               const VerifyOptions& options) {
+  Clock& clock = SystemClock();
+  int64_t start = clock.MonotonicNanos();
+  Verdict v;
+  v.task_name = task_.name;
+  v.task_origin = task_.origin;
+  v.task_sha256 = task_.sha256;
+  v.candidate_path = label;
+  v.candidate_sha256 = Sha256Hex(source);
+  v.kforge_version = std::string(KforgeVersion());
+  v.seed = options.seed ? *options.seed : SystemEntropy().FreshSeed();
+  v.full_requested = options.full;
+  auto done = [&]() -> Verdict {
+    v.total_seconds = Seconds(clock, start);
+    if (!v.integrity.empty()) {
+      v.passed = false;
+      v.failure = FailureClass::kIntegrity;
+    }
+    if (!v.passed && v.message.empty()) v.message = DescribeFailure(v);
+    return v;
+  };
+
+  // L0: static checks on the source text.
+  if (source.empty()) {
+    v.failure = FailureClass::kBuildError;
+    v.message = "the candidate file is empty";
+    return done();
+  }
+  if (source.size() > kMaxSourceBytes || source.find('\0') != std::string::npos) {
+    v.failure = FailureClass::kBuildError;
+    v.message = "the candidate is not a C++ source file (binary data or larger than 1 MiB)";
+    return done();
+  }
+  if (source.find("kforge_run") == std::string::npos) {
+    v.failure = FailureClass::kBuildError;
+    v.message = "the candidate does not define kforge_run; see the candidate ABI in the README";
+    return done();
+  }
+  v.level = Level::kL0Static;
+
+  // L1: compile in the sandbox.
+  SandboxMode mode = ResolveSandboxMode();
+  v.sandbox = std::string(SandboxModeName(mode));
+  CompilerOptions copts;
+  copts.cache_dir = options.cache_dir;
+  CompileResult compiled = CompileCpuCandidate(source, copts);
+  v.compile = CompileEvidence{true, compiled.ok, compiled.cached, compiled.seconds,
+                              compiled.compiler, compiled.compiler_version, compiled.flags,
+                              compiled.log};
+  if (!compiled.ok) {
+    v.failure = compiled.timed_out ? FailureClass::kTimeout : FailureClass::kBuildError;
+    v.message = compiled.timed_out ? "compilation timed out" : "the candidate does not compile";
+    return done();
+  }
+
+  Run run(task_, options, &v);
+  run.set_sandbox_mode(mode);
+  bool light_ok = run.RunSet(compiled.so_path, task_.light, "light");
+  // Loading counts as part of L1: a candidate that cannot be loaded never reached it.
+  bool loaded = !(v.cases.size() == 1 && v.cases[0].outcome == "load_failed");
+  if (loaded) v.level = Level::kL1Compile;
+  else if (v.cases[0].message.find("kforge_run") != std::string::npos) {
+    v.cases[0].failure = FailureClass::kBuildError;
+  }
+  if (!light_ok) {
+    for (const auto& c : v.cases)
+      if (!c.passed()) {
+        v.failure = c.failure;
+        break;
+      }
+    return done();
+  }
+  v.level = Level::kL2Light;
+  if (!options.full) {
+    v.passed = true;
+    return done();
+  }
+  if (!run.RunSet(compiled.so_path, task_.full, "full")) {
+    for (const auto& c : v.cases)
+      if (!c.passed()) {
+        v.failure = c.failure;
+        break;
+      }
+    return done();
+  }
+  v.level = Level::kL2Full;
+  v.passed = true;
+  return done();
+}
+
+}  // namespace kforge

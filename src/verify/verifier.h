@@ -1,0 +1,46 @@
+#pragma once
+// The verifier: the only code that declares a candidate correct. It checks the source (L0),
+// compiles it (L1), runs the light cases (L2 light) and, when asked, the full certification
+// set (L2 full), each trial with fresh seeded inputs, poisoned outputs, guard regions and an
+// input-mutation check, in a sandboxed child process.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "core/task.h"
+#include "exec/sandbox.h"
+#include "verify/verdict.h"
+
+namespace kforge {
+
+class Clock;
+
+struct VerifyOptions {
+  bool full = false;                  ///< also run the full set after the light set passes
+  std::optional<uint64_t> seed;       ///< run seed; fresh from Entropy when unset
+  std::optional<Distribution> force_distribution;  ///< debugging: draw every case from this
+  int64_t case_timeout_ms = 10000;    ///< wall-clock limit for one kforge_run call
+  int64_t load_timeout_ms = 10000;
+  std::string cache_dir;              ///< compile cache; empty for the default
+  SandboxLimits limits;
+};
+
+class Verifier {
+ public:
+  /// Throws UsageError when the task names an unknown reference.
+  explicit Verifier(const Task& task);
+  /// Verifies the candidate source file at `candidate_path`. Throws UsageError when the file
+  /// cannot be read and EnvironmentError when the machine cannot compile or sandbox.
+  Verdict Verify(const std::string& candidate_path, const VerifyOptions& options);
+  /// Same, for source text already in memory (`label` names it in the verdict).
+  Verdict VerifySource(const std::string& source, const std::string& label,
+                       const VerifyOptions& options);
+
+ private:
+  const Task& task_;
+};
+
+/// The version string recorded in verdicts.
+std::string_view KforgeVersion();
+
+}  // namespace kforge
