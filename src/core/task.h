@@ -27,7 +27,7 @@ enum class Distribution {
   kHeavyTailed,     ///< Student-t with 2 degrees of freedom: rare huge values
   kAllNegative,     ///< -|N(0,1)| - 0.01: catches max-reductions initialised to 0
   kLargeMagnitude,  ///< N(0, 1) * 1000: catches missing max-subtraction in exp
-  kLargeOffset,     ///< 10000 + N(0, 1): catches catastrophic cancellation (E[x^2]-E[x]^2)
+  kLargeOffset,     ///< 100 + N(0, 1): catches catastrophic cancellation (E[x^2]-E[x]^2)
   kSmallMagnitude,  ///< N(0, 1) * 0.001: catches eps placed wrongly in normalisations
   kSpecial,         ///< N(0, 1) with NaN, +-Inf, +-0, denormals and huge values mixed in
   kArange,          ///< 0, 1, 2, ... scaled into a safe range (debugging indexing)
