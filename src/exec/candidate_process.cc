@@ -1,6 +1,7 @@
 #include "exec/candidate_process.h"
 
 #include <poll.h>
+#include <signal.h>
 #include <seccomp.h>
 #include <sys/socket.h>
 
@@ -134,9 +135,21 @@ bool CandidateProcess::Receive(RunReply* reply, int64_t timeout_ms, CaseRun* fai
         return true;
       }
       ExitStatus st = child_->Wait(2000);
-      failure->outcome = CaseRun::Outcome::kRunnerLost;
-      failure->signal = st.signal;
-      failure->message = "the candidate's process " + st.Describe() + " without a report";
+      // bubblewrap reports a child killed by signal N as exit code 128 + N.
+      int sig = st.kind == ExitStatus::Kind::kSignaled ? st.signal
+                : st.code > 128 && st.code < 128 + 65 ? st.code - 128 : 0;
+      failure->signal = sig;
+      if (sig == SIGSYS) {
+        // The seccomp trap fired while signals were blocked (as inside posix_spawn), so
+        // the kernel killed the process before the runner could name the call.
+        failure->outcome = CaseRun::Outcome::kForbiddenSyscall;
+        failure->message = "the candidate made a system call the sandbox forbids "
+                           "(process creation, with signals blocked)";
+      } else {
+        failure->outcome = sig == SIGXFSZ ? CaseRun::Outcome::kFileSizeLimit
+                                          : CaseRun::Outcome::kRunnerLost;
+        failure->message = "the candidate's process " + st.Describe() + " without a report";
+      }
       return false;
     }
   }

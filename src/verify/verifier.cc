@@ -50,6 +50,7 @@ FailureClass ClassifyOutcome(CaseRun::Outcome o) {
 std::string ForbiddenSyscallCheck(const std::string& message) {
   for (const char* net : {"socket", "connect"})
     if (message.find(std::string(": ") + net) != std::string::npos) return "sandbox.network";
+  if (message.find("process creation") != std::string::npos) return "sandbox.process_spawn";
   for (const char* proc : {"fork", "vfork", "clone", "execve", "execveat"})
     if (message.size() >= std::strlen(proc) &&
         message.compare(message.size() - std::strlen(proc), std::string::npos, proc) == 0)
@@ -91,11 +92,13 @@ class Run {
         }
         CaseEvidence ev = RunTrial(*proc, set, kase, dist, trial);
         bool passed = ev.passed();
-        bool timed_out = ev.failure == FailureClass::kTimeout;
+        // A timeout would likely repeat at full cost in every later trial, and a sandbox
+        // violation already decides the verdict: stop the set on either.
+        bool stop = ev.failure == FailureClass::kTimeout || ev.failure == FailureClass::kIntegrity;
         Finish(std::move(ev));
         all_passed &= passed;
         CheckEscapes(*proc);
-        if (timed_out) return false;  // every later trial would likely cost a full timeout too
+        if (stop) return false;
       }
     }
     return all_passed && verdict_->integrity.empty();
@@ -129,14 +132,16 @@ class Run {
     verdict_->cases.push_back(std::move(ev));
   }
 
+  void AddIntegrity(const std::string& check, const std::string& detail) {
+    for (const auto& f : verdict_->integrity)
+      if (f.check == check && f.detail == detail) return;
+    verdict_->integrity.push_back({check, detail});
+  }
+
   void CheckEscapes(const CandidateProcess& proc) {
-    for (const auto& path : proc.EscapedWrites()) {
-      bool seen = false;
-      for (const auto& f : verdict_->integrity) seen |= f.detail.find(path) != std::string::npos;
-      if (!seen)
-        verdict_->integrity.push_back({"sandbox.write_outside_scratch",
-                                       "the candidate created " + path + " outside its scratch directory"});
-    }
+    for (const auto& path : proc.EscapedWrites())
+      AddIntegrity("sandbox.write_outside_scratch",
+                   "the candidate created " + path + " outside its scratch directory");
   }
 
   CaseEvidence RunTrial(CandidateProcess& proc, const std::string& set, const Case& kase,
@@ -176,7 +181,7 @@ class Run {
       ev.failure = ClassifyOutcome(run.outcome);
       ev.message = run.message;
       if (run.outcome == CaseRun::Outcome::kForbiddenSyscall)
-        verdict_->integrity.push_back({ForbiddenSyscallCheck(run.message), run.message});
+        AddIntegrity(ForbiddenSyscallCheck(run.message), run.message);
       std::string tail = proc.OutputTail(1024);
       if (!tail.empty()) ev.message += "\ncandidate output (tail):\n" + tail;
       return ev;
@@ -341,9 +346,12 @@ Verdict Verifier::VerifySource(const std::string& source, const std::string& lab
   bool light_ok = run.RunSet(compiled.so_path, task_.light, "light");
   // Loading counts as part of L1: a candidate that cannot be loaded never reached it.
   bool loaded = !(v.cases.size() == 1 && v.cases[0].outcome == "load_failed");
-  if (loaded) v.level = Level::kL1Compile;
-  else if (v.cases[0].message.find("kforge_run") != std::string::npos) {
-    v.cases[0].failure = FailureClass::kBuildError;
+  if (loaded) {
+    v.level = Level::kL1Compile;
+  } else {
+    if (v.cases[0].message.find("kforge_run") != std::string::npos)
+      v.cases[0].failure = FailureClass::kBuildError;
+    v.message = "the candidate compiled but could not be loaded: " + v.cases[0].message;
   }
   if (!light_ok) {
     for (const auto& c : v.cases)
