@@ -24,6 +24,19 @@ int Main(int argc, char** argv) {
     CLI::App* sub = app.add_subcommand(c.name, c.help);
     actions.emplace_back(sub, c.setup(*sub));
   }
+  if (argc > 1 && argv[1][0] != '-') {
+    bool known = false;
+    std::string names;
+    for (const auto& c : kCommands) {
+      known |= std::string(argv[1]) == c.name;
+      names += std::string(names.empty() ? "" : ", ") + c.name;
+    }
+    if (!known) {
+      std::cerr << "kforge: unknown command '" << argv[1] << "'; commands: " << names
+                << " (kforge --help)\n";
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

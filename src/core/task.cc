@@ -213,7 +213,18 @@ class TaskParser {
       std::string w = "tolerance." + it.key();
       if (!v.is_object() || !Need(v, "atol", w).is_number() || !Need(v, "rtol", w).is_number())
         Fail(w, "must be {\"atol\": number, \"rtol\": number}");
-      Tolerance tl{v["atol"].get<double>(), v["rtol"].get<double>()};
+      Tolerance tl;
+      tl.atol = v["atol"].get<double>();
+      tl.rtol = v["rtol"].get<double>();
+      if (v.contains("note")) tl.note = String(v, "note", w);
+      if (v.contains("floor")) {
+        if (!v["floor"].is_number() || !(v["floor"].get<double>() >= 0))
+          Fail(w + ".floor", "must be a non-negative number");
+        tl.floor = v["floor"].get<double>();
+      }
+      for (auto f = v.begin(); f != v.end(); ++f)
+        if (f.key() != "atol" && f.key() != "rtol" && f.key() != "note" && f.key() != "floor")
+          Fail(w, "unknown field '" + f.key() + "'");
       if (!(tl.atol >= 0) || !(tl.rtol >= 0) || !std::isfinite(tl.atol) || !std::isfinite(tl.rtol))
         Fail(w, "atol and rtol must be finite and non-negative");
       task_.tolerance[t] = tl;

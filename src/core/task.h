@@ -42,12 +42,14 @@ struct Case {
   std::vector<Distribution> distributions;  ///< resolved: never empty after parsing
 };
 
-/// Elementwise tolerance: |got - ref| <= atol * sqrt(K) * rms(ref) + rtol * |ref|, where K is
+/// Elementwise tolerance: |got - ref| <= max(atol * sqrt(K) * rms(ref), floor) + rtol * |ref|, where K is
 /// the task's reduction size. Rounding error of a length-K float reduction grows like
 /// eps * sqrt(K) * rms of the result (random-walk model), so one atol serves all shapes.
 struct Tolerance {
   double atol = 0;
   double rtol = 0;
+  double floor = 0;  ///< lower bound on the absolute term, for ops whose float error does not scale with rms(ref)
+  std::string note;  ///< why a tolerance was loosened: the failure that required it
 };
 
 enum class Comparison {

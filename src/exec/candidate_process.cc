@@ -217,7 +217,7 @@ CaseRun CandidateProcess::Run(uint64_t case_id, const TensorArena& arena, size_t
   if (run.outcome == CaseRun::Outcome::kForbiddenSyscall)
     run.message += ": " + SyscallName(run.syscall_nr);
   if (run.outcome == CaseRun::Outcome::kCrashed && run.signal > 0)
-    run.message += std::string(" (") + strsignal(run.signal) + ")";
+    run.message += std::string(" (SIG") + sigabbrev_np(run.signal) + ": " + strsignal(run.signal) + ")";
   child_->Wait(2000);
   return run;
 }

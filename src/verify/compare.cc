@@ -103,7 +103,9 @@ CompareResult CompareOutput(const CompareInput& in) {
     }
   }
   double rms = finite ? std::sqrt(sum_sq_ref / static_cast<double>(finite)) : 0.0;
-  r.allowed_abs = in.tolerance.atol * std::sqrt(static_cast<double>(std::max<int64_t>(1, in.reduction_size))) * rms;
+  r.allowed_abs = std::max(
+      in.tolerance.atol * std::sqrt(static_cast<double>(std::max<int64_t>(1, in.reduction_size))) * rms,
+      in.tolerance.floor);
   double sum_sq_err = 0;
   for (int64_t i = 0; i < r.elements; ++i) {
     double expected = rounded[static_cast<size_t>(i)];

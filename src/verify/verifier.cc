@@ -24,13 +24,13 @@ constexpr int kMaxRestarts = 3;
 
 double Seconds(Clock& clock, int64_t since_ns) { return (clock.MonotonicNanos() - since_ns) / 1e9; }
 
-/// Errors within 1% (relative L2) spread over at least a tenth of the elements look like
+/// Errors within 3% (relative L2) spread over at least a tenth of the elements look like
 /// lost precision; anything else is a wrong result.
 FailureClass ClassifyNumeric(const CompareResult& r) {
   if (r.unwritten > 0) return FailureClass::kUnwrittenOutput;
   if (r.nan_inf_mismatches > 0) return FailureClass::kNanInf;
   double fraction = r.elements ? static_cast<double>(r.mismatches) / r.elements : 0;
-  if (r.rel_l2_error <= 1e-2 && fraction >= 0.1) return FailureClass::kPrecision;
+  if (r.rel_l2_error <= 3e-2 && fraction >= 0.1) return FailureClass::kPrecision;
   return FailureClass::kWrongResult;
 }
 
@@ -244,10 +244,38 @@ class Run {
   SandboxMode sandbox_mode_ = SandboxMode::kBubblewrap;
 };
 
+/// The verdict's class when several trials fail differently: the most specific and most
+/// severe evidence wins, so the class does not depend on which trial happened to run first.
+int Severity(FailureClass c) {
+  switch (c) {
+    case FailureClass::kIntegrity: return 12;
+    case FailureClass::kBuildError: return 11;
+    case FailureClass::kEnvironment: return 10;
+    case FailureClass::kOutOfBoundsWrite: return 9;
+    case FailureClass::kInputMutated: return 8;
+    case FailureClass::kResourceLimit: return 7;
+    case FailureClass::kTimeout: return 6;
+    case FailureClass::kRuntimeError: return 5;
+    case FailureClass::kUnwrittenOutput: return 4;
+    case FailureClass::kNanInf: return 3;
+    case FailureClass::kWrongResult: return 2;
+    case FailureClass::kPrecision: return 1;
+    case FailureClass::kNone: return 0;
+  }
+  return 0;
+}
+
+const CaseEvidence* WorstCase(const Verdict& v) {
+  const CaseEvidence* worst = nullptr;
+  for (const auto& c : v.cases)
+    if (!c.passed() && (worst == nullptr || Severity(c.failure) > Severity(worst->failure))) worst = &c;
+  return worst;
+}
+
 std::string DescribeFailure(const Verdict& v) {
   for (const auto& f : v.integrity) return "integrity check " + f.check + " failed: " + f.detail;
-  for (const auto& c : v.cases) {
-    if (c.passed()) continue;
+  if (const CaseEvidence* worst = WorstCase(v)) {
+    const CaseEvidence& c = *worst;
     std::string where = c.set + " case '" + c.name + "' (" + c.distribution + ")";
     switch (c.failure) {
       case FailureClass::kTimeout: return where + " exceeded the time limit";
@@ -354,11 +382,7 @@ Verdict Verifier::VerifySource(const std::string& source, const std::string& lab
     v.message = "the candidate compiled but could not be loaded: " + v.cases[0].message;
   }
   if (!light_ok) {
-    for (const auto& c : v.cases)
-      if (!c.passed()) {
-        v.failure = c.failure;
-        break;
-      }
+    if (const CaseEvidence* worst = WorstCase(v)) v.failure = worst->failure;
     return done();
   }
   v.level = Level::kL2Light;
@@ -367,11 +391,7 @@ Verdict Verifier::VerifySource(const std::string& source, const std::string& lab
     return done();
   }
   if (!run.RunSet(compiled.so_path, task_.full, "full")) {
-    for (const auto& c : v.cases)
-      if (!c.passed()) {
-        v.failure = c.failure;
-        break;
-      }
+    if (const CaseEvidence* worst = WorstCase(v)) v.failure = worst->failure;
     return done();
   }
   v.level = Level::kL2Full;

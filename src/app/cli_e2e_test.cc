@@ -1,0 +1,156 @@
+// End-to-end tests: the real kforge binary, run in temp directories, against the bundled
+// examples. Expected verdicts live in the examples' manifest.json files.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "core/fs.h"
+#include "testing/testing.h"
+
+namespace kforge {
+namespace {
+
+using testing::RunCli;
+using testing::SourceDir;
+
+nlohmann::json LoadJson(const std::string& path) {
+  std::string text, error;
+  EXPECT_TRUE(TryReadFile(path, &text, &error)) << path << ": " << error;
+  return nlohmann::json::parse(text);
+}
+
+nlohmann::json ParseVerdict(const testing::CliResult& r) {
+  try {
+    return nlohmann::json::parse(r.out);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "stdout is not one JSON object: " << e.what() << "\n" << r.out << "\n" << r.err;
+    return {};
+  }
+}
+
+TEST(CliTest, EveryCorrectCandidatePassesFull) {
+  int count = 0;
+  for (const auto& e : std::filesystem::directory_iterator(SourceDir() + "/examples/cpu/correct")) {
+    if (e.path().extension() != ".cc") continue;
+    std::string task = e.path().stem().string();
+    auto r = RunCli({"verify", task, e.path().string(), "--full", "--json"});
+    EXPECT_EQ(r.exit_code, 0) << task << "\n" << r.out << r.err;
+    auto v = ParseVerdict(r);
+    EXPECT_EQ(v["passed"], true) << task;
+    EXPECT_EQ(v["level"], "L2_full") << task;
+    EXPECT_TRUE(v["failure_class"].is_null()) << task;
+    ++count;
+  }
+  EXPECT_GE(count, 18);
+}
+
+TEST(CliTest, EveryNearMissFailsWithItsLabelledClass) {
+  std::string dir = SourceDir() + "/examples/cpu/nearmiss";
+  auto manifest = LoadJson(dir + "/manifest.json");
+  ASSERT_GE(manifest["candidates"].size(), 15u);
+  std::set<std::string> bug_classes;
+  for (const auto& c : manifest["candidates"]) {
+    std::string file = c["file"];
+    bug_classes.insert(c["bug_class"].get<std::string>());
+    auto r = RunCli({"verify", c["task"], dir + "/" + file, "--full", "--json"});
+    EXPECT_EQ(r.exit_code, 1) << file << "\n" << r.err;
+    auto v = ParseVerdict(r);
+    EXPECT_EQ(v["passed"], false) << file;
+    EXPECT_EQ(v["failure_class"], c["expected_failure_class"]) << file << "\n" << v["message"];
+    // Useful evidence: a failing case naming where it failed.
+    bool has_evidence = false;
+    for (const auto& kase : v["cases"])
+      if (kase["passed"] == false) has_evidence = true;
+    EXPECT_TRUE(has_evidence) << file;
+    EXPECT_FALSE(v["message"].get<std::string>().empty()) << file;
+  }
+  EXPECT_GE(bug_classes.size(), 15u);
+}
+
+TEST(CliTest, HostileCandidatesGetTheRightVerdictAndLeaveNoTrace) {
+  std::string dir = SourceDir() + "/examples/cpu/hostile";
+  auto manifest = LoadJson(dir + "/manifest.json");
+  for (const auto& c : manifest["candidates"]) {
+    std::string file = c["file"];
+    auto r = RunCli({"verify", manifest["task"], dir + "/" + file, "--json", "--timeout", "2",
+                     "--memory", "1"});
+    EXPECT_EQ(r.exit_code, 1) << file << "\n" << r.err;
+    auto v = ParseVerdict(r);
+    EXPECT_EQ(v["failure_class"], c["expected_failure_class"]) << file << "\n" << v.dump(2).substr(0, 3000);
+    EXPECT_NE(v.dump().find(c["evidence"].get<std::string>()), std::string::npos)
+        << file << " lacks evidence '" << c["evidence"] << "'";
+  }
+  EXPECT_FALSE(FileExists("/tmp/kforge_pwned"));
+  EXPECT_FALSE(FileExists("/root/.kforge_pwned"));
+  EXPECT_FALSE(FileExists("/etc/kforge_pwned"));
+}
+
+TEST(CliTest, FakeStdoutDoesNotFoolTheVerdict) {
+  auto r = RunCli({"verify", "relu", SourceDir() + "/examples/cpu/hostile/fake_protocol_stdout.cc"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("FAIL"), std::string::npos);
+}
+
+TEST(CliTest, HumanSummaryShowsEvidence) {
+  auto r = RunCli({"verify", "softmax", SourceDir() + "/examples/cpu/nearmiss/softmax_no_max.cc",
+                   "--full", "--seed", "7"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("FAIL"), std::string::npos);
+  EXPECT_NE(r.out.find("nan_inf"), std::string::npos);
+  EXPECT_NE(r.out.find("large_magnitude"), std::string::npos);
+  EXPECT_NE(r.out.find("seed="), std::string::npos);
+}
+
+struct UsageCase {
+  std::vector<std::string> args;
+  const char* stderr_contains;
+};
+
+TEST(CliTest, UsageAndEnvironmentErrorsExitTwoWithAClearMessage) {
+  TempDir dir("kforge-e2e");
+  WriteFileAtomic(dir.path() + "/broken.json", "{\"schema_version\": 1, \"name\": ");
+  WriteFileAtomic(dir.path() + "/future.json", "{\"schema_version\": 7}");
+  std::string relu = SourceDir() + "/examples/cpu/correct/relu.cc";
+  const UsageCase cases[] = {
+      {{"verify", "relu", dir.path() + "/missing.cc"}, "cannot read candidate"},
+      {{"verify", "no_such_task", relu}, "unknown task 'no_such_task'"},
+      {{"verify", dir.path() + "/broken.json", relu}, "is not valid JSON"},
+      {{"verify", dir.path() + "/future.json", relu}, "upgrade kforge"},
+      {{"verify", dir.path() + "/absent.json", relu}, "does not exist"},
+      {{"verify", "relu"}, "candidate is required"},
+      {{"verify", "relu", relu, "--backend", "tpu"}, "tpu"},
+      {{"verify", "relu", relu, "--dist", "zipf"}, "unknown distribution"},
+      {{"frobnicate"}, "frobnicate"},
+  };
+  for (const auto& c : cases) {
+    auto r = RunCli(c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args[0] << " " << (c.args.size() > 1 ? c.args[1] : "") << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.stderr_contains), std::string::npos)
+        << "stderr: " << r.err << "\nexpected: " << c.stderr_contains;
+    EXPECT_EQ(r.err.find("terminate called"), std::string::npos) << r.err;
+  }
+}
+
+TEST(CliTest, HelpEverywhere) {
+  for (std::vector<std::string> args : {std::vector<std::string>{"--help"}, {"verify", "--help"}, {"tasks", "--help"}}) {
+    auto r = RunCli(args);
+    EXPECT_EQ(r.exit_code, 0) << args[0];
+    EXPECT_NE(r.out.find("Usage"), std::string::npos) << r.out;
+  }
+}
+
+TEST(CliTest, TasksListsEveryBundledTask) {
+  auto r = RunCli({"tasks", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto list = nlohmann::json::parse(r.out);
+  std::set<std::string> names;
+  for (const auto& t : list) names.insert(t["name"].get<std::string>());
+  for (const char* n : {"relu", "gelu", "silu", "add_bias", "sum_lastdim", "mean_lastdim", "softmax",
+                        "log_softmax", "layernorm", "rmsnorm", "matmul", "batched_matmul", "conv2d",
+                        "attention", "causal_attention", "cumsum_lastdim", "maxpool2d", "argmax_lastdim"})
+    EXPECT_TRUE(names.count(n)) << n;
+}
+
+}  // namespace
+}  // namespace kforge

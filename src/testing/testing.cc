@@ -1,0 +1,38 @@
+#include "testing/testing.h"
+
+#include <gtest/gtest.h>
+
+#include "core/fs.h"
+#include "core/subprocess.h"
+
+namespace kforge::testing {
+
+std::string SourceDir() { return KFORGE_SOURCE_DIR; }
+
+std::string BinaryPath(const std::string& name) { return std::string(KFORGE_BINARY_DIR) + "/" + name; }
+
+CliResult RunCli(const std::vector<std::string>& args, const std::string& cwd, int timeout_s) {
+  TempDir tmp("kforge-cli");
+  // The child writes stdout to one file and stderr to another via a tiny shell redirect;
+  // Subprocess merges them, so use sh to split.
+  std::string cmd = "cd '" + (cwd.empty() ? tmp.path() : cwd) + "' && exec '" + BinaryPath("kforge") + "'";
+  for (const auto& a : args) {
+    std::string quoted;
+    for (char c : a) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    cmd += " '" + quoted + "'";
+  }
+  cmd += " 2>'" + tmp.path() + "/stderr'";
+  SpawnOptions opts;
+  opts.argv = {"/bin/sh", "-c", cmd};
+  opts.output_path = tmp.path() + "/stdout";
+  auto child = Subprocess::Start(opts);
+  ExitStatus st = child->Wait(int64_t{timeout_s} * 1000);
+  CliResult r;
+  r.exit_code = st.kind == ExitStatus::Kind::kExited ? st.code : -1;
+  std::string error;
+  TryReadFile(tmp.path() + "/stdout", &r.out, &error);
+  TryReadFile(tmp.path() + "/stderr", &r.err, &error);
+  return r;
+}
+
+}  // namespace kforge::testing

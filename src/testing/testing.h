@@ -1,0 +1,25 @@
+#pragma once
+// Shared test helpers (after ninja's src/test.h): temp dirs, the real CLI in a child
+// process, paths into the source tree.
+#include <string>
+#include <vector>
+
+namespace kforge::testing {
+
+/// Root of the source tree (for bundled tasks and examples).
+std::string SourceDir();
+/// Path of a built executable ("kforge", "kforge-runner").
+std::string BinaryPath(const std::string& name);
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out;  ///< stdout
+  std::string err;  ///< stderr
+};
+
+/// Runs the real kforge binary with `args` in `cwd` (default: a fresh temp dir), with a
+/// wall-clock limit. Stdout and stderr are captured separately.
+CliResult RunCli(const std::vector<std::string>& args, const std::string& cwd = "",
+                 int timeout_s = 300);
+
+}  // namespace kforge::testing
