@@ -8,17 +8,46 @@
 namespace kforge {
 namespace {
 
+// IEEE binary16 conversions by bit manipulation (portable across compilers; clang on x86
+// lacks _Float16 before version 15). Round to nearest, ties to even; NaN stays NaN.
 uint16_t FloatToHalfBits(float f) {
-  _Float16 h = static_cast<_Float16>(f);  // GCC implements IEEE binary16, round-to-nearest-even.
-  uint16_t bits;
-  std::memcpy(&bits, &h, 2);
-  return bits;
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000;
+  uint32_t abs = x & 0x7FFFFFFF;
+  if (abs > 0x7F800000) return static_cast<uint16_t>(sign | 0x7E00);  // NaN
+  if (abs >= 0x477FF000) return static_cast<uint16_t>(sign | 0x7C00);  // overflow (after rounding) -> Inf
+  if (abs < 0x38800000) {  // below the smallest normal half: subnormal or zero
+    if (abs < 0x33000000) return static_cast<uint16_t>(sign);  // rounds to zero
+    uint32_t mant = (abs & 0x7FFFFF) | 0x800000;
+    int shift = 126 - static_cast<int>(abs >> 23);  // 14..24
+    uint32_t half = mant >> shift;
+    uint32_t rem = mant & ((1u << shift) - 1);
+    uint32_t mid = 1u << (shift - 1);
+    if (rem > mid || (rem == mid && (half & 1))) ++half;
+    return static_cast<uint16_t>(sign | half);
+  }
+  uint32_t half = ((abs >> 13) - (112u << 10));  // rebias exponent 127 -> 15
+  uint32_t rem = abs & 0x1FFF;
+  if (rem > 0x1000 || (rem == 0x1000 && (half & 1))) ++half;
+  return static_cast<uint16_t>(sign | half);
 }
 
-float HalfBitsToFloat(uint16_t bits) {
-  _Float16 h;
-  std::memcpy(&h, &bits, 2);
-  return static_cast<float>(h);
+float HalfBitsToFloat(uint16_t h) {
+  uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
+  uint32_t exp = (h >> 10) & 0x1F, mant = h & 0x3FF;
+  float out;
+  if (exp == 0) {
+    out = std::ldexp(static_cast<float>(mant), -24);  // zero or subnormal
+    uint32_t bits;
+    std::memcpy(&bits, &out, 4);
+    bits |= sign;
+    std::memcpy(&out, &bits, 4);
+    return out;
+  }
+  uint32_t bits = exp == 0x1F ? (sign | 0x7F800000 | (mant << 13)) : (sign | ((exp + 112) << 23) | (mant << 13));
+  std::memcpy(&out, &bits, 4);
+  return out;
 }
 
 uint16_t FloatToBf16Bits(float f) {

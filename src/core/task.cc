@@ -159,7 +159,7 @@ class TaskParser {
     json j;
     try {
       j = json::parse(text);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {  // parse_error, and out_of_range for 1e309
       throw UsageError("task " + origin_ + " is not valid JSON: " + e.what());
     }
     if (!j.is_object()) Fail("top level", "must be a JSON object");
@@ -291,7 +291,13 @@ double Task::Attribute(std::string_view key) const {
 }
 
 Task ParseTask(std::string_view json_text, std::string_view origin) {
-  return TaskParser(origin).Parse(json_text);
+  try {
+    return TaskParser(origin).Parse(json_text);
+  } catch (const nlohmann::json::exception& e) {
+    // Every field is type-checked before use; this is a last line of defence so malformed
+    // input can never escape as anything but a UsageError.
+    throw UsageError("task " + std::string(origin) + " is malformed: " + e.what());
+  }
 }
 
 Task LoadTaskFile(const std::string& path) {

@@ -1,0 +1,33 @@
+#include "record/artifact_store.h"
+
+#include "core/error.h"
+#include "core/fs.h"
+#include "core/hash.h"
+
+namespace kforge {
+
+ArtifactStore::ArtifactStore(std::string dir) : dir_(std::move(dir)) { MakeDirs(dir_); }
+
+std::string ArtifactStore::PathOf(const std::string& hash) const {
+  return dir_ + "/" + hash.substr(0, 2) + "/" + hash;
+}
+
+bool ArtifactStore::Has(const std::string& hash) const { return hash.size() == 64 && FileExists(PathOf(hash)); }
+
+std::string ArtifactStore::Put(std::string_view bytes) {
+  std::string hash = Sha256Hex(bytes);
+  if (Has(hash)) return hash;
+  MakeDirs(dir_ + "/" + hash.substr(0, 2));
+  WriteFileAtomic(PathOf(hash), bytes);
+  return hash;
+}
+
+std::string ArtifactStore::Get(const std::string& hash) const {
+  std::string bytes, error;
+  if (hash.size() != 64 || !TryReadFile(PathOf(hash), &bytes, &error))
+    throw UsageError("artifact " + hash + " is missing from " + dir_);
+  if (Sha256Hex(bytes) != hash) throw UsageError("artifact " + hash + " in " + dir_ + " is damaged (hash mismatch)");
+  return bytes;
+}
+
+}  // namespace kforge

@@ -1,0 +1,24 @@
+#pragma once
+// Content-addressed, write-once storage for a run's artifacts (candidate versions, verdicts,
+// forensics reports, compiler output). An artifact's name is the SHA-256 of its bytes; it
+// is written to a temporary file, synced and renamed, and never modified afterwards.
+#include <string>
+#include <string_view>
+
+namespace kforge {
+
+class ArtifactStore {
+ public:
+  explicit ArtifactStore(std::string dir);
+  /// Stores `bytes` (a no-op when already present) and returns their hash.
+  std::string Put(std::string_view bytes);
+  /// Reads an artifact back, verifying its hash; throws UsageError when missing or damaged.
+  std::string Get(const std::string& hash) const;
+  bool Has(const std::string& hash) const;
+  std::string PathOf(const std::string& hash) const;
+
+ private:
+  std::string dir_;
+};
+
+}  // namespace kforge
