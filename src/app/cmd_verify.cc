@@ -8,6 +8,7 @@
 #include "app/commands.h"
 #include "core/error.h"
 #include "core/task.h"
+#include "verify/forensics.h"
 #include "verify/verifier.h"
 
 namespace kforge {
@@ -15,7 +16,7 @@ namespace kforge {
 CommandAction SetupVerify(CLI::App& sub) {
   struct Args {
     std::string task, candidate, backend = "cpu", dist;
-    bool full = false, json = false;
+    bool full = false, json = false, forensics = false;
     uint64_t seed = 0;
     double timeout_s = 10;
     double memory_gib = 4;
@@ -26,6 +27,7 @@ CommandAction SetupVerify(CLI::App& sub) {
   sub.add_option("candidate", a->candidate, "candidate source file exporting kforge_run")->required();
   sub.add_flag("--full", a->full, "after the light set passes, certify on the full set");
   sub.add_flag("--json", a->json, "print the verdict as one JSON object on stdout");
+  sub.add_flag("--forensics", a->forensics, "add the engine's diagnosis of a failing verdict");
   sub.add_option("--backend", a->backend, "where the candidate runs")->check(CLI::IsMember({"cpu"}));
   auto* seed = sub.add_option("--seed", a->seed, "run seed (default: fresh); recorded in the verdict");
   sub.add_option("--timeout", a->timeout_s, "wall-clock limit per kforge_run call, in seconds")
@@ -52,8 +54,15 @@ CommandAction SetupVerify(CLI::App& sub) {
     }
     Verifier verifier(task);
     Verdict v = verifier.Verify(a->candidate, opts);
-    if (a->json) std::cout << v.ToJson().dump(2) << "\n";
-    else std::cout << v.Summary();
+    nlohmann::json j = v.ToJson();
+    std::string text = v.Summary();
+    if (a->forensics && !v.passed) {
+      Forensics f = Diagnose(task, v);
+      j["forensics"] = f.ToJson();
+      text += "forensics:\n" + f.Text();
+    }
+    if (a->json) std::cout << j.dump(2) << "\n";
+    else std::cout << text;
     return v.passed ? 0 : 1;
   };
 }

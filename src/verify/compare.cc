@@ -23,6 +23,8 @@ void Record(CompareResult* r, const CompareInput& in, int64_t i, double got, dou
   if (r->mismatch_indices.size() < kMaxMismatchIndices) r->mismatch_indices.push_back(i);
   if (r->first.size() < kFirstMismatches)
     r->first.push_back(Mismatch{i, Unravel(i, in.shape), got, expected});
+  if (r->samples.size() < kSampleMismatches && std::isfinite(got) && std::isfinite(expected))
+    r->samples.push_back(Mismatch{i, {}, got, expected});
 }
 
 }  // namespace

@@ -18,6 +18,8 @@ struct Mismatch {
   double expected = 0;
 };
 
+inline constexpr size_t kSampleMismatches = 256;
+
 struct CompareResult {
   int64_t elements = 0;
   int64_t mismatches = 0;      ///< elements outside tolerance (NaN/Inf and unwritten included)
@@ -29,6 +31,7 @@ struct CompareResult {
   double worst_ratio = 0;      ///< max |got - ref| / allowed, over finite elements
   double allowed_abs = 0;      ///< the absolute part of the tolerance for this case
   std::vector<Mismatch> first; ///< the first few mismatches, in index order
+  std::vector<Mismatch> samples;  ///< up to kSampleMismatches finite mismatches (for forensics)
   std::vector<int64_t> mismatch_indices;  ///< all of them, capped (for forensics)
   bool passed() const { return mismatches == 0; }
 };
