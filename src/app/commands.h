@@ -21,11 +21,17 @@ struct Command {
 
 CommandAction SetupVerify(CLI::App& sub);
 CommandAction SetupTasks(CLI::App& sub);
+CommandAction SetupRepair(CLI::App& sub);
+CommandAction SetupResume(CLI::App& sub);
+CommandAction SetupStatus(CLI::App& sub);
+CommandAction SetupLog(CLI::App& sub);
 
 struct Task;
 /// A task named by its bundled name ("softmax") or by a path to a task file.
 Task ResolveTask(const std::string& name_or_path);
 /// Directory holding the bundled tasks.
 std::string BundledTasksDir();
+/// Directory holding the curated knowledge base.
+std::string BundledKbDir();
 
 }  // namespace kforge

@@ -18,6 +18,17 @@ std::string BundledTasksDir() {
                          "directory of the kforge source tree");
 }
 
+std::string BundledKbDir() {
+  if (const char* env = std::getenv("KFORGE_KB_DIR"); env && *env) return env;
+  std::string exe = ExecutableDir();
+  for (const std::string& candidate :
+       {exe + "/../share/kforge/kb", exe + "/../kb", std::string(KFORGE_SOURCE_DIR "/kb")}) {
+    if (FileExists(candidate + "/curated.json")) return candidate;
+  }
+  throw EnvironmentError("cannot find kforge's knowledge base; set KFORGE_KB_DIR to the kb/ directory of the "
+                         "kforge source tree");
+}
+
 Task ResolveTask(const std::string& name_or_path) {
   bool json_suffix = name_or_path.size() > 5 &&
                      name_or_path.compare(name_or_path.size() - 5, 5, ".json") == 0;

@@ -1,0 +1,48 @@
+#include "agent/external_repairer.h"
+
+#include <unistd.h>
+
+#include "agent/knowledge_base.h"
+#include "core/error.h"
+#include "core/fs.h"
+#include "core/subprocess.h"
+#include "core/task.h"
+
+namespace kforge {
+
+void WriteRepairContext(const RepairContext& ctx, const std::string& dir) {
+  MakeDirs(dir);
+  WriteFileAtomic(dir + "/candidate.cc", ctx.source);
+  WriteFileAtomic(dir + "/verdict.json", ctx.verdict.dump(2) + "\n");
+  WriteFileAtomic(dir + "/forensics.json", ctx.forensics.dump(2) + "\n");
+  WriteFileAtomic(dir + "/forensics.txt", ctx.forensics_text);
+  std::string guidance;
+  for (const auto& hit : ctx.kb_hits)
+    if (!hit.entry->guidance.empty()) guidance += "[" + hit.entry->id + "] " + hit.entry->guidance + "\n";
+  WriteFileAtomic(dir + "/guidance.txt", guidance);
+  std::string history;
+  for (const auto& h : ctx.history) history += h + "\n";
+  WriteFileAtomic(dir + "/history.txt", history);
+  std::string task = "task: " + ctx.task->name + " (" + ctx.task->category + ")\n" + ctx.task->description + "\n";
+  WriteFileAtomic(dir + "/task.txt", task);
+}
+
+std::vector<Proposal> ExternalRepairer::Propose(const RepairContext& ctx) {
+  TempDir dir("kforge-repair-context");
+  WriteRepairContext(ctx, dir.path());
+  SpawnOptions opts;
+  opts.argv = {"/bin/sh", "-c", command_};
+  opts.output_path = dir.path() + "/repairer.log";
+  for (char** e = environ; *e != nullptr; ++e) opts.env.emplace_back(*e);
+  opts.env.push_back("KFORGE_CONTEXT_DIR=" + dir.path());
+  opts.replace_env = true;
+  auto r = LiveProcessRunner().Run(opts, timeout_ms_);
+  if (!r.status.ok())
+    throw EnvironmentError("the external repairer '" + command_ + "' " + r.status.Describe() + ": " +
+                           r.output.substr(0, 2000));
+  std::string proposed, error;
+  if (!TryReadFile(dir.path() + "/candidate.cc", &proposed, &error) || proposed == ctx.source) return {};
+  return {Proposal{proposed, "external", "edited by '" + command_ + "'"}};
+}
+
+}  // namespace kforge

@@ -1,0 +1,190 @@
+// kforge repair / resume / status / log.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+#include <memory>
+
+#include "agent/knowledge_base.h"
+#include "app/commands.h"
+#include "core/clock.h"
+#include "core/error.h"
+#include "core/fs.h"
+#include "core/task.h"
+#include "engine/repair_loop.h"
+
+namespace kforge {
+namespace {
+
+RepairEnv MakeEnv(bool quiet) {
+  RepairEnv env;
+  env.kb_dir = BundledKbDir();
+  env.kb_state_dir = KnowledgeBase::DefaultStateDir();
+  if (!quiet) env.progress = [](const std::string& line) { std::cerr << line << "\n"; };
+  return env;
+}
+
+nlohmann::json SummaryJson(const RepairRun& run) {
+  std::string text, error;
+  TryReadFile(run.dir() + "/summary.json", &text, &error);
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded()) j = nlohmann::json::object();
+  j["run_dir"] = run.dir();
+  return j;
+}
+
+int Report(const RepairRun& run, bool json) {
+  const RunState& s = run.state();
+  if (json) {
+    std::cout << SummaryJson(run).dump(2) << "\n";
+  } else {
+    std::cout << fmt::format("{} {}: {} after {} rounds, {} validations ({})\n",
+                             s.success ? "REPAIRED" : "NOT REPAIRED", s.task_name,
+                             s.success ? "certified on the full set" : "not certified", s.round, s.iterations,
+                             s.finish_reason);
+    if (s.success) std::cout << "  final candidate: " << run.dir() << "/final.cc\n";
+    else if (s.best) std::cout << "  best candidate: level " << s.best->level << ", " << s.best->failure << "\n";
+    std::cout << "  run directory: " << run.dir() << " (kforge log " << run.dir() << ")\n";
+  }
+  if (!s.finished) return 2;
+  if (s.finish_reason == "environment") return 2;
+  return s.success ? 0 : 1;
+}
+
+}  // namespace
+
+CommandAction SetupRepair(CLI::App& sub) {
+  struct Args {
+    std::string task, candidate, out, repairer = "recipe", repairer_cmd;
+    bool json = false, quiet = false;
+    uint64_t seed = 0;
+    int rounds = 5, attempts = 3;
+    double timeout_s = 10, wall_s = 1800;
+  };
+  auto a = std::make_shared<Args>();
+  sub.add_option("task", a->task, "bundled task name or path to a task file")->required();
+  sub.add_option("candidate", a->candidate, "the failing candidate source file")->required();
+  sub.add_option("--out", a->out, "run directory (default: kforge-runs/TASK-<time>)");
+  sub.add_option("--repairer", a->repairer, "who proposes fixes")->check(CLI::IsMember({"recipe", "external"}));
+  sub.add_option("--repairer-cmd", a->repairer_cmd,
+                 "for --repairer external: a shell command that edits $KFORGE_CONTEXT_DIR/candidate.cc");
+  auto* seed = sub.add_option("--seed", a->seed, "run seed (default: fresh); makes the run reproducible");
+  sub.add_option("--rounds", a->rounds, "repair rounds per attempt")->check(CLI::Range(1, 100));
+  sub.add_option("--attempts", a->attempts, "attempts per run")->check(CLI::Range(1, 100));
+  sub.add_option("--timeout", a->timeout_s, "wall-clock limit per kforge_run call, seconds")->check(CLI::Range(0.1, 3600.0));
+  sub.add_option("--wall-clock", a->wall_s, "wall-clock limit for the whole run, seconds")->check(CLI::Range(1.0, 1e6));
+  sub.add_flag("--json", a->json, "print the run summary as JSON on stdout");
+  sub.add_flag("--quiet", a->quiet, "no progress on stderr");
+  sub.footer("Exit status: 0 repaired and certified, 1 not repaired, 2 usage or environment error.\n"
+             "The run directory holds events.db, artifacts/, summary.json, final.cc and logs/iteration_N/.");
+  return [a, seed]() -> int {
+    Task task = ResolveTask(a->task);
+    std::string task_text, candidate, error;
+    TryReadFile(task.origin, &task_text, &error);
+    if (!TryReadFile(a->candidate, &candidate, &error))
+      throw UsageError("cannot read candidate " + a->candidate + ": " + error);
+    RunConfig config;
+    config.repairer = a->repairer;
+    config.repairer_command = a->repairer_cmd;
+    if (config.repairer == "external" && config.repairer_command.empty())
+      throw UsageError("--repairer external needs --repairer-cmd COMMAND");
+    config.seed = *seed ? a->seed : SystemEntropy().FreshSeed();
+    config.rounds_per_attempt = a->rounds;
+    config.max_attempts = a->attempts;
+    config.case_timeout_ms = static_cast<int64_t>(a->timeout_s * 1000);
+    config.wall_clock_s = static_cast<int64_t>(a->wall_s);
+    std::string out = a->out;
+    if (out.empty()) out = fmt::format("kforge-runs/{}-{}", task.name, SystemClock().WallMicros() / 1000000);
+    auto run = RepairRun::Create(out, task_text, task.origin, candidate, config, MakeEnv(a->quiet));
+    run->Run();
+    return Report(*run, a->json);
+  };
+}
+
+CommandAction SetupResume(CLI::App& sub) {
+  struct Args {
+    std::string dir;
+    bool json = false, quiet = false;
+  };
+  auto a = std::make_shared<Args>();
+  sub.add_option("run_dir", a->dir, "the run directory to continue")->required();
+  sub.add_flag("--json", a->json, "print the run summary as JSON on stdout");
+  sub.add_flag("--quiet", a->quiet, "no progress on stderr");
+  return [a]() -> int {
+    auto run = RepairRun::Open(a->dir, MakeEnv(a->quiet));
+    run->Run();
+    return Report(*run, a->json);
+  };
+}
+
+CommandAction SetupStatus(CLI::App& sub) {
+  struct Args {
+    std::string dir;
+    bool json = false;
+  };
+  auto a = std::make_shared<Args>();
+  sub.add_option("run_dir", a->dir, "a run directory")->required();
+  sub.add_flag("--json", a->json, "print as JSON");
+  return [a]() -> int {
+    auto log = EventLog::Open(a->dir + "/events.db", SystemClock());
+    RunState s = FoldEvents(log->ReadAll());
+    nlohmann::json j = {{"task", s.task_name}, {"finished", s.finished}, {"success", s.success},
+                        {"reason", s.finish_reason}, {"round", s.round}, {"attempt", s.attempt},
+                        {"validations", s.iterations}, {"turns", s.turns}, {"error_history", s.error_history}};
+    if (s.current) j["current"] = {{"candidate", s.current->candidate}, {"level", s.current->level},
+                                   {"failure_class", s.current->failure}, {"score", s.current->score}};
+    if (s.best) j["best"] = {{"candidate", s.best->candidate}, {"score", s.best->score}};
+    if (a->json) {
+      std::cout << j.dump(2) << "\n";
+    } else {
+      std::cout << fmt::format("{}: {} | round {} attempt {} | {} validations\n", s.task_name,
+                               s.finished ? (s.success ? "repaired" : "stopped (" + s.finish_reason + ")") : "in progress",
+                               s.round, s.attempt, s.iterations);
+      if (s.current)
+        std::cout << fmt::format("  current {} level {} {} score {:.2f}\n", s.current->candidate.substr(0, 12),
+                                 s.current->level, s.current->failure, s.current->score);
+      if (s.best) std::cout << fmt::format("  best    {} score {:.2f}\n", s.best->candidate.substr(0, 12), s.best->score);
+    }
+    return 0;
+  };
+}
+
+CommandAction SetupLog(CLI::App& sub) {
+  struct Args {
+    std::string dir;
+    bool json = false;
+  };
+  auto a = std::make_shared<Args>();
+  sub.add_option("run_dir", a->dir, "a run directory")->required();
+  sub.add_flag("--json", a->json, "one JSON object per line");
+  return [a]() -> int {
+    auto log = EventLog::Open(a->dir + "/events.db", SystemClock());
+    for (const auto& e : log->ReadAll()) {
+      if (a->json) {
+        std::cout << nlohmann::json{{"seq", e.seq}, {"type", e.type}, {"layer", LayerName(e.layer)},
+                                    {"wall_us", e.wall_us}, {"data", e.data}}.dump()
+                  << "\n";
+        continue;
+      }
+      std::string detail;
+      const auto& d = e.data;
+      if (e.type == "validated")
+        detail = fmt::format("round {} #{} {} {} level={} score={:.2f} {}", d.value("round", 0), d.value("index", -1),
+                             d.value("candidate", "").substr(0, 8), d.value("failure_class", ""), d.value("level", ""),
+                             d.value("score", 0.0), d.value("origin", ""));
+      else if (e.type == "repair_proposed")
+        detail = fmt::format("round {}: {} proposals", d.value("round", 0), d["proposals"].size());
+      else if (e.type == "round_closed")
+        detail = fmt::format("round {}: adopted={} stop={} guards={}", d.value("round", 0),
+                             d.contains("adopted") ? d["adopted"].get<std::string>().substr(0, 8) : "-",
+                             d.value("stop", ""), d["guards"].dump());
+      else
+        detail = d.dump().substr(0, 200);
+      std::cout << fmt::format("{:>4} {:<16} {:<8} {}\n", e.seq, e.type, LayerName(e.layer), detail);
+    }
+    return 0;
+  };
+}
+
+}  // namespace kforge

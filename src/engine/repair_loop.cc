@@ -1,0 +1,438 @@
+#include "engine/repair_loop.h"
+
+#include <fmt/format.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+
+#include "agent/external_repairer.h"
+#include "agent/knowledge_base.h"
+#include "agent/recipe_repairer.h"
+#include "core/clock.h"
+#include "core/error.h"
+#include "core/fs.h"
+#include "record/artifact_store.h"
+#include "verify/forensics.h"
+#include "verify/inputs.h"
+#include "verify/verifier.h"
+
+namespace kforge {
+namespace {
+
+constexpr double kEps = 1e-9;
+
+int LevelIndex(const std::string& level) {
+  const char* names[] = {"none", "L0_static", "L1_compile", "L2_light", "L2_full"};
+  for (int i = 0; i < 5; ++i)
+    if (level == names[i]) return i;
+  return 0;
+}
+
+std::string Signature(const nlohmann::json& v) {
+  std::string sig = v.value("failure_class", nlohmann::json("none")).is_string()
+                        ? v["failure_class"].get<std::string>() : "none";
+  for (const auto& c : v.value("cases", nlohmann::json::array())) {
+    if (c.value("passed", true)) continue;
+    sig += ":" + c.value("set", "") + "/" + c.value("name", "") + "/" + c.value("distribution", "");
+    for (const auto& o : c.value("outputs", nlohmann::json::array()))
+      sig += ":" + std::to_string(o.value("mismatches", 0));
+    break;
+  }
+  return sig;
+}
+
+std::unique_ptr<Repairer> MakeRepairer(const RunConfig& c) {
+  if (c.repairer == "recipe") return std::make_unique<RecipeRepairer>();
+  if (c.repairer == "external") {
+    if (c.repairer_command.empty())
+      throw UsageError("the external repairer needs --repairer-cmd COMMAND");
+    return std::make_unique<ExternalRepairer>(c.repairer_command, int64_t{3600} * 1000);
+  }
+  throw UsageError("unknown repairer '" + c.repairer + "'; use 'recipe' or 'external'");
+}
+
+}  // namespace
+
+double ScoreVerdict(const nlohmann::json& v) {
+  if (v.value("failure_class", nlohmann::json()).is_string() && v["failure_class"] == "integrity") return -1;
+  double score = 10.0 * LevelIndex(v.value("level", "none"));
+  int run = 0, passed = 0;
+  double worst = 0;
+  for (const auto& c : v.value("cases", nlohmann::json::array())) {
+    ++run;
+    if (c.value("passed", false)) ++passed;
+    for (const auto& o : c.value("outputs", nlohmann::json::array())) {
+      const auto& r = o["worst_tolerance_ratio"];
+      double ratio = r.is_number() ? r.get<double>() : 1e12;
+      if (o.value("nan_inf_mismatches", 0) > 0 || o.value("unwritten", 0) > 0) ratio = 1e12;
+      worst = std::max(worst, ratio);
+    }
+  }
+  if (run > 0) score += 5.0 * passed / run;
+  score += 1.0 / (1.0 + std::log10(1.0 + worst));
+  return score;
+}
+
+RepairRun::RepairRun(std::string dir, const RepairEnv& env) : dir_(std::move(dir)), env_(env) {
+  if (const char* k = std::getenv("KFORGE_TEST_KILL_AFTER_EVENT"); k && *k) kill_after_ = std::atoi(k);
+}
+
+RepairRun::~RepairRun() = default;
+
+std::unique_ptr<RepairRun> RepairRun::Create(const std::string& run_dir, const std::string& task_text,
+                                             const std::string& task_origin, const std::string& candidate_source,
+                                             const RunConfig& config, const RepairEnv& env) {
+  if (FileExists(run_dir + "/events.db"))
+    throw UsageError("run directory " + run_dir + " already holds a run; resume it with 'kforge resume " + run_dir +
+                     "' or choose another --out");
+  Task task = ParseTask(task_text, task_origin);  // validate before creating anything
+  Verifier check(task);
+  MakeDirs(run_dir);
+  std::unique_ptr<RepairRun> run(new RepairRun(run_dir, env));
+  run->log_ = EventLog::Create(run_dir + "/events.db", SystemClock());
+  run->artifacts_ = std::make_unique<ArtifactStore>(run_dir + "/artifacts");
+  std::string task_hash = run->artifacts_->Put(task_text);
+  std::string cand_hash = run->artifacts_->Put(candidate_source);
+  // The knowledge base as it stands now is an input of the run: record it.
+  KnowledgeBase kb(env.kb_dir, env.kb_state_dir);
+  std::string kb_hash = run->artifacts_->Put(kb.Snapshot().dump());
+  run->Append("run_started", Layer::kControl,
+              {{"task_name", task.name}, {"task_origin", task_origin}, {"task_artifact", task_hash},
+               {"candidate", cand_hash}, {"config", config.ToJson()}, {"kforge_version", KforgeVersion()},
+               {"kb_snapshot", kb_hash}});
+  run->Load();
+  return run;
+}
+
+std::unique_ptr<RepairRun> RepairRun::Open(const std::string& run_dir, const RepairEnv& env) {
+  std::unique_ptr<RepairRun> run(new RepairRun(run_dir, env));
+  run->log_ = EventLog::Open(run_dir + "/events.db", SystemClock());
+  run->artifacts_ = std::make_unique<ArtifactStore>(run_dir + "/artifacts");
+  run->state_ = FoldEvents(run->log_->ReadAll());
+  if (!run->state_.started)
+    throw UsageError("the run in " + run_dir + " has no run_started event (it was interrupted while being "
+                     "created); start a new run");
+  run->Load();
+  return run;
+}
+
+void RepairRun::Load() {
+  state_ = FoldEvents(log_->ReadAll());
+  task_ = ParseTask(artifacts_->Get(state_.task_artifact), state_.task_name + " (recorded)");
+  kb_ = std::make_unique<KnowledgeBase>(env_.kb_dir, env_.kb_state_dir);
+  if (!state_.kb_snapshot.empty()) kb_->Restore(nlohmann::json::parse(artifacts_->Get(state_.kb_snapshot)));
+  repairer_ = MakeRepairer(state_.config);
+}
+
+Event RepairRun::Append(std::string_view type, Layer layer, nlohmann::json data) {
+  Event e = log_->Append(type, layer, std::move(data));  // persist first ...
+  state_.Apply(e);                                       // ... then apply
+  if (kill_after_ > 0 && ++appended_ == kill_after_) ::kill(::getpid(), SIGKILL);
+  return e;
+}
+
+void RepairRun::Progress(const std::string& line) {
+  if (env_.progress) env_.progress(line);
+}
+
+Scored RepairRun::Validate(const std::string& source, int round, int index, const std::string& origin,
+                           const std::string& previous) {
+  VerifyOptions opts;
+  opts.full = true;
+  opts.seed = MixSeed(state_.config.seed, static_cast<uint64_t>(round) * 1000 + static_cast<uint64_t>(index + 1));
+  opts.case_timeout_ms = state_.config.case_timeout_ms;
+  opts.limits.address_space_bytes = static_cast<int64_t>(state_.config.memory_gib * (1 << 30));
+  opts.cache_dir = env_.cache_dir;
+  Verifier verifier(task_);
+  std::string cand_hash = artifacts_->Put(source);
+  Verdict v = verifier.VerifySource(source, "candidate-" + cand_hash.substr(0, 12) + ".cc", opts);
+  nlohmann::json vj = v.ToJson();
+  Forensics f = Diagnose(task_, v);
+  Scored s;
+  s.candidate = cand_hash;
+  s.verdict = artifacts_->Put(vj.dump(2));
+  s.forensics = v.passed ? "" : artifacts_->Put(f.ToJson().dump(2));
+  s.score = ScoreVerdict(vj);
+  s.passed = v.passed;
+  s.integrity = v.failure == FailureClass::kIntegrity;
+  s.failure = std::string(FailureClassName(v.failure));
+  s.level = std::string(LevelName(v.level));
+  s.signature = Signature(vj);
+  s.message = v.message;
+  s.origin = origin;
+  s.round = round;
+  s.index = index;
+  s.iteration = state_.iterations;
+  Append("validated", Layer::kTensor,
+         {{"candidate", s.candidate}, {"verdict", s.verdict}, {"forensics", s.forensics}, {"score", s.score},
+          {"passed", s.passed}, {"integrity", s.integrity}, {"failure_class", s.failure}, {"level", s.level},
+          {"signature", s.signature}, {"message", s.message}, {"origin", origin}, {"round", round},
+          {"index", index}, {"iteration", s.iteration}, {"seed", *opts.seed}, {"previous", previous}});
+  // A person can follow the run without kforge: one directory per validation.
+  std::string it_dir = fmt::format("{}/logs/iteration_{}", dir_, s.iteration);
+  MakeDirs(it_dir);
+  WriteFileAtomic(it_dir + "/candidate.cc", source);
+  if (!previous.empty()) WriteFileAtomic(it_dir + "/previous.cc", artifacts_->Get(previous));
+  WriteFileAtomic(it_dir + "/verdict.json", vj.dump(2) + "\n");
+  if (!v.passed) {
+    WriteFileAtomic(it_dir + "/forensics.json", f.ToJson().dump(2) + "\n");
+    WriteFileAtomic(it_dir + "/forensics.txt", f.Text());
+  }
+  WriteFileAtomic(it_dir + "/error.log", v.Summary() + (origin.empty() ? "" : "proposed by: " + origin + "\n"));
+  Progress(fmt::format("  validated {} {}: {} (level {}, score {:.2f}){}", index < 0 ? "initial candidate" : fmt::format("proposal {}.{}", round, index + 1),
+                       cand_hash.substr(0, 8), v.passed ? "PASS" : s.failure, s.level, s.score,
+                       origin.empty() ? "" : " from " + origin));
+  return s;
+}
+
+void RepairRun::RequestRepair() {
+  int round = state_.round + 1;
+  Append("repair_requested", Layer::kControl,
+         {{"round", round}, {"attempt", state_.attempt}, {"repairer", repairer_->name()},
+          {"current", state_.current->candidate}, {"forensics", state_.current->forensics}});
+}
+
+void RepairRun::CallRepairer() {
+  RepairContext ctx;
+  ctx.task = &task_;
+  ctx.source = artifacts_->Get(state_.current->candidate);
+  ctx.verdict = nlohmann::json::parse(artifacts_->Get(state_.current->verdict));
+  Forensics f;
+  if (!state_.current->forensics.empty()) {
+    ctx.forensics = nlohmann::json::parse(artifacts_->Get(state_.current->forensics));
+    f = ForensicsFromJson(ctx.forensics);
+  }
+  ctx.forensics_text = f.Text();
+  ctx.kb_hits = kb_->Retrieve(task_, f);
+  ctx.round = state_.round;
+  for (const auto& e : state_.error_history) ctx.history.push_back(e);
+  std::string hits;
+  for (const auto& h : ctx.kb_hits) hits += (hits.empty() ? "" : ", ") + h.entry->id;
+  Progress(fmt::format("round {} (attempt {}): {} | knowledge base: {}", state_.round, state_.attempt,
+                       f.Text().substr(0, f.Text().find('\n')), hits.empty() ? "no match" : hits));
+  std::vector<Proposal> proposals = repairer_->Propose(ctx);
+  nlohmann::json list = nlohmann::json::array();
+  int skipped = 0;
+  for (const auto& p : proposals) {
+    std::string hash = artifacts_->Put(p.source);
+    if (state_.seen.count(hash)) {  // oscillation: never validate a candidate twice
+      ++skipped;
+      continue;
+    }
+    list.push_back({{"candidate", hash}, {"origin", p.origin}, {"description", p.description}});
+  }
+  nlohmann::json kb_ids = nlohmann::json::array();
+  for (const auto& h : ctx.kb_hits) kb_ids.push_back(h.entry->id);
+  Append("repair_proposed", state_.config.repairer == "recipe" ? Layer::kControl : Layer::kToken,
+         {{"round", state_.round}, {"proposals", list}, {"skipped_seen", skipped}, {"kb_hits", kb_ids}});
+}
+
+void RepairRun::CloseRound() {
+  const Scored& cur = *state_.current;
+  const Scored& best = *state_.best;
+  const RunConfig& cfg = state_.config;
+  const std::vector<Scored>& results = state_.round_results;
+  nlohmann::json d = {{"round", state_.round}};
+  nlohmann::json guards = nlohmann::json::array();
+  auto guard = [&](const std::string& g, const std::string& decision, const std::string& reason) {
+    guards.push_back({{"guard", g}, {"decision", decision}, {"reason", reason}});
+  };
+  std::string stop;
+  bool success = false;
+  const Scored* top = nullptr;
+  for (const auto& r : results)
+    if (top == nullptr || r.score > top->score + kEps) top = &r;
+  for (const auto& r : results)
+    if (r.integrity)
+      guard("integrity", "reject", "proposal " + r.candidate.substr(0, 8) + " from " + r.origin + " cheats: " + r.message);
+
+  int rounds_without_best = state_.rounds_without_best;
+  int stagnant = state_.stagnant_rounds;
+  int repeated = state_.repeated;
+  int build_rounds = state_.build_error_rounds, precision_rounds = state_.precision_rounds;
+  bool improved = false;
+  const Scored* new_current = &cur;
+  if (top == nullptr) {
+    stop = state_.proposals.empty() ? "no_proposals" : "oscillation";
+    guard(stop, "stop", state_.proposals.empty() ? "the repairer had nothing to propose for this diagnosis"
+                                                 : "every proposal repeated a candidate already tried");
+  } else if (top->passed) {
+    d["adopted"] = top->candidate;
+    d["new_best"] = top->candidate;
+    stop = "certified";
+    success = true;
+  } else {
+    improved = top->score > cur.score + kEps;
+    bool adopt = !top->integrity && (improved || LevelIndex(top->level) >= 2);
+    if (adopt) {
+      d["adopted"] = top->candidate;
+      new_current = top;
+    }
+    if (top->score > best.score + kEps && !top->integrity) {
+      d["new_best"] = top->candidate;
+      rounds_without_best = 0;
+    } else {
+      ++rounds_without_best;
+    }
+    stagnant = std::fabs(new_current->score - cur.score) < kEps ? stagnant + 1 : 0;
+    repeated = new_current->signature == cur.signature ? repeated + 1 : 0;
+    if (top->failure == "build_error") ++build_rounds;
+    if (top->failure == "precision") ++precision_rounds;
+    const Scored& best_after = d.contains("new_best") ? *top : best;
+    if (rounds_without_best >= cfg.rollback_after && new_current->candidate != best_after.candidate) {
+      d["rollback"] = true;
+      guard("best_snapshot", "rollback",
+            fmt::format("{} rounds without beating the best (score {:.2f}); back to {}", rounds_without_best,
+                        best_after.score, best_after.candidate.substr(0, 8)));
+    }
+    Forensics f;
+    if (!new_current->forensics.empty())
+      f = ForensicsFromJson(nlohmann::json::parse(artifacts_->Get(new_current->forensics)));
+    int64_t elapsed_s = (SystemClock().WallMicros() - state_.started_wall_us) / 1000000;
+    if (repeated >= cfg.repeated_failure_limit) {
+      stop = "repeated_failure";
+      guard(stop, "stop", fmt::format("the same error ({}) {} rounds in a row", new_current->signature, repeated));
+    } else if (stagnant >= cfg.stagnation_rounds) {
+      stop = "stagnation";
+      guard(stop, "stop", fmt::format("score flat at {:.2f} for {} rounds", new_current->score, stagnant));
+    } else if (!improved && rounds_without_best >= 2 && (f.Has("near_pass") || f.Has("fp16_ceiling"))) {
+      stop = f.Has("fp16_ceiling") ? "fp16_ceiling" : "near_pass";
+      guard(stop, "stop", "errors sit just above the tolerance and no change reduces them");
+    } else if (state_.turns >= cfg.turns_per_task || state_.turns >= cfg.turns_per_session) {
+      stop = "turn_budget";
+      guard(stop, "stop", fmt::format("{} repairer turns used", state_.turns));
+    } else if (elapsed_s >= cfg.wall_clock_s) {
+      stop = "wall_clock";
+      guard(stop, "stop", fmt::format("{} s elapsed (limit {} s)", elapsed_s, cfg.wall_clock_s));
+    }
+    bool sub_limit = build_rounds >= cfg.build_error_rounds || precision_rounds >= cfg.precision_rounds;
+    if (stop.empty() && (state_.rounds_in_attempt >= cfg.rounds_per_attempt + state_.extra_rounds || sub_limit)) {
+      if (improved && !state_.extended && !sub_limit && cfg.soft_extension_rounds > 0) {
+        d["extend"] = cfg.soft_extension_rounds;
+        guard("soft_budget", "extend", fmt::format("the last round improved the score ({:.2f} -> {:.2f})", cur.score,
+                                                   new_current->score));
+      } else if (state_.attempt < cfg.max_attempts) {
+        d["new_attempt"] = true;
+        d["rollback"] = true;
+        guard("attempt_budget", "new_attempt",
+              sub_limit ? fmt::format("{} build-error / {} precision rounds in this attempt", build_rounds, precision_rounds)
+                        : fmt::format("{} rounds used in attempt {}", state_.rounds_in_attempt, state_.attempt));
+      } else {
+        stop = "round_budget";
+        guard(stop, "stop", fmt::format("{} attempts used", state_.attempt));
+      }
+    }
+  }
+  d["rounds_without_best"] = rounds_without_best;
+  d["stagnant_rounds"] = stagnant;
+  d["repeated"] = repeated;
+  d["build_error_rounds"] = build_rounds;
+  d["precision_rounds"] = precision_rounds;
+  d["improved"] = improved;
+  d["guards"] = guards;
+  d["stop"] = stop;
+  // Knowledge-base track records: one use per entry per round.
+  std::map<std::string, std::pair<bool, bool>> uses;  // id -> (led to a pass, integrity)
+  for (const auto& r : results) {
+    if (r.origin.rfind("kb:", 0) != 0) continue;
+    auto& u = uses[r.origin.substr(3)];
+    u.first |= r.passed;
+    u.second |= r.integrity;
+  }
+  Append("round_closed", Layer::kControl, d);
+  for (const auto& g : guards)
+    Progress(fmt::format("  guard {}: {} ({})", g["guard"].get<std::string>(), g["decision"].get<std::string>(),
+                         g["reason"].get<std::string>()));
+  for (const auto& [id, u] : uses) kb_->RecordUse(id, u.first, u.second);
+  if (!stop.empty()) Finish(success, stop, success ? "certified on the full set" : guards.empty() ? "" : guards.back()["reason"].get<std::string>());
+}
+
+void RepairRun::Finish(bool success, const std::string& reason, const std::string& message) {
+  nlohmann::json d = {{"success", success}, {"reason", reason}, {"message", message}};
+  if (state_.current) d["final_candidate"] = state_.current->candidate;
+  Append("run_finished", Layer::kControl, d);
+  if (success && state_.current && state_.current->candidate != state_.initial_candidate) {
+    // Learn from the repair: the signature it fixed and the change that fixed it.
+    std::string before;
+    for (const auto& e : log_->ReadAll())
+      if (e.type == "validated" && e.data.value("candidate", "") == state_.current->candidate)
+        before = e.data.value("previous", "");
+    if (!before.empty()) {
+      for (const auto& e : log_->ReadAll())
+        if (e.type == "validated" && e.data.value("candidate", "") == before && !e.data.value("forensics", "").empty()) {
+          Forensics f = ForensicsFromJson(nlohmann::json::parse(artifacts_->Get(e.data["forensics"])));
+          std::string id = kb_->ProposeLearned(task_, f, artifacts_->Get(before), artifacts_->Get(state_.current->candidate));
+          if (!id.empty()) Progress("  proposed learned knowledge-base entry " + id);
+          break;
+        }
+    }
+  }
+}
+
+void RepairRun::WriteOutputs() {
+  nlohmann::json s;
+  s["success"] = state_.success;
+  s["workflow"] = "repair";
+  s["repairer"] = state_.config.repairer;
+  s["iterations"] = state_.iterations;
+  s["rounds"] = state_.round;
+  s["attempts"] = state_.attempt;
+  s["final_iteration"] = state_.current ? state_.current->iteration : 0;
+  s["op_name"] = task_.name;
+  s["backend"] = "cpu";
+  s["error_history"] = state_.error_history;
+  s["finished"] = state_.finished;
+  s["reason"] = state_.finish_reason;
+  if (state_.current) {
+    s["final_candidate"] = state_.current->candidate;
+    s["final_level"] = state_.current->level;
+    s["final_score"] = state_.current->score;
+  }
+  if (state_.best) s["best_candidate"] = state_.best->candidate;
+  if (!state_.success && state_.finished) {
+    s["failure_reason"] = state_.finish_reason;
+    s["last_error"] = state_.current ? state_.current->message : "";
+  }
+  WriteFileAtomic(dir_ + "/summary.json", s.dump(2) + "\n");
+  if (state_.success && state_.current) WriteFileAtomic(dir_ + "/final.cc", artifacts_->Get(state_.current->candidate));
+}
+
+const RunState& RepairRun::Run() {
+  try {
+    while (!state_.finished) {
+      if (!state_.current) {
+        Progress(fmt::format("validating {} on {} (light, then full)", state_.initial_candidate.substr(0, 8), task_.name));
+        Validate(artifacts_->Get(state_.initial_candidate), 0, -1, "", "");
+        if (state_.current->passed) Finish(true, "already_correct", "the initial candidate is certified");
+        continue;
+      }
+      // Proposals are validated in order; a certified one ends the round early. Both
+      // conditions are read from the folded state, so a resumed run decides the same way.
+      bool certified = !state_.round_results.empty() && state_.round_results.back().passed;
+      if (state_.proposed && !certified && state_.round_results.size() < state_.proposals.size()) {
+        size_t i = state_.round_results.size();
+        Validate(artifacts_->Get(state_.proposals[i]), state_.round, static_cast<int>(i), state_.proposal_origins[i],
+                 state_.current->candidate);
+        continue;
+      }
+      if (state_.proposed) {
+        CloseRound();
+        continue;
+      }
+      if (state_.requested) {
+        CallRepairer();
+        continue;
+      }
+      RequestRepair();
+    }
+  } catch (const EnvironmentError& e) {
+    Append("run_finished", Layer::kControl, {{"success", false}, {"reason", "environment"}, {"message", e.what()}});
+    Progress(std::string("environment error: ") + e.what());
+  }
+  WriteOutputs();
+  return state_;
+}
+
+}  // namespace kforge

@@ -1,0 +1,73 @@
+#pragma once
+// The repair engine: forensics -> repair -> validate, until the candidate is certified on
+// the full set, a guard stops the run, or the budget ends. Every step is an event persisted
+// before it takes effect, so a run killed at any point resumes from its log with no step
+// lost or repeated (see run_state.h for the events).
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "core/task.h"
+#include "engine/run_state.h"
+
+namespace kforge {
+
+class ArtifactStore;
+class KnowledgeBase;
+class Repairer;
+class Clock;
+
+struct RepairEnv {
+  std::string kb_dir;        ///< curated knowledge base (kb/ in the source tree)
+  std::string kb_state_dir;  ///< track records and learned entries
+  std::string cache_dir;     ///< compile cache ("" for the default)
+  std::function<void(const std::string&)> progress;  ///< one line per step (stderr in the CLI)
+};
+
+class RepairRun {
+ public:
+  /// Starts a new run in `run_dir` (created; must not hold a run already).
+  static std::unique_ptr<RepairRun> Create(const std::string& run_dir, const std::string& task_text,
+                                           const std::string& task_origin, const std::string& candidate_source,
+                                           const RunConfig& config, const RepairEnv& env);
+  /// Opens an existing run to resume it or inspect it.
+  static std::unique_ptr<RepairRun> Open(const std::string& run_dir, const RepairEnv& env);
+  ~RepairRun();
+
+  /// Drives the run until it finishes; returns the final state. Safe to call on a finished
+  /// run (it only rewrites the summary).
+  const RunState& Run();
+  const RunState& state() const { return state_; }
+  EventLog& log() { return *log_; }
+  const std::string& dir() const { return dir_; }
+
+ private:
+  RepairRun(std::string dir, const RepairEnv& env);
+  void Load();
+  Event Append(std::string_view type, Layer layer, nlohmann::json data);
+  Scored Validate(const std::string& source, int round, int index, const std::string& origin,
+                  const std::string& previous);
+  void RequestRepair();
+  void CallRepairer();
+  void CloseRound();
+  void Finish(bool success, const std::string& reason, const std::string& message);
+  void WriteOutputs();
+  void Progress(const std::string& line);
+
+  std::string dir_;
+  RepairEnv env_;
+  std::unique_ptr<EventLog> log_;
+  std::unique_ptr<ArtifactStore> artifacts_;
+  std::unique_ptr<KnowledgeBase> kb_;
+  std::unique_ptr<Repairer> repairer_;
+  Task task_;
+  RunState state_;
+  int appended_ = 0;
+  int kill_after_ = 0;  ///< test hook: SIGKILL self after this many appends (0: off)
+};
+
+/// Score of a verdict: 10 per level reached, up to 5 for the fraction of trials passed, up
+/// to 1 for small errors; -1 for an integrity failure. Higher is better.
+double ScoreVerdict(const nlohmann::json& verdict);
+
+}  // namespace kforge

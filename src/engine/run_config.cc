@@ -1,0 +1,38 @@
+#include "engine/run_config.h"
+
+namespace kforge {
+
+nlohmann::json RunConfig::ToJson() const {
+  return {{"repairer", repairer}, {"repairer_command", repairer_command}, {"seed", seed},
+          {"rounds_per_attempt", rounds_per_attempt}, {"build_error_rounds", build_error_rounds},
+          {"precision_rounds", precision_rounds}, {"max_attempts", max_attempts},
+          {"turns_per_session", turns_per_session}, {"turns_per_task", turns_per_task},
+          {"wall_clock_s", wall_clock_s}, {"stagnation_rounds", stagnation_rounds},
+          {"repeated_failure_limit", repeated_failure_limit}, {"rollback_after", rollback_after},
+          {"soft_extension_rounds", soft_extension_rounds}, {"case_timeout_ms", case_timeout_ms},
+          {"memory_gib", memory_gib}, {"probes_after_round", probes_after_round}};
+}
+
+RunConfig RunConfig::FromJson(const nlohmann::json& j) {
+  RunConfig c;
+  c.repairer = j.value("repairer", c.repairer);
+  c.repairer_command = j.value("repairer_command", c.repairer_command);
+  c.seed = j.value("seed", c.seed);
+  c.rounds_per_attempt = j.value("rounds_per_attempt", c.rounds_per_attempt);
+  c.build_error_rounds = j.value("build_error_rounds", c.build_error_rounds);
+  c.precision_rounds = j.value("precision_rounds", c.precision_rounds);
+  c.max_attempts = j.value("max_attempts", c.max_attempts);
+  c.turns_per_session = j.value("turns_per_session", c.turns_per_session);
+  c.turns_per_task = j.value("turns_per_task", c.turns_per_task);
+  c.wall_clock_s = j.value("wall_clock_s", c.wall_clock_s);
+  c.stagnation_rounds = j.value("stagnation_rounds", c.stagnation_rounds);
+  c.repeated_failure_limit = j.value("repeated_failure_limit", c.repeated_failure_limit);
+  c.rollback_after = j.value("rollback_after", c.rollback_after);
+  c.soft_extension_rounds = j.value("soft_extension_rounds", c.soft_extension_rounds);
+  c.case_timeout_ms = j.value("case_timeout_ms", c.case_timeout_ms);
+  c.memory_gib = j.value("memory_gib", c.memory_gib);
+  c.probes_after_round = j.value("probes_after_round", c.probes_after_round);
+  return c;
+}
+
+}  // namespace kforge

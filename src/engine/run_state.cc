@@ -1,0 +1,112 @@
+#include "engine/run_state.h"
+
+namespace kforge {
+namespace {
+
+Scored ScoredFromJson(const nlohmann::json& j) {
+  Scored s;
+  s.candidate = j.value("candidate", "");
+  s.verdict = j.value("verdict", "");
+  s.forensics = j.value("forensics", "");
+  s.score = j.value("score", 0.0);
+  s.passed = j.value("passed", false);
+  s.integrity = j.value("integrity", false);
+  s.failure = j.value("failure_class", "none");
+  s.level = j.value("level", "none");
+  s.signature = j.value("signature", "");
+  s.message = j.value("message", "");
+  s.origin = j.value("origin", "");
+  s.round = j.value("round", 0);
+  s.index = j.value("index", -1);
+  s.iteration = j.value("iteration", 0);
+  return s;
+}
+
+const Scored* FindResult(const std::vector<Scored>& results, const std::string& candidate) {
+  for (const auto& r : results)
+    if (r.candidate == candidate) return &r;
+  return nullptr;
+}
+
+}  // namespace
+
+void RunState::Apply(const Event& e) {
+  const nlohmann::json& d = e.data;
+  if (e.type == "run_started") {
+    started = true;
+    config = RunConfig::FromJson(d.value("config", nlohmann::json::object()));
+    task_artifact = d.value("task_artifact", "");
+    task_name = d.value("task_name", "");
+    initial_candidate = d.value("candidate", "");
+    kb_snapshot = d.value("kb_snapshot", "");
+    started_wall_us = e.wall_us;
+  } else if (e.type == "validated") {
+    Scored s = ScoredFromJson(d);
+    ++iterations;
+    error_history.push_back(s.failure);
+    seen.insert(s.candidate);
+    if (s.index < 0) {
+      current = s;
+      best = s;
+    } else {
+      round_results.push_back(s);
+    }
+  } else if (e.type == "repair_requested") {
+    round = d.value("round", round + 1);
+    attempt = d.value("attempt", attempt);
+    ++rounds_in_attempt;
+    ++turns;
+    requested = true;
+    proposed = false;
+    proposals.clear();
+    proposal_origins.clear();
+    round_results.clear();
+  } else if (e.type == "repair_proposed") {
+    requested = false;
+    proposed = true;
+    for (const auto& p : d.value("proposals", nlohmann::json::array())) {
+      proposals.push_back(p.value("candidate", ""));
+      proposal_origins.push_back(p.value("origin", ""));
+    }
+  } else if (e.type == "round_closed") {
+    proposed = false;
+    if (d.contains("adopted") && d["adopted"].is_string()) {
+      if (const Scored* s = FindResult(round_results, d["adopted"].get<std::string>())) current = *s;
+    }
+    if (d.contains("new_best") && d["new_best"].is_string()) {
+      if (const Scored* s = FindResult(round_results, d["new_best"].get<std::string>())) best = *s;
+    }
+    if (d.value("rollback", false) && best) current = best;
+    rounds_without_best = d.value("rounds_without_best", rounds_without_best);
+    stagnant_rounds = d.value("stagnant_rounds", stagnant_rounds);
+    repeated = d.value("repeated", repeated);
+    build_error_rounds = d.value("build_error_rounds", build_error_rounds);
+    precision_rounds = d.value("precision_rounds", precision_rounds);
+    if (d.value("new_attempt", false)) {
+      ++attempt;
+      rounds_in_attempt = 0;
+      extra_rounds = 0;
+      build_error_rounds = 0;
+      precision_rounds = 0;
+    }
+    if (d.value("extend", 0) > 0) {
+      extra_rounds += d.value("extend", 0);
+      extended = true;
+    }
+    round_results.clear();
+    proposals.clear();
+    proposal_origins.clear();
+  } else if (e.type == "run_finished") {
+    finished = true;
+    success = d.value("success", false);
+    finish_reason = d.value("reason", "");
+  }
+}
+
+RunState FoldEvents(const std::vector<Event>& events) {
+  RunState s;
+  for (const auto& e : events) s.Apply(e);
+  return s;
+}
+
+}  // namespace kforge

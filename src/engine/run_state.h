@@ -1,0 +1,84 @@
+#pragma once
+// A repair run's control state: a pure fold over its events. Nothing about a run lives
+// only in memory; resuming means replaying the log through Apply and continuing.
+//
+// Event types (stable names; payload fields in run_state.cc):
+//   run_started     control  task and candidate artifacts, config, seed
+//   validated       tensor   one candidate's verdict: round, index, scores, artifacts
+//   repair_requested control round and attempt; persisted before the repairer is called
+//   repair_proposed token    the repairer's proposals (artifact hashes), in order
+//   round_closed    control  adoption, best snapshot, rollback and every guard decision
+//   run_finished    control  success and reason
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "engine/run_config.h"
+#include "record/event_log.h"
+
+namespace kforge {
+
+/// What the engine knows about one validated candidate.
+struct Scored {
+  std::string candidate;  ///< artifact hash of the source
+  std::string verdict;    ///< artifact hash of the verdict JSON
+  std::string forensics;  ///< artifact hash of the forensics JSON ("" when it passed)
+  double score = 0;
+  bool passed = false;
+  bool integrity = false;  ///< an integrity failure
+  std::string failure;     ///< failure class name, "none" when passed
+  std::string level;
+  std::string signature;   ///< identifies "the same error" across rounds
+  std::string message;
+  std::string origin;      ///< which repairer or KB entry proposed it
+  int round = 0;
+  int index = -1;          ///< -1 for the initial candidate
+  int iteration = 0;       ///< order of validation in the run (0 = initial)
+};
+
+struct GuardDecision {
+  std::string guard;
+  std::string decision;  ///< stop, rollback, extend, new_attempt, skip
+  std::string reason;
+};
+
+struct RunState {
+  bool started = false;
+  RunConfig config;
+  std::string task_artifact, task_name, initial_candidate, kb_snapshot;
+  int64_t started_wall_us = 0;
+
+  std::optional<Scored> current, best;
+  int round = 0;             ///< rounds requested so far
+  int attempt = 1;
+  int rounds_in_attempt = 0;
+  int extra_rounds = 0;      ///< soft-budget extension granted in this attempt
+  bool extended = false;
+  int turns = 0;
+  bool requested = false;    ///< a repair was requested for `round` and not yet proposed
+  bool proposed = false;     ///< proposals for `round` are recorded
+  std::vector<std::string> proposals;  ///< candidate artifacts of this round, in order
+  std::vector<std::string> proposal_origins;
+  std::vector<Scored> round_results;   ///< validations of this round, in order
+  std::set<std::string> seen;          ///< every candidate validated or adopted so far
+  int rounds_without_best = 0;
+  int stagnant_rounds = 0;
+  int repeated = 0;
+  int build_error_rounds = 0;
+  int precision_rounds = 0;
+  int iterations = 0;        ///< validations so far
+  std::vector<std::string> error_history;
+
+  bool finished = false;
+  bool success = false;
+  std::string finish_reason;
+
+  /// Folds one event into the state. Unknown event types are ignored (forward compatible).
+  void Apply(const Event& e);
+};
+
+RunState FoldEvents(const std::vector<Event>& events);
+
+}  // namespace kforge
