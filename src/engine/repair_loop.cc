@@ -102,6 +102,7 @@ std::unique_ptr<RepairRun> RepairRun::Create(const std::string& run_dir, const s
               {{"task_name", task.name}, {"task_origin", task_origin}, {"task_artifact", task_hash},
                {"candidate", cand_hash}, {"config", config.ToJson()}, {"kforge_version", KforgeVersion()},
                {"kb_snapshot", kb_hash}});
+  run->log_->Checkpoint();
   run->Load();
   return run;
 }
@@ -333,6 +334,7 @@ void RepairRun::CloseRound() {
   d["improved"] = improved;
   d["guards"] = guards;
   d["stop"] = stop;
+  d["stop_message"] = success ? "certified on the full set" : guards.empty() ? "" : guards.back()["reason"].get<std::string>();
   // Knowledge-base track records: one use per entry per round.
   std::map<std::string, std::pair<bool, bool>> uses;  // id -> (led to a pass, integrity)
   for (const auto& r : results) {
@@ -346,7 +348,6 @@ void RepairRun::CloseRound() {
     Progress(fmt::format("  guard {}: {} ({})", g["guard"].get<std::string>(), g["decision"].get<std::string>(),
                          g["reason"].get<std::string>()));
   for (const auto& [id, u] : uses) kb_->RecordUse(id, u.first, u.second);
-  if (!stop.empty()) Finish(success, stop, success ? "certified on the full set" : guards.empty() ? "" : guards.back()["reason"].get<std::string>());
 }
 
 void RepairRun::Finish(bool success, const std::string& reason, const std::string& message) {
@@ -401,11 +402,20 @@ void RepairRun::WriteOutputs() {
 
 const RunState& RepairRun::Run() {
   try {
+    // Each step below is chosen from the folded state alone, so a resumed run takes the
+    // same step an uninterrupted one would have.
     while (!state_.finished) {
       if (!state_.current) {
         Progress(fmt::format("validating {} on {} (light, then full)", state_.initial_candidate.substr(0, 8), task_.name));
         Validate(artifacts_->Get(state_.initial_candidate), 0, -1, "", "");
-        if (state_.current->passed) Finish(true, "already_correct", "the initial candidate is certified");
+        continue;
+      }
+      if (state_.round == 0 && state_.current->passed) {
+        Finish(true, "already_correct", "the initial candidate is certified");
+        continue;
+      }
+      if (!state_.stop_pending.empty()) {
+        Finish(state_.stop_pending == "certified", state_.stop_pending, state_.stop_message);
         continue;
       }
       // Proposals are validated in order; a certified one ends the round early. Both

@@ -96,6 +96,8 @@ void RunState::Apply(const Event& e) {
     round_results.clear();
     proposals.clear();
     proposal_origins.clear();
+    stop_pending = d.value("stop", "");
+    stop_message = d.value("stop_message", "");
   } else if (e.type == "run_finished") {
     finished = true;
     success = d.value("success", false);

@@ -71,6 +71,8 @@ struct RunState {
   int iterations = 0;        ///< validations so far
   std::vector<std::string> error_history;
 
+  std::string stop_pending;  ///< a round_closed decided to stop; run_finished not yet written
+  std::string stop_message;
   bool finished = false;
   bool success = false;
   std::string finish_reason;

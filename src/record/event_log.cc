@@ -93,6 +93,8 @@ EventLog::~EventLog() {
   sqlite3_close(db_);
 }
 
+void EventLog::Checkpoint() { Exec("PRAGMA wal_checkpoint(TRUNCATE);"); }
+
 Event EventLog::Append(std::string_view type, Layer layer, nlohmann::json data) {
   Event e;
   e.type = std::string(type);

@@ -54,6 +54,9 @@ class EventLog {
   EventLog(const EventLog&) = delete;
   EventLog& operator=(const EventLog&) = delete;
 
+  /// Moves everything logged so far from the WAL into the main file (used once a run's
+  /// header is written, so a damaged WAL can never lose the run's identity).
+  void Checkpoint();
   /// Appends one event durably and returns it (with its sequence number).
   Event Append(std::string_view type, Layer layer, nlohmann::json data);
   std::vector<Event> ReadAll() const;

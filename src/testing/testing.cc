@@ -11,11 +11,14 @@ std::string SourceDir() { return KFORGE_SOURCE_DIR; }
 
 std::string BinaryPath(const std::string& name) { return std::string(KFORGE_BINARY_DIR) + "/" + name; }
 
-CliResult RunCli(const std::vector<std::string>& args, const std::string& cwd, int timeout_s) {
+CliResult RunCli(const std::vector<std::string>& args, const std::string& cwd, int timeout_s,
+                 const std::vector<std::string>& env) {
   TempDir tmp("kforge-cli");
   // The child writes stdout to one file and stderr to another via a tiny shell redirect;
   // Subprocess merges them, so use sh to split.
-  std::string cmd = "cd '" + (cwd.empty() ? tmp.path() : cwd) + "' && exec '" + BinaryPath("kforge") + "'";
+  std::string cmd = "cd '" + (cwd.empty() ? tmp.path() : cwd) + "' && exec env";
+  for (const auto& e : env) cmd += " '" + e + "'";
+  cmd += " '" + BinaryPath("kforge") + "'";
   for (const auto& a : args) {
     std::string quoted;
     for (char c : a) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);

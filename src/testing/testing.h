@@ -20,6 +20,6 @@ struct CliResult {
 /// Runs the real kforge binary with `args` in `cwd` (default: a fresh temp dir), with a
 /// wall-clock limit. Stdout and stderr are captured separately.
 CliResult RunCli(const std::vector<std::string>& args, const std::string& cwd = "",
-                 int timeout_s = 300);
+                 int timeout_s = 300, const std::vector<std::string>& env = {});
 
 }  // namespace kforge::testing

@@ -1,0 +1,246 @@
+// End-to-end tests of the repair engine through the real CLI: certification, outputs,
+// resume after SIGKILL at every event boundary and after a torn log, refusal of damaged or
+// newer logs, and a cheating repairer.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "core/fs.h"
+#include "testing/testing.h"
+
+namespace kforge {
+namespace {
+
+using testing::RunCli;
+using testing::SourceDir;
+
+std::string NearMiss(const std::string& f) { return SourceDir() + "/examples/cpu/nearmiss/" + f; }
+
+nlohmann::json ReadJson(const std::string& path) {
+  std::string text, error;
+  EXPECT_TRUE(TryReadFile(path, &text, &error)) << path;
+  return nlohmann::json::parse(text, nullptr, false);
+}
+
+struct RunView {
+  std::vector<std::string> types;  ///< event types in order
+  nlohmann::json events;
+};
+
+RunView Events(const std::string& dir) {
+  auto r = RunCli({"log", dir, "--json"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  RunView v;
+  v.events = nlohmann::json::array();
+  size_t start = 0;
+  while (start < r.out.size()) {
+    size_t end = r.out.find('\n', start);
+    std::string line = r.out.substr(start, end - start);
+    if (!line.empty()) {
+      auto e = nlohmann::json::parse(line);
+      v.types.push_back(e["type"]);
+      v.events.push_back(e);
+    }
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return v;
+}
+
+/// No step twice: one proposal list per round, one validation per (round, index).
+void ExpectNoDuplicatedSteps(const RunView& v, const std::string& what) {
+  std::map<int, int> proposed;
+  std::set<std::pair<int, int>> validated;
+  for (const auto& e : v.events) {
+    if (e["type"] == "repair_proposed") {
+      EXPECT_EQ(++proposed[e["data"]["round"].get<int>()], 1) << what;
+    }
+    if (e["type"] == "validated") {
+      EXPECT_TRUE(validated.insert({e["data"]["round"].get<int>(), e["data"]["index"].get<int>()}).second) << what;
+    }
+  }
+}
+
+class RepairTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::make_unique<TempDir>("kforge-repair-test");
+    kb_state_ = dir_->path() + "/kb-state";
+  }
+  /// Each run gets a fresh knowledge-base state so track records of one test cannot
+  /// change another's retrieval order.
+  std::vector<std::string> Env(const std::string& tag) { return {"KFORGE_KB_STATE=" + kb_state_ + "-" + tag}; }
+  std::string Dir(const std::string& name) { return dir_->path() + "/" + name; }
+  std::unique_ptr<TempDir> dir_;
+  std::string kb_state_;
+};
+
+TEST_F(RepairTest, RepairsAndCertifiesANearMiss) {
+  std::string run = Dir("run");
+  auto r = RunCli({"repair", "sum_lastdim", NearMiss("sum_lastdim_half_accum.cc"), "--out", run, "--seed", "1", "--json"},
+                  "", 300, Env("a"));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.err.find("round 1"), std::string::npos) << "progress goes to stderr";
+  auto s = nlohmann::json::parse(r.out);
+  EXPECT_EQ(s["success"], true);
+  EXPECT_EQ(s["workflow"], "repair");
+  EXPECT_EQ(s["op_name"], "sum_lastdim");
+  EXPECT_EQ(s["backend"], "cpu");
+  EXPECT_GE(s["iterations"].get<int>(), 2);
+  EXPECT_TRUE(s.contains("final_iteration"));
+  EXPECT_EQ(s["error_history"][0], "precision");
+  // The final candidate is certified by an independent verification.
+  auto v = RunCli({"verify", "sum_lastdim", run + "/final.cc", "--full"});
+  EXPECT_EQ(v.exit_code, 0) << v.out;
+  // A person can follow the run without kforge.
+  for (const char* f : {"candidate.cc", "previous.cc", "verdict.json", "forensics.json", "error.log"})
+    EXPECT_TRUE(FileExists(run + "/logs/iteration_1/" + f)) << f;
+  EXPECT_TRUE(FileExists(run + "/summary.json"));
+  // Learned entry proposed from the successful repair.
+  EXPECT_FALSE(std::filesystem::is_empty(kb_state_ + "-a/learned"));
+  auto status = RunCli({"status", run, "--json"});
+  EXPECT_EQ(nlohmann::json::parse(status.out)["success"], true);
+}
+
+TEST_F(RepairTest, UnrepairableCandidateExitsOneWithReason) {
+  std::string run = Dir("run");
+  auto r = RunCli({"repair", "add_bias", NearMiss("add_bias_wrong_broadcast.cc"), "--out", run, "--seed", "1", "--json",
+                   "--quiet"},
+                  "", 300, Env("b"));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  auto s = nlohmann::json::parse(r.out);
+  EXPECT_EQ(s["success"], false);
+  EXPECT_FALSE(s["failure_reason"].get<std::string>().empty());
+  EXPECT_TRUE(s.contains("last_error"));
+  EXPECT_FALSE(FileExists(run + "/final.cc"));
+}
+
+TEST_F(RepairTest, KillAtEveryEventBoundaryThenResume) {
+  std::string ref_dir = Dir("reference");
+  std::vector<std::string> args = {"sum_lastdim", NearMiss("sum_lastdim_half_accum.cc"), "--seed", "7", "--quiet"};
+  auto ref = RunCli({"repair", args[0], args[1], "--out", ref_dir, "--seed", "7", "--quiet"}, "", 300, Env("ref"));
+  ASSERT_EQ(ref.exit_code, 0) << ref.err;
+  RunView reference = Events(ref_dir);
+  nlohmann::json ref_summary = ReadJson(ref_dir + "/summary.json");
+  ASSERT_GE(reference.types.size(), 8u);
+  for (size_t k = 1; k < reference.types.size(); ++k) {
+    std::string run = Dir("kill" + std::to_string(k));
+    std::vector<std::string> env = Env("k" + std::to_string(k));
+    std::vector<std::string> killed_env = env;
+    killed_env.push_back("KFORGE_TEST_KILL_AFTER_EVENT=" + std::to_string(k));
+    auto killed = RunCli({"repair", args[0], args[1], "--out", run, "--seed", "7", "--quiet"}, "", 300, killed_env);
+    EXPECT_EQ(killed.exit_code, -1) << "killed after event " << k;
+    auto resumed = RunCli({"resume", run, "--quiet"}, "", 300, env);
+    EXPECT_EQ(resumed.exit_code, 0) << "resume after event " << k << ": " << resumed.err;
+    RunView v = Events(run);
+    EXPECT_EQ(v.types, reference.types) << "kill after event " << k;
+    ExpectNoDuplicatedSteps(v, "kill after event " + std::to_string(k));
+    nlohmann::json summary = ReadJson(run + "/summary.json");
+    EXPECT_EQ(summary["final_candidate"], ref_summary["final_candidate"]) << k;
+    EXPECT_EQ(summary["error_history"], ref_summary["error_history"]) << k;
+  }
+}
+
+TEST_F(RepairTest, TornLogTailIsDetectedAndResumed) {
+  std::string base = Dir("base");
+  auto ref = RunCli({"repair", "sum_lastdim", NearMiss("sum_lastdim_half_accum.cc"), "--out", Dir("ref"), "--seed", "7",
+                     "--quiet"},
+                    "", 300, Env("tref"));
+  ASSERT_EQ(ref.exit_code, 0);
+  nlohmann::json ref_summary = ReadJson(Dir("ref") + "/summary.json");
+  RunView reference = Events(Dir("ref"));
+  // Kill near the end so the WAL holds most of the run.
+  std::vector<std::string> env = Env("tbase");
+  env.push_back("KFORGE_TEST_KILL_AFTER_EVENT=" + std::to_string(reference.types.size() - 1));
+  RunCli({"repair", "sum_lastdim", NearMiss("sum_lastdim_half_accum.cc"), "--out", base, "--seed", "7", "--quiet"}, "",
+         300, env);
+  struct stat st;
+  ASSERT_EQ(::stat((base + "/events.db-wal").c_str(), &st), 0);
+  off_t wal_size = st.st_size;
+  ASSERT_GT(wal_size, 0);
+  for (int i = 0; i <= 12; ++i) {
+    off_t cut = wal_size * i / 12 - (i % 3) * 7;  // land inside headers, frames and page bodies
+    if (cut < 0) cut = 0;
+    std::string run = Dir("torn" + std::to_string(i));
+    std::filesystem::copy(base, run, std::filesystem::copy_options::recursive);
+    ASSERT_EQ(::truncate((run + "/events.db-wal").c_str(), cut), 0);
+    auto resumed = RunCli({"resume", run, "--quiet"}, "", 300, Env("t" + std::to_string(i)));
+    EXPECT_EQ(resumed.exit_code, 0) << "WAL cut at " << cut << ": " << resumed.err;
+    RunView v = Events(run);
+    EXPECT_EQ(v.types, reference.types) << "WAL cut at " << cut;
+    ExpectNoDuplicatedSteps(v, "WAL cut at " + std::to_string(cut));
+    EXPECT_EQ(ReadJson(run + "/summary.json")["final_candidate"], ref_summary["final_candidate"]);
+  }
+}
+
+TEST_F(RepairTest, DamagedOrNewerLogsAreRefused) {
+  std::string run = Dir("run");
+  ASSERT_EQ(RunCli({"repair", "relu", NearMiss("relu_nan_dropped.cc"), "--out", run, "--seed", "1", "--quiet"}, "", 300,
+                   Env("d"))
+                .exit_code,
+            0);
+  std::string newer = Dir("newer");
+  std::filesystem::copy(run, newer, std::filesystem::copy_options::recursive);
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((newer + "/events.db").c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "UPDATE meta SET value = '99' WHERE key = 'schema_version'", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  auto r = RunCli({"resume", newer});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("newer kforge"), std::string::npos) << r.err;
+
+  std::string damaged = Dir("damaged");
+  std::filesystem::copy(run, damaged, std::filesystem::copy_options::recursive);
+  std::string bytes, error;
+  ASSERT_TRUE(TryReadFile(damaged + "/events.db", &bytes, &error));
+  for (size_t i = 100; i < bytes.size(); i += 97) bytes[i] = static_cast<char>(bytes[i] ^ 0x5A);
+  WriteFileAtomic(damaged + "/events.db", bytes);
+  r = RunCli({"resume", damaged});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_FALSE(r.err.empty());
+  EXPECT_EQ(r.err.find("terminate called"), std::string::npos) << r.err;
+
+  r = RunCli({"resume", Dir("nothing-here")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no event log"), std::string::npos);
+  r = RunCli({"repair", "relu", NearMiss("relu_nan_dropped.cc"), "--out", run});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("already holds a run"), std::string::npos);
+}
+
+TEST_F(RepairTest, ExternalRepairerFixIsValidatedByTheEngine) {
+  std::string run = Dir("run");
+  std::string fix = SourceDir() + "/examples/cpu/correct/relu.cc";
+  auto r = RunCli({"repair", "relu", NearMiss("relu_nan_dropped.cc"), "--out", run, "--seed", "1", "--repairer",
+                   "external", "--repairer-cmd", "cp '" + fix + "' \"$KFORGE_CONTEXT_DIR/candidate.cc\"", "--quiet"},
+                  "", 300, Env("e"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+TEST_F(RepairTest, CheatingProposalIsRejectedAndRecorded) {
+  std::string run = Dir("run");
+  // Numerically right, but writes outside its sandbox directory.
+  std::string cheat = SourceDir() + "/examples/cpu/hostile/write_outside_scratch.cc";
+  auto r = RunCli({"repair", "relu", NearMiss("relu_nan_dropped.cc"), "--out", run, "--seed", "1", "--repairer",
+                   "external", "--repairer-cmd", "cp '" + cheat + "' \"$KFORGE_CONTEXT_DIR/candidate.cc\"", "--quiet"},
+                  "", 300, Env("c"));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  RunView v = Events(run);
+  bool rejected = false;
+  for (const auto& e : v.events) {
+    if (e["type"] != "round_closed") continue;
+    for (const auto& g : e["data"]["guards"])
+      if (g["guard"] == "integrity" && g["decision"] == "reject") rejected = true;
+    EXPECT_FALSE(e["data"].contains("adopted")) << "a cheating candidate must never be adopted";
+  }
+  EXPECT_TRUE(rejected);
+  EXPECT_FALSE(FileExists(run + "/final.cc"));
+}
+
+}  // namespace
+}  // namespace kforge
