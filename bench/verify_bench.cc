@@ -12,6 +12,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/fs.h"
@@ -25,11 +26,12 @@ double Median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
-std::string Hostname() {
-  std::string h, e;
-  kforge::TryReadFile("/proc/sys/kernel/hostname", &h, &e);
-  while (!h.empty() && h.back() == '\n') h.pop_back();
-  return h;
+std::string Machine() {
+  std::string info, e;
+  kforge::TryReadFile("/proc/cpuinfo", &info, &e);
+  size_t p = info.find("model name");
+  std::string model = p == std::string::npos ? "unknown cpu" : info.substr(info.find(':', p) + 2, info.find('\n', p) - info.find(':', p) - 2);
+  return model + ", " + std::to_string(std::thread::hardware_concurrency()) + " cpus";
 }
 
 }  // namespace
@@ -78,7 +80,7 @@ int main(int argc, char** argv) {
     }
   }
   nlohmann::json doc = {{"benchmark", "verify_cpu"},
-                        {"machine", Hostname()},
+                        {"machine", Machine()},
                         {"repeat", repeat},
                         {"note", "run_s spans each kforge_run call as seen by the engine (IPC included); "
                                  "full includes the light set it runs first"},

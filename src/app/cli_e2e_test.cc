@@ -53,7 +53,7 @@ TEST(CliTest, EveryNearMissFailsWithItsLabelledClass) {
   for (const auto& c : manifest["candidates"]) {
     std::string file = c["file"];
     bug_classes.insert(c["bug_class"].get<std::string>());
-    auto r = RunCli({"verify", c["task"], dir + "/" + file, "--full", "--json"});
+    auto r = RunCli({"verify", c["task"], dir + "/" + file, "--full", "--json", "--forensics"});
     EXPECT_EQ(r.exit_code, 1) << file << "\n" << r.err;
     auto v = ParseVerdict(r);
     EXPECT_EQ(v["passed"], false) << file;
@@ -64,6 +64,12 @@ TEST(CliTest, EveryNearMissFailsWithItsLabelledClass) {
       if (kase["passed"] == false) has_evidence = true;
     EXPECT_TRUE(has_evidence) << file;
     EXPECT_FALSE(v["message"].get<std::string>().empty()) << file;
+    // Forensics name the pattern and the symptom labelled for this bug class.
+    std::set<std::string> named;
+    for (const auto& n : v["forensics"]["patterns"]) named.insert(n.get<std::string>());
+    for (const auto& n : v["forensics"]["symptoms"]) named.insert(n.get<std::string>());
+    for (const auto& want : c["expected_forensics"])
+      EXPECT_TRUE(named.count(want.get<std::string>())) << file << " forensics lack " << want << ": " << v["forensics"].dump();
   }
   EXPECT_GE(bug_classes.size(), 15u);
 }
