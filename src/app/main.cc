@@ -16,6 +16,7 @@ const Command kCommands[] = {
     {"resume", "continue an interrupted repair run from its event log", SetupResume},
     {"status", "show where a repair run stands", SetupStatus},
     {"log", "print a run's events", SetupLog},
+    {"check", "run the static integrity checks on a candidate source", SetupCheck},
     {"tasks", "list the bundled tasks", SetupTasks},
 };
 

@@ -242,10 +242,18 @@ class TaskParser {
       else if (c == "argmax") task_.comparison = Comparison::kArgmax;
       else Fail("comparison", "must be 'allclose' or 'argmax'");
     }
+    if (j.contains("allowed_libraries")) {
+      const json& libs = j["allowed_libraries"];
+      if (!libs.is_array()) Fail("allowed_libraries", "must be an array of library family names");
+      for (const auto& l : libs) {
+        if (!l.is_string()) Fail("allowed_libraries", "must be an array of library family names");
+        task_.allowed_libraries.push_back(l.get<std::string>());
+      }
+    }
     static const std::set<std::string> kKnown = {
         "schema_version", "name", "description", "category", "level", "reference", "params",
         "inputs", "outputs", "attributes", "distributions", "cases", "tolerance",
-        "reduction_size", "flops", "bytes", "comparison"};
+        "reduction_size", "flops", "bytes", "comparison", "allowed_libraries"};
     for (auto it = j.begin(); it != j.end(); ++it)
       if (!kKnown.count(it.key())) Fail("top level", "unknown field '" + it.key() + "'");
     task_.origin = origin_;

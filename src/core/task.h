@@ -76,6 +76,8 @@ struct Task {
   std::string flops;
   std::string bytes;
   Comparison comparison = Comparison::kAllClose;
+  /// Library families a candidate may call (e.g. "cublas"); none by default.
+  std::vector<std::string> allowed_libraries;
 
   std::string origin;  ///< where it was loaded from, for messages
   std::string sha256;  ///< hash of the exact task file bytes

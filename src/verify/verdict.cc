@@ -134,7 +134,11 @@ nlohmann::json Verdict::ToJson() const {
   j["counts"] = {{"light_run", light}, {"light_passed", light_pass},
                  {"full_run", full}, {"full_passed", full_pass}};
   j["integrity"] = nlohmann::json::array();
-  for (const auto& f : integrity) j["integrity"].push_back({{"check", f.check}, {"detail", f.detail}});
+  for (const auto& f : integrity) {
+    nlohmann::json fj = {{"check", f.check}, {"detail", f.detail}};
+    if (f.line > 0) fj["line"] = f.line;
+    j["integrity"].push_back(fj);
+  }
   j["timing"] = {{"compile_seconds", compile.seconds},
                  {"run_seconds", run_seconds},
                  {"reference_seconds", reference_seconds},
@@ -176,7 +180,9 @@ std::string Verdict::Summary() const {
       }
     }
   }
-  for (const auto& f : integrity) s += fmt::format("  integrity {}: {}\n", f.check, f.detail);
+  for (const auto& f : integrity)
+    s += f.line > 0 ? fmt::format("  integrity {} (line {}): {}\n", f.check, f.line, f.detail)
+                    : fmt::format("  integrity {}: {}\n", f.check, f.detail);
   if (!compile.ok && compile.attempted && !compile.log.empty()) {
     std::string log = compile.log.size() > 2000 ? compile.log.substr(0, 2000) + "\n..." : compile.log;
     s += "  compiler output:\n" + log + "\n";

@@ -65,6 +65,7 @@ struct CaseEvidence {
 struct IntegrityFinding {
   std::string check;   ///< stable name, e.g. "sandbox.write_outside_scratch"
   std::string detail;  ///< what was seen
+  int line = 0;        ///< 1-based source line for static checks; 0 when not tied to a line
 };
 
 struct CompileEvidence {

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <memory>
 
 #include "core/clock.h"
@@ -13,6 +14,7 @@
 #include "exec/compiler.h"
 #include "verify/inputs.h"
 #include "verify/reference.h"
+#include "verify/static_checks.h"
 
 namespace kforge {
 namespace {
@@ -177,6 +179,10 @@ class Run {
     ev.run_ms = Seconds(clock, run_start) * 1000;
     ev.outcome = std::string(OutcomeName(run.outcome));
     ev.threads_after = run.threads_after;
+    if (run.outcome == CaseRun::Outcome::kReturned && run.threads_after > 1)
+      AddIntegrity("runtime.lingering_threads",
+                   std::to_string(run.threads_after - 1) +
+                       " thread(s) still running after kforge_run returned (work hidden from the timer)");
     if (run.outcome != CaseRun::Outcome::kReturned) {
       ev.failure = ClassifyOutcome(run.outcome);
       ev.message = run.message;
@@ -198,6 +204,18 @@ class Run {
         ev.mutated_inputs.push_back(task_.inputs[i].name);
       if (!arena.DamagedGuard(i).empty()) ev.damaged_input_guards.push_back(task_.inputs[i].name);
     }
+    // Caching: identical output bytes for the same shapes but different inputs mean the
+    // candidate returned an earlier call's result.
+    std::string shape_key, input_digest, output_digest;
+    for (size_t i = 0; i < arena.size(); ++i)
+      for (int64_t d : arena.tensor(i).shape) shape_key += std::to_string(d) + (i < n_in ? "," : ";");
+    for (const auto& copy : input_copies) input_digest += Sha256Hex(copy);
+    for (size_t o = 0; o < task_.outputs.size(); ++o)
+      output_digest += Sha256Hex(std::string_view(static_cast<const char*>(arena.data(n_in + o)), arena.tensor(n_in + o).bytes));
+    auto seen = outputs_by_shape_.find(shape_key);
+    bool stale = seen != outputs_by_shape_.end() && seen->second.first != input_digest &&
+                 seen->second.second == output_digest;
+    outputs_by_shape_[shape_key] = {input_digest, output_digest};
     FailureClass worst = FailureClass::kNone;
     int64_t reduction = EvalExpr(task_.reduction_size, kase.params);
     for (size_t o = 0; o < task_.outputs.size(); ++o) {
@@ -234,6 +252,10 @@ class Run {
     } else {
       ev.failure = worst;
     }
+    if (stale && worst != FailureClass::kNone)
+      AddIntegrity("runtime.cached_result", "case '" + kase.name + "' (" + ev.distribution +
+                                                "): the outputs are byte-identical to an earlier call's with different "
+                                                "inputs of the same shape");
     return ev;
   }
 
@@ -242,6 +264,8 @@ class Run {
   Verdict* verdict_;
   ReferenceFn reference_;
   SandboxMode sandbox_mode_ = SandboxMode::kBubblewrap;
+  /// shape key -> (input digest, output digest) of the last trial with those shapes.
+  std::map<std::string, std::pair<std::string, std::string>> outputs_by_shape_;
 };
 
 /// The verdict's class when several trials fail differently: the most specific and most
@@ -352,6 +376,13 @@ Verdict Verifier::VerifySource(const std::string& source, const std::string& lab
     v.message = "the candidate does not define kforge_run; see the candidate ABI in the README";
     return done();
   }
+  // Static integrity checks, recomputed at every validation: a cheating source is rejected
+  // before it is compiled, whatever its numbers would have been.
+  StaticCheckOptions sopts;
+  sopts.backend = v.backend;
+  sopts.allowed_libraries = task_.allowed_libraries;
+  for (auto& f : RunStaticChecks(source, sopts)) v.integrity.push_back(std::move(f));
+  if (!v.integrity.empty()) return done();
   v.level = Level::kL0Static;
 
   // L1: compile in the sandbox.
@@ -371,7 +402,16 @@ Verdict Verifier::VerifySource(const std::string& source, const std::string& lab
 
   Run run(task_, options, &v);
   run.set_sandbox_mode(mode);
-  bool light_ok = run.RunSet(compiled.so_path, task_.light, "light");
+  // Every light case runs twice with different data, so a candidate that caches results
+  // across calls (keyed by pointer or shape) is caught even when only the light set runs.
+  std::vector<Case> light;
+  for (const auto& c : task_.light) light.push_back(c);
+  for (const auto& c : task_.light) {
+    Case again = c;
+    again.name += "#repeat";
+    light.push_back(again);
+  }
+  bool light_ok = run.RunSet(compiled.so_path, light, "light");
   // Loading counts as part of L1: a candidate that cannot be loaded never reached it.
   bool loaded = !(v.cases.size() == 1 && v.cases[0].outcome == "load_failed");
   if (loaded) {

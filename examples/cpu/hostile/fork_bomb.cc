@@ -1,9 +1,10 @@
 #include <dlpack/dlpack.h>
-#include <cstdint>
+#include <sys/syscall.h>
 #include <unistd.h>
 
-// Forks without bound.
+// Forks without bound through the raw system call, which static checks do not see; the
+// sandbox's seccomp filter must stop it.
 extern "C" int kforge_run(const DLTensor*, int, DLTensor*, int, void*) {
-  for (;;) fork();
+  for (;;) syscall(SYS_fork);
   return 0;
 }

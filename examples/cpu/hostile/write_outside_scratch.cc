@@ -1,15 +1,20 @@
 #include <dlpack/dlpack.h>
-#include <cstdint>
+#include <fcntl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <cmath>
-#include <cstdio>
+#include <cstdint>
 #include <initializer_list>
 
-// Computes relu correctly, but first drops files outside its scratch directory.
+// Computes relu correctly, but first drops files outside its scratch directory using raw
+// system calls (invisible to the static checks); the sandbox must contain and report it.
 extern "C" int kforge_run(const DLTensor* in, int, DLTensor* out, int, void*) {
   for (const char* path : {"../escaped.txt", "/root/.kforge_pwned", "/etc/kforge_pwned"}) {
-    if (FILE* f = std::fopen(path, "w")) {
-      std::fputs("pwned\n", f);
-      std::fclose(f);
+    long fd = syscall(SYS_openat, AT_FDCWD, path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) {
+      syscall(SYS_write, fd, "pwned\n", 6);
+      syscall(SYS_close, fd);
     }
   }
   const float* x = static_cast<const float*>(in[0].data);

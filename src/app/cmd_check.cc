@@ -1,0 +1,59 @@
+// kforge check CANDIDATE [--backend cpu|cuda] [--task T] [--json] [--list]
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <iostream>
+#include <memory>
+
+#include "app/commands.h"
+#include "core/error.h"
+#include "core/fs.h"
+#include "core/task.h"
+#include "verify/static_checks.h"
+
+namespace kforge {
+
+CommandAction SetupCheck(CLI::App& sub) {
+  struct Args {
+    std::string candidate, backend = "cpu", task;
+    bool json = false, list = false;
+  };
+  auto a = std::make_shared<Args>();
+  sub.add_option("candidate", a->candidate, "candidate source file");
+  sub.add_option("--backend", a->backend, "cpu or cuda (cuda also requires a kernel launch)")
+      ->check(CLI::IsMember({"cpu", "cuda"}));
+  sub.add_option("--task", a->task, "task whose allowed_libraries apply");
+  sub.add_flag("--json", a->json, "print findings as JSON");
+  sub.add_flag("--list", a->list, "list the checks and what each catches");
+  sub.footer("Exit status: 0 clean, 1 integrity findings, 2 usage error.");
+  return [a]() -> int {
+    if (a->list) {
+      for (const auto& c : StaticCheckCatalog()) std::cout << fmt::format("{:<30} {}\n", c.name, c.catches);
+      return 0;
+    }
+    if (a->candidate.empty()) throw UsageError("check needs a candidate file (or --list)");
+    std::string source, error;
+    if (!TryReadFile(a->candidate, &source, &error))
+      throw UsageError("cannot read candidate " + a->candidate + ": " + error);
+    StaticCheckOptions opts;
+    opts.backend = a->backend;
+    if (!a->task.empty()) opts.allowed_libraries = ResolveTask(a->task).allowed_libraries;
+    auto start = std::chrono::steady_clock::now();
+    auto findings = RunStaticChecks(source, opts);
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (a->json) {
+      nlohmann::json j = {{"clean", findings.empty()}, {"milliseconds", ms}, {"findings", nlohmann::json::array()}};
+      for (const auto& f : findings) j["findings"].push_back({{"check", f.check}, {"detail", f.detail}, {"line", f.line}});
+      std::cout << j.dump(2) << "\n";
+    } else {
+      if (findings.empty()) std::cout << "clean: " << a->candidate << "\n";
+      for (const auto& f : findings)
+        std::cout << fmt::format("{}:{}: {}: {}\n", a->candidate, f.line, f.check, f.detail);
+    }
+    return findings.empty() ? 0 : 1;
+  };
+}
+
+}  // namespace kforge

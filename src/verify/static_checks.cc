@@ -1,0 +1,240 @@
+#include "verify/static_checks.h"
+
+#include <tree_sitter/api.h>
+
+#include <algorithm>
+#include <memory>
+#include <regex>
+#include <set>
+
+#include "core/check.h"
+
+extern "C" const TSLanguage* tree_sitter_cuda();
+
+namespace kforge {
+namespace {
+
+struct ParserDeleter {
+  void operator()(TSParser* p) const { ts_parser_delete(p); }
+};
+struct TreeDeleter {
+  void operator()(TSTree* t) const { ts_tree_delete(t); }
+};
+
+/// Namespaces of frameworks and vendor libraries a kernel must not fall back to.
+const std::set<std::string> kForbiddenNamespaces = {"at", "torch", "c10", "cutlass", "cute", "thrust",
+                                                    "cub", "Eigen", "cudnn_frontend"};
+/// Identifier prefixes of vendor-library C APIs, with the family name a task may allow.
+const std::vector<std::pair<std::string, std::string>> kForbiddenPrefixes = {
+    {"cublas", "cublas"}, {"cudnn", "cudnn"}, {"cusparse", "cusparse"}, {"cufft", "cufft"},
+    {"cusolver", "cusolver"}, {"cblas_", "blas"}, {"mkl_", "mkl"}, {"dnnl_", "dnnl"}, {"sgemm_", "blas"},
+    {"dgemm_", "blas"}};
+const std::vector<std::string> kForbiddenIncludes = {"torch/", "ATen/", "c10/", "cublas", "cudnn", "cutlass/",
+                                                     "cute/", "thrust/", "cub/", "cusparse", "cufft", "cusolver",
+                                                     "cblas", "mkl", "Eigen/", "dnnl", "openblas", "lapack"};
+const std::set<std::string> kFileOrEnv = {"fopen", "freopen", "open", "openat", "creat", "getenv", "secure_getenv",
+                                          "readlink", "opendir", "stat", "lstat", "access", "ifstream", "ofstream",
+                                          "fstream", "setenv", "putenv"};
+const std::set<std::string> kProcessOrNetwork = {
+    "system", "popen", "fork", "vfork", "execv", "execve", "execvp", "execl", "execlp", "execle", "posix_spawn",
+    "posix_spawnp", "socket", "connect", "bind", "dlopen", "dlsym", "ptrace", "kill", "process_vm_readv"};
+const std::set<std::string> kTimers = {"clock", "clock_gettime", "gettimeofday", "time", "__rdtsc", "__rdtscp",
+                                       "clock64", "__globaltimer", "timespec_get", "chrono"};
+
+class Checker {
+ public:
+  Checker(const std::string& src, const StaticCheckOptions& opts) : src_(src), opts_(opts) {}
+
+  std::vector<IntegrityFinding> Run() {
+    std::unique_ptr<TSParser, ParserDeleter> parser(ts_parser_new());
+    KF_CHECK(ts_parser_set_language(parser.get(), tree_sitter_cuda()));
+    std::unique_ptr<TSTree, TreeDeleter> tree(
+        ts_parser_parse_string(parser.get(), nullptr, src_.data(), static_cast<uint32_t>(src_.size())));
+    KF_CHECK(tree != nullptr);
+    Walk(ts_tree_root_node(tree.get()), 0);
+    if (opts_.backend == "cuda") CheckLaunches();
+    return findings_;
+  }
+
+ private:
+  std::string Text(TSNode n) const {
+    return src_.substr(ts_node_start_byte(n), ts_node_end_byte(n) - ts_node_start_byte(n));
+  }
+  int Line(TSNode n) const { return static_cast<int>(ts_node_start_point(n).row) + 1; }
+  bool Allowed(const std::string& family) const {
+    return std::find(opts_.allowed_libraries.begin(), opts_.allowed_libraries.end(), family) !=
+           opts_.allowed_libraries.end();
+  }
+  void Add(const std::string& check, const std::string& detail, int line) {
+    for (const auto& f : findings_)
+      if (f.check == check && f.detail == detail) return;
+    IntegrityFinding f;
+    f.check = check;
+    f.detail = detail;
+    f.line = line;
+    findings_.push_back(std::move(f));
+  }
+  static bool HasAncestor(TSNode n, const char* type) {
+    for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p))
+      if (std::string(ts_node_type(p)) == type) return true;
+    return false;
+  }
+
+  void CheckName(const std::string& name, TSNode n, bool as_namespace) {
+    if (as_namespace && kForbiddenNamespaces.count(name))
+      Add("static.forbidden_library", "uses namespace '" + name + "::' (framework or vendor library)", Line(n));
+    for (const auto& [prefix, family] : kForbiddenPrefixes)
+      if (name.rfind(prefix, 0) == 0 && !Allowed(family))
+        Add("static.forbidden_library", "calls the vendor library '" + name + "'", Line(n));
+    if (kFileOrEnv.count(name)) Add("static.file_or_env_access", "uses '" + name + "'", Line(n));
+    if (kProcessOrNetwork.count(name)) Add("static.process_or_network", "uses '" + name + "'", Line(n));
+    if (kTimers.count(name)) Add("static.timer_access", "reads a clock ('" + name + "')", Line(n));
+  }
+
+  /// Macro bodies are opaque to the parser: undo token pasting and scan the text.
+  void CheckMacroText(const std::string& body, TSNode n) {
+    std::string text = std::regex_replace(body, std::regex("\\s*##\\s*"), "");
+    static const std::regex kIdent("[A-Za-z_][A-Za-z0-9_]*(\\s*::)?");
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), kIdent); it != std::sregex_iterator(); ++it) {
+      std::string tok = (*it)[0];
+      bool ns = tok.find("::") != std::string::npos;
+      std::string name = tok.substr(0, tok.find_first_of(" :"));
+      CheckName(name, n, ns);
+    }
+    if (text.find("/proc/") != std::string::npos || text.find("/sys/") != std::string::npos)
+      Add("static.file_or_env_access", "a macro names a /proc or /sys path", Line(n));
+  }
+
+  void CheckDeclaration(TSNode n) {
+    bool is_static = false, is_const = false, declares_variable = false, device_global = false;
+    uint32_t count = ts_node_named_child_count(n);
+    for (uint32_t i = 0; i < count; ++i) {
+      TSNode c = ts_node_named_child(n, i);
+      std::string type = ts_node_type(c), text = Text(c);
+      if (type == "storage_class_specifier" && (text == "static" || text == "thread_local")) is_static = true;
+      if (type == "type_qualifier" && (text == "const" || text == "constexpr" || text == "__constant__"))
+        is_const = true;
+      if (text == "__device__" || text == "__managed__") device_global = true;
+      if (type == "init_declarator" || type == "identifier" || type == "array_declarator" ||
+          type == "pointer_declarator")
+        declares_variable = true;
+      if (type == "init_declarator") {
+        TSNode d = ts_node_child_by_field_name(c, "declarator", 8);
+        if (!ts_node_is_null(d) && std::string(ts_node_type(d)) == "function_declarator") declares_variable = false;
+      }
+    }
+    if (!declares_variable || is_const) return;
+    bool in_function = HasAncestor(n, "function_definition");
+    bool in_class = HasAncestor(n, "field_declaration_list");
+    if (in_class) return;
+    if ((in_function && is_static) || (!in_function && !HasAncestor(n, "parameter_list")))
+      Add("static.mutable_static_state",
+          std::string(device_global ? "device global" : in_function ? "function-local static" : "global") +
+              " variable survives between calls: " + Text(n).substr(0, 80),
+          Line(n));
+  }
+
+  void Walk(TSNode n, int depth) {
+    if (depth > 2000) return;  // pathological nesting: stop rather than overflow the stack
+    std::string type = ts_node_type(n);
+    if (type == "preproc_include") {
+      TSNode path = ts_node_child_by_field_name(n, "path", 4);
+      std::string p = ts_node_is_null(path) ? Text(n) : Text(path);
+      for (const auto& bad : kForbiddenIncludes) {
+        bool allowed = (bad == "cublas" && Allowed("cublas")) || (bad == "cudnn" && Allowed("cudnn"));
+        if (p.find(bad) != std::string::npos && !allowed)
+          Add("static.forbidden_include", "includes " + p, Line(n));
+      }
+    } else if (type == "preproc_arg") {
+      CheckMacroText(Text(n), n);
+    } else if (type == "namespace_identifier") {
+      CheckName(Text(n), n, true);
+    } else if (type == "identifier" || type == "type_identifier" || type == "field_identifier") {
+      std::string parent = ts_node_is_null(ts_node_parent(n)) ? "" : ts_node_type(ts_node_parent(n));
+      bool ns_context = parent == "using_declaration" || parent == "namespace_alias_definition" ||
+                        parent == "nested_namespace_specifier";
+      std::string name = Text(n);
+      CheckName(name, n, ns_context);
+      if (type == "field_identifier" && name == "detach")
+        Add("static.detached_thread", "detaches a thread that may outlive the call", Line(n));
+    } else if (type == "string_literal" || type == "raw_string_literal") {
+      std::string s = Text(n);
+      if (s.find("/proc/") != std::string::npos || s.find("/sys/") != std::string::npos ||
+          s.find("/dev/shm") != std::string::npos)
+        Add("static.file_or_env_access", "names a system path " + s.substr(0, 60), Line(n));
+    } else if (type == "gnu_asm_expression" || type == "asm_statement") {
+      std::string s = Text(n);
+      if (s.find("rdtsc") != std::string::npos || s.find("globaltimer") != std::string::npos ||
+          s.find("%clock") != std::string::npos || s.find("cntvct") != std::string::npos)
+        Add("static.timer_access", "inline assembly reads a timer", Line(n));
+    } else if (type == "declaration") {
+      CheckDeclaration(n);
+    } else if (type == "function_definition") {
+      std::string head = Text(n).substr(0, Text(n).find('{'));
+      if (head.find("__global__") != std::string::npos) {
+        TSNode decl = ts_node_child_by_field_name(n, "declarator", 10);
+        std::string name = ts_node_is_null(decl) ? "" : Text(decl);
+        name = name.substr(0, name.find('('));
+        name = name.substr(name.find_last_of(" *&") == std::string::npos ? 0 : name.find_last_of(" *&") + 1);
+        kernels_.push_back({name, Line(n)});
+      }
+    } else if (type == "kernel_call_expression" || type == "kernel_call_syntax") {
+      launches_.insert(Text(n));
+    } else if (type == "call_expression") {
+      TSNode fn = ts_node_child_by_field_name(n, "function", 8);
+      std::string f = ts_node_is_null(fn) ? "" : Text(fn);
+      if (f.find("cudaLaunchKernel") != std::string::npos || f.find("cuLaunchKernel") != std::string::npos ||
+          f.find("cudaLaunchCooperativeKernel") != std::string::npos)
+        launches_.insert(Text(n));
+    }
+    uint32_t count = ts_node_child_count(n);
+    for (uint32_t i = 0; i < count; ++i) Walk(ts_node_child(n, i), depth + 1);
+  }
+
+  void CheckLaunches() {
+    // A launch names its kernel before "<<<" (or as the first argument of cudaLaunchKernel).
+    std::string all_launches;
+    for (const auto& l : launches_) all_launches += l + "\n";
+    bool textual_launch = src_.find("<<<") != std::string::npos;
+    if (kernels_.empty()) {
+      Add("static.no_kernel_launch", "a CUDA candidate must define and launch a __global__ kernel of its own", 0);
+      return;
+    }
+    bool any_launched = false;
+    for (const auto& [name, line] : kernels_) {
+      bool launched = !name.empty() && (all_launches.find(name) != std::string::npos ||
+                                        (textual_launch && src_.find(name + "<<<") != std::string::npos) ||
+                                        std::regex_search(src_, std::regex("\\b" + name + "\\s*(<[^<>]*>)?\\s*<<<")));
+      any_launched |= launched;
+    }
+    if (!any_launched) Add("static.no_kernel_launch", "kernels are defined but none is launched", kernels_.front().second);
+  }
+
+  const std::string& src_;
+  const StaticCheckOptions& opts_;
+  std::vector<IntegrityFinding> findings_;
+  std::vector<std::pair<std::string, int>> kernels_;
+  std::set<std::string> launches_;
+};
+
+}  // namespace
+
+std::vector<IntegrityFinding> RunStaticChecks(const std::string& source, const StaticCheckOptions& options) {
+  return Checker(source, options).Run();
+}
+
+const std::vector<StaticCheckInfo>& StaticCheckCatalog() {
+  static const std::vector<StaticCheckInfo> kCatalog = {
+      {"static.forbidden_include", "framework or vendor-library headers (torch, ATen, cuBLAS, cuDNN, CUTLASS, Thrust, CUB, BLAS, MKL, Eigen)"},
+      {"static.forbidden_library", "calls into those libraries by namespace or C API name, also through macros, token pasting, namespace aliases and using-directives"},
+      {"static.no_kernel_launch", "CUDA candidates that define no __global__ kernel, or never launch one"},
+      {"static.file_or_env_access", "reading files, /proc, /sys or the environment (cached or leaked results)"},
+      {"static.process_or_network", "processes, sockets and the dynamic loader (dlsym into the harness)"},
+      {"static.mutable_static_state", "non-const globals and function-local statics that survive between calls (result caches)"},
+      {"static.timer_access", "clock reads and timer assembly (timing games)"},
+      {"static.detached_thread", "detached threads that keep working after the call returns"},
+  };
+  return kCatalog;
+}
+
+}  // namespace kforge
