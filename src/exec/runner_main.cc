@@ -252,7 +252,13 @@ int Serve(const char* so_path) {
     done.case_id = req.case_id;
     done.rc = rc;
     done.elapsed_ns = elapsed;
+    // A joined thread can still be counted for a moment while the kernel tears it down;
+    // only threads that survive a short grace period are reported.
     done.threads_after = CountThreads();
+    for (int i = 0; i < 50 && done.threads_after > 1; ++i) {
+      ::usleep(1000);
+      done.threads_after = CountThreads();
+    }
     ::munmap(base, req.arena_bytes);
     SendReply(done);
   }

@@ -3,6 +3,7 @@
 #include <tree_sitter/api.h>
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <regex>
 #include <set>
@@ -41,6 +42,9 @@ const std::set<std::string> kProcessOrNetwork = {
 const std::set<std::string> kTimers = {"clock", "clock_gettime", "gettimeofday", "time", "__rdtsc", "__rdtscp",
                                        "clock64", "__globaltimer", "timespec_get", "chrono"};
 
+/// Ordinary kernels of a few thousand lines parse in milliseconds.
+constexpr uint64_t kParseTimeoutMicros = 2000000;
+
 class Checker {
  public:
   Checker(const std::string& src, const StaticCheckOptions& opts) : src_(src), opts_(opts) {}
@@ -48,10 +52,39 @@ class Checker {
   std::vector<IntegrityFinding> Run() {
     std::unique_ptr<TSParser, ParserDeleter> parser(ts_parser_new());
     KF_CHECK(ts_parser_set_language(parser.get(), tree_sitter_cuda()));
+    // Hostile sources (tens of thousands of unbalanced brackets) can make error recovery
+    // slow; a source that cannot be parsed in time is rejected, not waited for.
+    ts_parser_set_timeout_micros(parser.get(), kParseTimeoutMicros);
     std::unique_ptr<TSTree, TreeDeleter> tree(
         ts_parser_parse_string(parser.get(), nullptr, src_.data(), static_cast<uint32_t>(src_.size())));
-    KF_CHECK(tree != nullptr);
-    Walk(ts_tree_root_node(tree.get()), 0);
+    if (tree == nullptr) {
+      Add("static.unparseable", "the source could not be parsed within " + std::to_string(kParseTimeoutMicros / 1000) +
+                                    " ms; simplify it",
+          0);
+      return findings_;
+    }
+    // Cursor traversal: indexing children one by one is quadratic in tree-sitter.
+    TSTreeCursor cursor = ts_tree_cursor_new(ts_tree_root_node(tree.get()));
+    for (;;) {
+      TSNode node = ts_tree_cursor_current_node(&cursor);
+      Visit(node);
+      if (ts_tree_cursor_goto_first_child(&cursor)) {
+        ancestors_.push_back(ts_node_type(node));
+        continue;
+      }
+      bool moved = false;
+      while (!moved) {
+        if (ts_tree_cursor_goto_next_sibling(&cursor)) {
+          moved = true;
+        } else if (ts_tree_cursor_goto_parent(&cursor)) {
+          ancestors_.pop_back();
+        } else {
+          break;
+        }
+      }
+      if (!moved) break;
+    }
+    ts_tree_cursor_delete(&cursor);
     if (opts_.backend == "cuda") CheckLaunches();
     return findings_;
   }
@@ -74,11 +107,13 @@ class Checker {
     f.line = line;
     findings_.push_back(std::move(f));
   }
-  static bool HasAncestor(TSNode n, const char* type) {
-    for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p))
-      if (std::string(ts_node_type(p)) == type) return true;
+  /// Ancestors come from the traversal stack: ts_node_parent costs a walk from the root.
+  bool HasAncestor(TSNode, const char* type) const {
+    for (const char* a : ancestors_)
+      if (std::strcmp(a, type) == 0) return true;
     return false;
   }
+  std::string ParentType() const { return ancestors_.empty() ? "" : ancestors_.back(); }
 
   void CheckName(const std::string& name, TSNode n, bool as_namespace) {
     if (as_namespace && kForbiddenNamespaces.count(name))
@@ -112,8 +147,10 @@ class Checker {
       TSNode c = ts_node_named_child(n, i);
       std::string type = ts_node_type(c), text = Text(c);
       if (type == "storage_class_specifier" && (text == "static" || text == "thread_local")) is_static = true;
-      if (type == "type_qualifier" && (text == "const" || text == "constexpr" || text == "__constant__"))
-        is_const = true;
+      if (type == "storage_class_specifier" && text == "extern") return;  // declared elsewhere
+      if ((type == "type_qualifier" && (text == "const" || text == "constexpr")) || text == "__constant__" ||
+          text == "__shared__")
+        is_const = true;  // read-only, or per-block memory that does not outlive a launch
       if (text == "__device__" || text == "__managed__") device_global = true;
       if (type == "init_declarator" || type == "identifier" || type == "array_declarator" ||
           type == "pointer_declarator")
@@ -134,8 +171,7 @@ class Checker {
           Line(n));
   }
 
-  void Walk(TSNode n, int depth) {
-    if (depth > 2000) return;  // pathological nesting: stop rather than overflow the stack
+  void Visit(TSNode n) {
     std::string type = ts_node_type(n);
     if (type == "preproc_include") {
       TSNode path = ts_node_child_by_field_name(n, "path", 4);
@@ -150,7 +186,7 @@ class Checker {
     } else if (type == "namespace_identifier") {
       CheckName(Text(n), n, true);
     } else if (type == "identifier" || type == "type_identifier" || type == "field_identifier") {
-      std::string parent = ts_node_is_null(ts_node_parent(n)) ? "" : ts_node_type(ts_node_parent(n));
+      std::string parent = ParentType();
       bool ns_context = parent == "using_declaration" || parent == "namespace_alias_definition" ||
                         parent == "nested_namespace_specifier";
       std::string name = Text(n);
@@ -187,27 +223,34 @@ class Checker {
           f.find("cudaLaunchCooperativeKernel") != std::string::npos)
         launches_.insert(Text(n));
     }
-    uint32_t count = ts_node_child_count(n);
-    for (uint32_t i = 0; i < count; ++i) Walk(ts_node_child(n, i), depth + 1);
   }
 
   void CheckLaunches() {
-    // A launch names its kernel before "<<<" (or as the first argument of cudaLaunchKernel).
-    std::string all_launches;
-    for (const auto& l : launches_) all_launches += l + "\n";
-    bool textual_launch = src_.find("<<<") != std::string::npos;
-    if (kernels_.empty()) {
+    // Kernels: __global__ functions, found textually too because launch syntax and CUDA
+    // qualifiers are where a C++-based grammar recovers from errors.
+    static const std::regex kGlobal("__global__\\s+(?:void\\s+)?(?:__launch_bounds__\\s*\\([^)]*\\)\\s*)?(?:void\\s+)?(\\w+)\\s*\\(");
+    std::set<std::string> names;
+    for (const auto& k : kernels_) names.insert(k.first);
+    for (auto it = std::sregex_iterator(src_.begin(), src_.end(), kGlobal); it != std::sregex_iterator(); ++it)
+      names.insert((*it)[1]);
+    names.erase("");
+    if (names.empty()) {
       Add("static.no_kernel_launch", "a CUDA candidate must define and launch a __global__ kernel of its own", 0);
       return;
     }
-    bool any_launched = false;
-    for (const auto& [name, line] : kernels_) {
-      bool launched = !name.empty() && (all_launches.find(name) != std::string::npos ||
-                                        (textual_launch && src_.find(name + "<<<") != std::string::npos) ||
-                                        std::regex_search(src_, std::regex("\\b" + name + "\\s*(<[^<>]*>)?\\s*<<<")));
-      any_launched |= launched;
+    // A launch exists (<<<>>>, possibly inside a macro, or the launch API), and some kernel
+    // is referred to outside its own definition: as the launched name, a macro argument or
+    // a function pointer. A kernel named only where it is defined never runs.
+    bool launch_syntax = src_.find("<<<") != std::string::npos || !launches_.empty();
+    bool any_referenced = false;
+    for (const auto& name : names) {
+      std::regex word("\\b" + name + "\\b");
+      auto count = std::distance(std::sregex_iterator(src_.begin(), src_.end(), word), std::sregex_iterator());
+      any_referenced |= count >= 2;
     }
-    if (!any_launched) Add("static.no_kernel_launch", "kernels are defined but none is launched", kernels_.front().second);
+    if (!launch_syntax || !any_referenced)
+      Add("static.no_kernel_launch", "kernels are defined but none is launched",
+          kernels_.empty() ? 0 : kernels_.front().second);
   }
 
   const std::string& src_;
@@ -215,6 +258,7 @@ class Checker {
   std::vector<IntegrityFinding> findings_;
   std::vector<std::pair<std::string, int>> kernels_;
   std::set<std::string> launches_;
+  std::vector<const char*> ancestors_;  ///< node types from the root to the current node's parent
 };
 
 }  // namespace
@@ -233,6 +277,7 @@ const std::vector<StaticCheckInfo>& StaticCheckCatalog() {
       {"static.mutable_static_state", "non-const globals and function-local statics that survive between calls (result caches)"},
       {"static.timer_access", "clock reads and timer assembly (timing games)"},
       {"static.detached_thread", "detached threads that keep working after the call returns"},
+      {"static.unparseable", "sources the parser cannot finish within 2 s (pathological nesting)"},
   };
   return kCatalog;
 }
