@@ -242,5 +242,22 @@ TEST_F(RepairTest, CheatingProposalIsRejectedAndRecorded) {
   EXPECT_FALSE(FileExists(run + "/final.cc"));
 }
 
+TEST_F(RepairTest, KnowledgeBaseEntryThatLeadsToACheatIsChargedWithIt) {
+  // A knowledge base whose only patch makes the candidate keep state between calls.
+  std::string kb = Dir("kb");
+  MakeDirs(kb);
+  WriteFileAtomic(kb + "/curated.json", R"([{
+    "id": "bad-advice", "failure_classes": ["nan_inf"], "guidance": "cache it",
+    "patches": [{"find": "extern \"C\"", "replace": "static int g_calls = 0;\nextern \"C\"", "cost": 1}]}])");
+  std::vector<std::string> env = Env("bad");
+  env.push_back("KFORGE_KB_DIR=" + kb);
+  std::string run = Dir("run");
+  auto r = RunCli({"repair", "relu", NearMiss("relu_nan_dropped.cc"), "--out", run, "--seed", "1", "--quiet"}, "", 300, env);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  auto stats = ReadJson(kb_state_ + "-bad/stats.json");
+  EXPECT_EQ(stats["bad-advice"]["integrity_violations"], 1) << stats.dump();
+  EXPECT_EQ(stats["bad-advice"]["succeeded"], 0);
+}
+
 }  // namespace
 }  // namespace kforge
