@@ -57,16 +57,21 @@ void MeanLastdim(const Task&, const In& in, Out& out) {
   RowReduce(in, out, [](double s, int64_t n) { return s / static_cast<double>(n); });
 }
 
+/// max and sum(exp(x - max)) of one row: the stable core of softmax and log_softmax.
+std::pair<double, double> RowMaxAndExpSum(const double* x, int64_t cols) {
+  double m = -std::numeric_limits<double>::infinity();
+  for (int64_t c = 0; c < cols; ++c) m = std::max(m, x[c]);
+  double s = 0;
+  for (int64_t c = 0; c < cols; ++c) s += std::exp(x[c] - m);
+  return {m, s};
+}
+
 void Softmax(const Task&, const In& in, Out& out) {
   int64_t rows = in[0].dim(0), cols = in[0].dim(1);
   for (int64_t r = 0; r < rows; ++r) {
     const double* x = &in[0].data[r * cols];
-    double* y = &out[0].data[r * cols];
-    double m = -std::numeric_limits<double>::infinity();
-    for (int64_t c = 0; c < cols; ++c) m = std::max(m, x[c]);
-    double s = 0;
-    for (int64_t c = 0; c < cols; ++c) s += std::exp(x[c] - m);
-    for (int64_t c = 0; c < cols; ++c) y[c] = std::exp(x[c] - m) / s;
+    auto [m, s] = RowMaxAndExpSum(x, cols);
+    for (int64_t c = 0; c < cols; ++c) out[0].data[r * cols + c] = std::exp(x[c] - m) / s;
   }
 }
 
@@ -74,13 +79,9 @@ void LogSoftmax(const Task&, const In& in, Out& out) {
   int64_t rows = in[0].dim(0), cols = in[0].dim(1);
   for (int64_t r = 0; r < rows; ++r) {
     const double* x = &in[0].data[r * cols];
-    double* y = &out[0].data[r * cols];
-    double m = -std::numeric_limits<double>::infinity();
-    for (int64_t c = 0; c < cols; ++c) m = std::max(m, x[c]);
-    double s = 0;
-    for (int64_t c = 0; c < cols; ++c) s += std::exp(x[c] - m);
+    auto [m, s] = RowMaxAndExpSum(x, cols);
     double lse = m + std::log(s);
-    for (int64_t c = 0; c < cols; ++c) y[c] = x[c] - lse;
+    for (int64_t c = 0; c < cols; ++c) out[0].data[r * cols + c] = x[c] - lse;
   }
 }
 
