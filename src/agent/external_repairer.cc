@@ -25,6 +25,12 @@ void WriteRepairContext(const RepairContext& ctx, const std::string& dir) {
   WriteFileAtomic(dir + "/history.txt", history);
   std::string task = "task: " + ctx.task->name + " (" + ctx.task->category + ")\n" + ctx.task->description + "\n";
   WriteFileAtomic(dir + "/task.txt", task);
+  WriteFileAtomic(dir + "/probes.txt",
+                  ctx.probes_enabled
+                      ? "Probes are enabled: #include <kforge/probe.h> and place KFORGE_PROBE(\"name\", ptr, count) at "
+                        "pipeline boundaries; statistics come back in verdict.json, compared with the reference's "
+                        "intermediates where the task defines them.\n"
+                      : "Probes are not enabled in this round.\n");
 }
 
 std::vector<Proposal> ExternalRepairer::Propose(const RepairContext& ctx) {

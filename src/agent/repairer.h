@@ -23,6 +23,9 @@ struct RepairContext {
   std::vector<KbHit> kb_hits;   ///< ranked knowledge-base entries for this diagnosis
   std::vector<std::string> history;  ///< one line per earlier round
   int round = 0;
+  /// The engine compiles proposals with KFORGE_PROBE enabled from this round on; a repairer
+  /// may place probes (include/kforge/probe.h) to localise the error.
+  bool probes_enabled = false;
 };
 
 struct Proposal {

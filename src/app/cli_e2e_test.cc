@@ -98,6 +98,25 @@ TEST(CliTest, FakeStdoutDoesNotFoolTheVerdict) {
   EXPECT_NE(r.out.find("FAIL"), std::string::npos);
 }
 
+TEST(CliTest, ProbesLocateTheFirstWrongStage) {
+  std::string cand = SourceDir() + "/examples/cpu/probes/softmax_sum_init_probed.cc";
+  auto r = RunCli({"verify", "softmax", cand, "--probes", "--forensics", "--json", "--seed", "3"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  auto v = ParseVerdict(r);
+  EXPECT_EQ(v["probes"], true);
+  const auto& probes = v["cases"][0]["probes"];
+  ASSERT_EQ(probes.size(), 2u) << v["cases"][0].dump();
+  EXPECT_EQ(probes[0]["name"], "row_max");
+  EXPECT_EQ(probes[0]["matches_reference"], true);
+  EXPECT_EQ(probes[1]["name"], "row_sum");
+  EXPECT_EQ(probes[1]["matches_reference"], false);
+  EXPECT_EQ(v["forensics"]["first_bad_probe"], "row_sum");
+  // Without --probes the macro compiles to nothing and no statistics come back.
+  auto off = ParseVerdict(RunCli({"verify", "softmax", cand, "--json", "--seed", "3"}));
+  EXPECT_EQ(off["probes"], false);
+  EXPECT_FALSE(off["cases"][0].contains("probes"));
+}
+
 TEST(CliTest, HumanSummaryShowsEvidence) {
   auto r = RunCli({"verify", "softmax", SourceDir() + "/examples/cpu/nearmiss/softmax_no_max.cc",
                    "--full", "--seed", "7"});

@@ -16,7 +16,7 @@ namespace kforge {
 CommandAction SetupVerify(CLI::App& sub) {
   struct Args {
     std::string task, candidate, backend = "cpu", dist;
-    bool full = false, json = false, forensics = false;
+    bool full = false, json = false, forensics = false, probes = false;
     uint64_t seed = 0;
     double timeout_s = 10;
     double memory_gib = 4;
@@ -28,6 +28,7 @@ CommandAction SetupVerify(CLI::App& sub) {
   sub.add_flag("--full", a->full, "after the light set passes, certify on the full set");
   sub.add_flag("--json", a->json, "print the verdict as one JSON object on stdout");
   sub.add_flag("--forensics", a->forensics, "add the engine's diagnosis of a failing verdict");
+  sub.add_flag("--probes", a->probes, "enable KFORGE_PROBE in the candidate (include <kforge/probe.h>)");
   sub.add_option("--backend", a->backend, "where the candidate runs")->check(CLI::IsMember({"cpu"}));
   auto* seed = sub.add_option("--seed", a->seed, "run seed (default: fresh); recorded in the verdict");
   sub.add_option("--timeout", a->timeout_s, "wall-clock limit per kforge_run call, in seconds")
@@ -44,6 +45,7 @@ CommandAction SetupVerify(CLI::App& sub) {
     Task task = ResolveTask(a->task);
     VerifyOptions opts;
     opts.full = a->full;
+    opts.probes = a->probes;
     if (*seed) opts.seed = a->seed;
     opts.case_timeout_ms = static_cast<int64_t>(a->timeout_s * 1000);
     opts.limits.address_space_bytes = static_cast<int64_t>(a->memory_gib * (1 << 30));

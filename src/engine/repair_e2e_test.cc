@@ -242,6 +242,28 @@ TEST_F(RepairTest, CheatingProposalIsRejectedAndRecorded) {
   EXPECT_FALSE(FileExists(run + "/final.cc"));
 }
 
+TEST_F(RepairTest, ProbesAreEnabledOnlyAfterTheFirstUnassistedRound) {
+  // A repairer that never fixes anything but always proposes something new.
+  std::string run = Dir("run");
+  auto r = RunCli({"repair", "add_bias", NearMiss("add_bias_wrong_broadcast.cc"), "--out", run, "--seed", "1",
+                   "--repairer", "external", "--repairer-cmd",
+                   "grep -q probes.are.enabled $KFORGE_CONTEXT_DIR/probes.txt; echo \"// $(date +%s%N)\" >> "
+                   "$KFORGE_CONTEXT_DIR/candidate.cc",
+                   "--quiet"},
+                  "", 300, Env("p"));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  RunView v = Events(run);
+  int with_probes = 0, without = 0;
+  for (const auto& e : v.events) {
+    if (e["type"] != "validated") continue;
+    bool probes = e["data"]["probes"];
+    EXPECT_EQ(probes, e["data"]["round"].get<int>() >= 2) << e.dump();
+    (probes ? with_probes : without)++;
+  }
+  EXPECT_GE(without, 2);   // the initial candidate and round 1
+  EXPECT_GE(with_probes, 1);
+}
+
 TEST_F(RepairTest, KnowledgeBaseEntryThatLeadsToACheatIsChargedWithIt) {
   // A knowledge base whose only patch makes the candidate keep state between calls.
   std::string kb = Dir("kb");

@@ -146,6 +146,8 @@ Scored RepairRun::Validate(const std::string& source, int round, int index, cons
   opts.case_timeout_ms = state_.config.case_timeout_ms;
   opts.limits.address_space_bytes = static_cast<int64_t>(state_.config.memory_gib * (1 << 30));
   opts.cache_dir = env_.cache_dir;
+  // Probes cost a round, so they are enabled only after unassisted repair has failed.
+  opts.probes = round > state_.config.probes_after_round;
   Verifier verifier(task_);
   std::string cand_hash = artifacts_->Put(source);
   Verdict v = verifier.VerifySource(source, "candidate-" + cand_hash.substr(0, 12) + ".cc", opts);
@@ -170,7 +172,8 @@ Scored RepairRun::Validate(const std::string& source, int round, int index, cons
          {{"candidate", s.candidate}, {"verdict", s.verdict}, {"forensics", s.forensics}, {"score", s.score},
           {"passed", s.passed}, {"integrity", s.integrity}, {"failure_class", s.failure}, {"level", s.level},
           {"signature", s.signature}, {"message", s.message}, {"origin", origin}, {"round", round},
-          {"index", index}, {"iteration", s.iteration}, {"seed", *opts.seed}, {"previous", previous}});
+          {"index", index}, {"iteration", s.iteration}, {"seed", *opts.seed}, {"previous", previous},
+          {"probes", opts.probes}});
   // A person can follow the run without kforge: one directory per validation.
   std::string it_dir = fmt::format("{}/logs/iteration_{}", dir_, s.iteration);
   MakeDirs(it_dir);
@@ -208,6 +211,7 @@ void RepairRun::CallRepairer() {
   ctx.forensics_text = f.Text();
   ctx.kb_hits = kb_->Retrieve(task_, f);
   ctx.round = state_.round;
+  ctx.probes_enabled = state_.round > state_.config.probes_after_round;
   for (const auto& e : state_.error_history) ctx.history.push_back(e);
   std::string hits;
   for (const auto& h : ctx.kb_hits) hits += (hits.empty() ? "" : ", ") + h.entry->id;

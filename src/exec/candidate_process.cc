@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 
 #include "core/clock.h"
@@ -196,7 +197,22 @@ CaseRun CandidateProcess::Run(uint64_t case_id, const TensorArena& arena, size_t
     return run;
   }
   RunReply reply;
-  if (!Receive(&reply, timeout_ms, &run)) return run;
+  for (;;) {
+    if (!Receive(&reply, timeout_ms, &run)) return run;
+    if (reply.kind != ReplyKind::kProbe) break;
+    const WireProbe& w = reply.probe;
+    ProbeStats p;
+    p.name = std::string(w.name, strnlen(w.name, sizeof w.name));
+    p.count = w.count;
+    p.nan_count = w.nan_count;
+    p.inf_count = w.inf_count;
+    p.min = w.min;
+    p.max = w.max;
+    p.mean = w.mean;
+    p.stddev = w.stddev;
+    p.sample.assign(w.sample, w.sample + std::min<int64_t>(w.count, kProbeSample));
+    if (run.probes.size() < kMaxProbesPerCall) run.probes.push_back(std::move(p));
+  }
   run.rc = reply.rc;
   run.signal = reply.signal;
   run.syscall_nr = reply.syscall_nr;

@@ -15,6 +15,14 @@ namespace kforge {
 
 class TensorArena;
 
+/// Statistics of one KFORGE_PROBE buffer as the candidate's process reported them.
+struct ProbeStats {
+  std::string name;
+  int64_t count = 0, nan_count = 0, inf_count = 0;
+  double min = 0, max = 0, mean = 0, stddev = 0;
+  std::vector<float> sample;
+};
+
 struct CaseRun {
   enum class Outcome {
     kReturned,          ///< kforge_run returned (rc may still be non-zero)
@@ -32,6 +40,7 @@ struct CaseRun {
   int threads_after = 0;
   int64_t elapsed_ns = 0;
   std::string message;
+  std::vector<ProbeStats> probes;
 };
 
 std::string_view OutcomeName(CaseRun::Outcome o);

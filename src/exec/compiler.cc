@@ -73,12 +73,26 @@ void FindHostCompiler(std::string* path, std::string* version) {
   *version = cached_version;
 }
 
+std::string KforgeIncludeDir() {
+  if (const char* env = std::getenv("KFORGE_INCLUDE_DIR"); env && *env) return env;
+  std::string exe = ExecutableDir();
+  for (const std::string& d : {exe + "/../share/kforge/include", exe + "/../include", std::string(KFORGE_SOURCE_DIR "/include")})
+    if (FileExists(d + "/kforge/probe.h")) return d;
+  throw EnvironmentError("cannot find kforge's include/ directory (kforge/probe.h); set KFORGE_INCLUDE_DIR");
+}
+
 CompileResult CompileCpuCandidate(const std::string& source, const CompilerOptions& options) {
   CompileResult result;
   FindHostCompiler(&result.compiler, &result.compiler_version);
   result.flags = kCpuFlags;
+  if (options.probes) result.flags.push_back("-DKFORGE_PROBES=1");
   std::string key_material = source + '\0' + result.compiler + '\0' + result.compiler_version;
-  for (const auto& f : kCpuFlags) key_material += '\0' + f;
+  for (const auto& f : result.flags) key_material += '\0' + f;
+  std::string probe_header;
+  std::string include_dir = KforgeIncludeDir();
+  TryReadFile(include_dir + "/kforge/probe.h", &probe_header, &result.log);
+  key_material += '\0' + probe_header;
+  result.log.clear();
   result.cache_key = Sha256Hex(key_material);
 
   std::string cache_dir = (options.cache_dir.empty() ? DefaultCacheDir() : options.cache_dir) + "/cpu";
@@ -101,12 +115,15 @@ CompileResult CompileCpuCandidate(const std::string& source, const CompilerOptio
   SandboxSpec spec(mode, jail, scratch);
   std::string runner = RunnerPath();
   spec.AddReadOnly(runner, "/kforge/kforge-runner");
+  spec.AddReadOnly(include_dir, "/kforge/include");
   std::string runner_inside = mode == SandboxMode::kBubblewrap ? "/kforge/kforge-runner" : runner;
+  std::string include_inside = mode == SandboxMode::kBubblewrap ? "/kforge/include" : include_dir;
   std::vector<std::string> cmd = {runner_inside, "exec"};
   for (const auto& a : LimitArgs(options.limits)) cmd.push_back(a);
   cmd.push_back("--");
   cmd.push_back(result.compiler);
-  cmd.insert(cmd.end(), kCpuFlags.begin(), kCpuFlags.end());
+  cmd.insert(cmd.end(), result.flags.begin(), result.flags.end());
+  cmd.push_back("-I" + include_inside);
   cmd.insert(cmd.end(), {"-o", spec.ScratchPathInside("candidate.so"),
                          spec.ScratchPathInside("candidate.cc")});
 

@@ -25,7 +25,11 @@ struct CompilerOptions {
   std::string cache_dir;  ///< empty: DefaultCacheDir()
   int64_t timeout_ms = 120000;
   SandboxLimits limits;
+  bool probes = false;  ///< compile with -DKFORGE_PROBES=1 (see include/kforge/probe.h)
 };
+
+/// Directory holding kforge's candidate-side headers (<kforge/probe.h>).
+std::string KforgeIncludeDir();
 
 /// $KFORGE_CACHE_DIR, else $XDG_CACHE_HOME/kforge, else ~/.cache/kforge.
 std::string DefaultCacheDir();

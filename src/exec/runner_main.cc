@@ -18,7 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -35,6 +37,8 @@ using RunFn = int (*)(const DLTensor*, int, DLTensor*, int, void*);
 
 uint64_t g_current_case = 0;
 rlim_t g_as_limit = 0;
+WireProbe g_probes[kMaxProbesPerCall];
+int g_probe_count = 0;
 
 void SendReply(const RunReply& r) {
   // send() is async-signal-safe; this is also called from signal handlers.
@@ -209,6 +213,17 @@ void ToDLTensor(const WireTensor& w, char* base, DLTensor* t) {
   t->byte_offset = 0;
 }
 
+void SendProbes() {
+  for (int i = 0; i < g_probe_count; ++i) {
+    RunReply r;
+    r.kind = ReplyKind::kProbe;
+    r.case_id = g_current_case;
+    r.probe = g_probes[i];
+    SendReply(r);
+  }
+  g_probe_count = 0;
+}
+
 int Serve(const char* so_path) {
   std::string error;
   if (!InstallSeccomp(&error)) {
@@ -247,6 +262,7 @@ int Serve(const char* so_path) {
     int rc = fn(tensors, static_cast<int>(req.num_inputs), tensors + req.num_inputs,
                 static_cast<int>(req.num_outputs), nullptr);
     int64_t elapsed = NowNanos() - start;
+    SendProbes();
     RunReply done;
     done.kind = ReplyKind::kDone;
     done.case_id = req.case_id;
@@ -275,6 +291,40 @@ int Serve(const char* so_path) {
 
 }  // namespace
 }  // namespace kforge
+
+/// Called by candidates through KFORGE_PROBE (include/kforge/probe.h), resolved against
+/// this executable (linked with --export-dynamic). Candidate code calls it, so it only
+/// summarises what it is given and never trusts `count` beyond a sanity bound.
+extern "C" __attribute__((visibility("default"))) void kforge_probe_record(const char* name, const float* data,
+                                                                           long count) {
+  using namespace kforge;  // NOLINT
+  if (g_probe_count >= kMaxProbesPerCall || data == nullptr || count < 0 || count > (1L << 31)) return;
+  WireProbe& p = g_probes[g_probe_count++];
+  p = WireProbe{};
+  std::strncpy(p.name, name ? name : "?", sizeof p.name - 1);
+  p.count = count;
+  double sum = 0, sum_sq = 0;
+  int64_t finite = 0;
+  p.min = INFINITY;
+  p.max = -INFINITY;
+  for (long i = 0; i < count; ++i) {
+    float v = data[i];
+    if (i < kProbeSample) p.sample[i] = v;
+    if (std::isnan(v)) { ++p.nan_count; continue; }
+    if (std::isinf(v)) { ++p.inf_count; continue; }
+    ++finite;
+    sum += v;
+    sum_sq += static_cast<double>(v) * v;
+    p.min = std::min<double>(p.min, v);
+    p.max = std::max<double>(p.max, v);
+  }
+  if (finite > 0) {
+    p.mean = sum / finite;
+    p.stddev = std::sqrt(std::max(0.0, sum_sq / finite - p.mean * p.mean));
+  } else {
+    p.min = p.max = 0;
+  }
+}
 
 int main(int argc, char** argv) {
   using namespace kforge;  // NOLINT: the entry point only

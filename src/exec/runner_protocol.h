@@ -47,6 +47,20 @@ enum class ReplyKind : uint32_t {
   kLoadFailed = 2,  ///< dlopen or dlsym failed; message says why
   kDone = 3,        ///< kforge_run returned; rc holds its return value
   kFatal = 4,       ///< the runner is dying; fatal says why
+  kProbe = 5,       ///< statistics of one KFORGE_PROBE, sent before the call's kDone
+};
+
+inline constexpr int kMaxProbesPerCall = 32;
+inline constexpr int kProbeSample = 8;
+
+/// Statistics of one probed buffer (see include/kforge/probe.h). Travels in RunReply.probe.
+struct WireProbe {
+  char name[48] = {};
+  int64_t count = 0;
+  int64_t nan_count = 0;
+  int64_t inf_count = 0;
+  double min = 0, max = 0, mean = 0, stddev = 0;  ///< over finite values
+  float sample[kProbeSample] = {};
 };
 
 enum class FatalKind : uint32_t {
@@ -70,6 +84,7 @@ struct RunReply {
   int32_t threads_after = 0;  ///< threads alive in the runner after kforge_run returned
   int64_t elapsed_ns = 0;
   char message[448] = {};
+  WireProbe probe;  ///< valid when kind == kProbe
 };
 
 }  // namespace kforge

@@ -197,6 +197,26 @@ Forensics Diagnose(const Task& task, const Verdict& v) {
         first_numeric = &c;
     }
   }
+  // Probes: the first pipeline stage whose statistics leave the reference's.
+  for (const auto& c : v.cases) {
+    if (c.passed() || c.probes.empty()) continue;
+    for (const auto& p : c.probes) {
+      if (p.nan_count > 0 || p.inf_count > 0) {
+        Add(&f.symptoms, "probe_nan_inf");
+        f.notes.push_back(fmt::format("probe '{}' already holds {} NaN and {} Inf values", p.name, p.nan_count, p.inf_count));
+        f.first_bad_probe = p.name;
+        break;
+      }
+      if (!p.matches && p.has_reference) {
+        Add(&f.symptoms, "probe_mismatch");
+        f.notes.push_back(fmt::format("probe '{}' leaves the reference first: mean {:.6g} vs {:.6g}, range [{:.6g}, {:.6g}] vs [{:.6g}, {:.6g}]",
+                                      p.name, p.mean, p.ref_mean, p.min, p.max, p.ref_min, p.ref_max));
+        f.first_bad_probe = p.name;
+        break;
+      }
+    }
+    break;
+  }
   if (light_ok && full_failed) {
     Add(&f.symptoms, "passes_light_fails_full");
     f.notes.push_back("the light cases pass; only the full certification set exposes the bug");
@@ -260,7 +280,7 @@ nlohmann::json Forensics::ToJson() const {
   return {{"failure_class", FailureClassName(failure)}, {"patterns", patterns}, {"symptoms", symptoms},
           {"notes", notes}, {"failing_distributions", failing_distributions},
           {"passing_distributions", passing_distributions}, {"scale", scale}, {"offset", offset},
-          {"tail_width", tail_width}, {"block", block}};
+          {"tail_width", tail_width}, {"block", block}, {"first_bad_probe", first_bad_probe}};
 }
 
 Forensics ForensicsFromJson(const nlohmann::json& j) {
@@ -275,6 +295,7 @@ Forensics ForensicsFromJson(const nlohmann::json& j) {
   f.offset = j.value("offset", 0.0);
   f.tail_width = j.value("tail_width", int64_t{0});
   f.block = j.value("block", 0);
+  f.first_bad_probe = j.value("first_bad_probe", "");
   return f;
 }
 

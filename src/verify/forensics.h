@@ -19,7 +19,7 @@ struct Task;
 /// unwritten_output, constant_scale, constant_offset, precision_grows_with_reduction,
 /// near_pass, fp16_ceiling, distribution_dependent, passes_light_fails_full,
 /// out_of_bounds_write, input_mutated, crash, timeout, resource_limit, sandbox_violation,
-/// build_error.
+/// build_error, probe_mismatch, probe_nan_inf.
 struct Forensics {
   FailureClass failure = FailureClass::kNone;
   std::vector<std::string> patterns;
@@ -31,6 +31,7 @@ struct Forensics {
   double offset = 0;  ///< got - expected, when constant_offset
   int64_t tail_width = 0;
   int block = 0;      ///< block size a partial-block or tile pattern matches
+  std::string first_bad_probe;  ///< first KFORGE_PROBE that disagrees with the reference
 
   bool Has(const std::string& name) const;
   nlohmann::json ToJson() const;

@@ -19,20 +19,20 @@ void Elementwise(const In& in, Out& out, F f) {
   for (size_t i = 0; i < x.size(); ++i) y[i] = f(x[i]);
 }
 
-void Relu(const Task&, const In& in, Out& out) {
+void Relu(const Task&, const In& in, Out& out, Intermediates* inter) {
   // NaN propagates (as in PyTorch): NaN > 0 is false, so test for it explicitly.
   Elementwise(in, out, [](double x) { return std::isnan(x) ? x : (x > 0 ? x : 0.0); });
 }
 
-void Gelu(const Task&, const In& in, Out& out) {
+void Gelu(const Task&, const In& in, Out& out, Intermediates* inter) {
   Elementwise(in, out, [](double x) { return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))); });
 }
 
-void Silu(const Task&, const In& in, Out& out) {
+void Silu(const Task&, const In& in, Out& out, Intermediates* inter) {
   Elementwise(in, out, [](double x) { return x / (1.0 + std::exp(-x)); });
 }
 
-void AddBias(const Task&, const In& in, Out& out) {
+void AddBias(const Task&, const In& in, Out& out, Intermediates* inter) {
   int64_t rows = in[0].dim(0), cols = in[0].dim(1);
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t c = 0; c < cols; ++c)
@@ -49,11 +49,11 @@ void RowReduce(const In& in, Out& out, F finish) {
   }
 }
 
-void SumLastdim(const Task&, const In& in, Out& out) {
+void SumLastdim(const Task&, const In& in, Out& out, Intermediates* inter) {
   RowReduce(in, out, [](double s, int64_t) { return s; });
 }
 
-void MeanLastdim(const Task&, const In& in, Out& out) {
+void MeanLastdim(const Task&, const In& in, Out& out, Intermediates* inter) {
   RowReduce(in, out, [](double s, int64_t n) { return s / static_cast<double>(n); });
 }
 
@@ -66,26 +66,35 @@ std::pair<double, double> RowMaxAndExpSum(const double* x, int64_t cols) {
   return {m, s};
 }
 
-void Softmax(const Task&, const In& in, Out& out) {
+void Softmax(const Task&, const In& in, Out& out, Intermediates* inter) {
   int64_t rows = in[0].dim(0), cols = in[0].dim(1);
   for (int64_t r = 0; r < rows; ++r) {
     const double* x = &in[0].data[r * cols];
     auto [m, s] = RowMaxAndExpSum(x, cols);
     for (int64_t c = 0; c < cols; ++c) out[0].data[r * cols + c] = std::exp(x[c] - m) / s;
+    if (inter) {
+      (*inter)["row_max"].push_back(m);
+      (*inter)["row_sum"].push_back(s);
+    }
   }
 }
 
-void LogSoftmax(const Task&, const In& in, Out& out) {
+void LogSoftmax(const Task&, const In& in, Out& out, Intermediates* inter) {
   int64_t rows = in[0].dim(0), cols = in[0].dim(1);
   for (int64_t r = 0; r < rows; ++r) {
     const double* x = &in[0].data[r * cols];
     auto [m, s] = RowMaxAndExpSum(x, cols);
     double lse = m + std::log(s);
+    if (inter) {
+      (*inter)["row_max"].push_back(m);
+      (*inter)["row_sum"].push_back(s);
+      (*inter)["logsumexp"].push_back(lse);
+    }
     for (int64_t c = 0; c < cols; ++c) out[0].data[r * cols + c] = x[c] - lse;
   }
 }
 
-void LayerNorm(const Task& task, const In& in, Out& out) {
+void LayerNorm(const Task& task, const In& in, Out& out, Intermediates* inter) {
   double eps = task.Attribute("eps");
   int64_t rows = in[0].dim(0), cols = in[0].dim(1);
   for (int64_t r = 0; r < rows; ++r) {
@@ -99,10 +108,15 @@ void LayerNorm(const Task& task, const In& in, Out& out) {
     double inv = 1.0 / std::sqrt(var + eps);
     for (int64_t c = 0; c < cols; ++c)
       out[0].data[r * cols + c] = (x[c] - mean) * inv * in[1].data[c] + in[2].data[c];
+    if (inter) {
+      (*inter)["mean"].push_back(mean);
+      (*inter)["var"].push_back(var);
+      (*inter)["rstd"].push_back(inv);
+    }
   }
 }
 
-void RmsNorm(const Task& task, const In& in, Out& out) {
+void RmsNorm(const Task& task, const In& in, Out& out, Intermediates* inter) {
   double eps = task.Attribute("eps");
   int64_t rows = in[0].dim(0), cols = in[0].dim(1);
   for (int64_t r = 0; r < rows; ++r) {
@@ -112,6 +126,10 @@ void RmsNorm(const Task& task, const In& in, Out& out) {
     ms /= static_cast<double>(cols);
     double inv = 1.0 / std::sqrt(ms + eps);
     for (int64_t c = 0; c < cols; ++c) out[0].data[r * cols + c] = x[c] * inv * in[1].data[c];
+    if (inter) {
+      (*inter)["mean_square"].push_back(ms);
+      (*inter)["rstd"].push_back(inv);
+    }
   }
 }
 
@@ -125,18 +143,18 @@ void MatmulInto(const double* a, const double* b, double* c, int64_t m, int64_t 
   }
 }
 
-void Matmul(const Task&, const In& in, Out& out) {
+void Matmul(const Task&, const In& in, Out& out, Intermediates* inter) {
   MatmulInto(in[0].data.data(), in[1].data.data(), out[0].data.data(), in[0].dim(0),
              in[0].dim(1), in[1].dim(1));
 }
 
-void BatchedMatmul(const Task&, const In& in, Out& out) {
+void BatchedMatmul(const Task&, const In& in, Out& out, Intermediates* inter) {
   int64_t batch = in[0].dim(0), m = in[0].dim(1), k = in[0].dim(2), n = in[1].dim(2);
   for (int64_t bi = 0; bi < batch; ++bi)
     MatmulInto(&in[0].data[bi * m * k], &in[1].data[bi * k * n], &out[0].data[bi * m * n], m, k, n);
 }
 
-void Conv2d(const Task&, const In& in, Out& out) {
+void Conv2d(const Task&, const In& in, Out& out, Intermediates* inter) {
   const RefTensor& x = in[0];
   const RefTensor& w = in[1];
   int64_t n = x.dim(0), c = x.dim(1), h = x.dim(2), wd = x.dim(3);
@@ -185,10 +203,10 @@ void AttentionImpl(const In& in, Out& out, bool causal) {
   }
 }
 
-void Attention(const Task&, const In& in, Out& out) { AttentionImpl(in, out, false); }
-void CausalAttention(const Task&, const In& in, Out& out) { AttentionImpl(in, out, true); }
+void Attention(const Task&, const In& in, Out& out, Intermediates* inter) { AttentionImpl(in, out, false); }
+void CausalAttention(const Task&, const In& in, Out& out, Intermediates* inter) { AttentionImpl(in, out, true); }
 
-void CumsumLastdim(const Task&, const In& in, Out& out) {
+void CumsumLastdim(const Task&, const In& in, Out& out, Intermediates* inter) {
   int64_t rows = in[0].dim(0), cols = in[0].dim(1);
   for (int64_t r = 0; r < rows; ++r) {
     double s = 0;
@@ -196,7 +214,7 @@ void CumsumLastdim(const Task&, const In& in, Out& out) {
   }
 }
 
-void MaxPool2d(const Task&, const In& in, Out& out) {
+void MaxPool2d(const Task&, const In& in, Out& out, Intermediates* inter) {
   int64_t n = in[0].dim(0), c = in[0].dim(1), h = in[0].dim(2), w = in[0].dim(3);
   int64_t oh = h / 2, ow = w / 2;
   for (int64_t p = 0; p < n * c; ++p)
@@ -210,7 +228,7 @@ void MaxPool2d(const Task&, const In& in, Out& out) {
       }
 }
 
-void ArgmaxLastdim(const Task&, const In& in, Out& out) {
+void ArgmaxLastdim(const Task&, const In& in, Out& out, Intermediates* inter) {
   int64_t rows = in[0].dim(0), cols = in[0].dim(1);
   for (int64_t r = 0; r < rows; ++r) {
     int64_t best = 0;  // first index of the maximum
@@ -242,6 +260,14 @@ constexpr std::pair<std::string_view, ReferenceFn> kReferences[] = {
 };
 
 }  // namespace
+
+std::vector<std::string> ReferenceIntermediates(std::string_view reference) {
+  if (reference == "softmax") return {"row_max", "row_sum"};
+  if (reference == "log_softmax") return {"row_max", "row_sum", "logsumexp"};
+  if (reference == "layernorm") return {"mean", "var", "rstd"};
+  if (reference == "rmsnorm") return {"mean_square", "rstd"};
+  return {};
+}
 
 ReferenceFn FindReference(std::string_view name) {
   for (const auto& [n, fn] : kReferences)

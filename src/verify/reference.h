@@ -3,6 +3,7 @@
 // ground truth every candidate is compared against. Each one reads inputs already rounded to
 // the task's input dtype, so the reference sees exactly what the candidate sees.
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,9 +18,17 @@ struct RefTensor {
   int64_t dim(size_t i) const { return shape[i]; }
 };
 
-/// Computes outputs (pre-sized by the caller from the task's shapes) from inputs.
+/// Named intermediate values a reference can expose for probes (e.g. softmax's "row_max"
+/// and "row_sum", layernorm's "mean" and "rstd"); see include/kforge/probe.h.
+using Intermediates = std::map<std::string, std::vector<double>>;
+
+/// Computes outputs (pre-sized by the caller from the task's shapes) from inputs, and the
+/// intermediates when `inter` is not null.
 using ReferenceFn = void (*)(const Task& task, const std::vector<RefTensor>& in,
-                             std::vector<RefTensor>& out);
+                             std::vector<RefTensor>& out, Intermediates* inter);
+
+/// Names of the intermediates a reference exposes.
+std::vector<std::string> ReferenceIntermediates(std::string_view reference);
 
 /// The reference called `name`, or null.
 ReferenceFn FindReference(std::string_view name);

@@ -18,7 +18,7 @@ std::vector<RefTensor> RunRef(const char* name, std::vector<RefTensor> in, std::
   out[0].data.assign(static_cast<size_t>(NumElements(out_shape)), 0.0);
   ReferenceFn fn = FindReference(name);
   EXPECT_NE(fn, nullptr);
-  fn(task, in, out);
+  fn(task, in, out, nullptr);
   return out;
 }
 

@@ -45,6 +45,14 @@ nlohmann::json CaseJson(const CaseEvidence& c) {
   if (!c.message.empty()) j["message"] = c.message;
   if (!c.mutated_inputs.empty()) j["mutated_inputs"] = c.mutated_inputs;
   if (!c.damaged_input_guards.empty()) j["damaged_input_guards"] = c.damaged_input_guards;
+  for (const auto& p : c.probes) {
+    nlohmann::json pj = {{"name", p.name}, {"count", p.count}, {"nan", p.nan_count}, {"inf", p.inf_count},
+                         {"min", Finite(p.min)}, {"max", Finite(p.max)}, {"mean", Finite(p.mean)},
+                         {"std", Finite(p.stddev)}, {"matches_reference", p.matches}};
+    if (p.has_reference)
+      pj["reference"] = {{"min", Finite(p.ref_min)}, {"max", Finite(p.ref_max)}, {"mean", Finite(p.ref_mean)}};
+    j["probes"].push_back(pj);
+  }
   for (const auto& o : c.outputs) {
     const CompareResult& r = o.compare;
     nlohmann::json oj = {{"name", o.name},
@@ -116,6 +124,7 @@ nlohmann::json Verdict::ToJson() const {
   j["sandbox"] = sandbox;
   j["seed"] = seed;
   j["full"] = full_requested;
+  j["probes"] = probes;
   j["tools"] = {{"kforge", kforge_version},
                 {"compiler", compile.compiler},
                 {"compiler_version", compile.version},

@@ -43,6 +43,16 @@ struct OutputEvidence {
   std::vector<int64_t> guard_damage;  ///< byte offsets relative to the tensor start
 };
 
+/// One KFORGE_PROBE of the candidate, beside the reference's intermediate of the same name.
+struct ProbeEvidence {
+  std::string name;
+  int64_t count = 0, nan_count = 0, inf_count = 0;
+  double min = 0, max = 0, mean = 0, stddev = 0;
+  bool has_reference = false;  ///< the task's reference exposes an intermediate of this name
+  double ref_min = 0, ref_max = 0, ref_mean = 0;
+  bool matches = true;  ///< statistics agree with the reference (within 1e-3 relative)
+};
+
 /// Evidence for one trial: a case of the light or full set drawn from one distribution.
 struct CaseEvidence {
   std::string set;  ///< "light" or "full"
@@ -59,6 +69,7 @@ struct CaseEvidence {
   std::vector<OutputEvidence> outputs;
   std::vector<std::string> mutated_inputs;
   std::vector<std::string> damaged_input_guards;
+  std::vector<ProbeEvidence> probes;
   bool passed() const { return failure == FailureClass::kNone; }
 };
 
@@ -96,6 +107,7 @@ struct Verdict {
   std::string kforge_version;
   uint64_t seed = 0;
   bool full_requested = false;
+  bool probes = false;  ///< compiled with KFORGE_PROBES=1
 
   CompileEvidence compile;
   std::vector<CaseEvidence> cases;

@@ -26,6 +26,38 @@ constexpr int kMaxRestarts = 3;
 
 double Seconds(Clock& clock, int64_t since_ns) { return (clock.MonotonicNanos() - since_ns) / 1e9; }
 
+/// A probe's statistics beside the reference intermediate of the same name.
+ProbeEvidence CompareProbe(const ProbeStats& p, const Intermediates& inter) {
+  ProbeEvidence e;
+  e.name = p.name;
+  e.count = p.count;
+  e.nan_count = p.nan_count;
+  e.inf_count = p.inf_count;
+  e.min = p.min;
+  e.max = p.max;
+  e.mean = p.mean;
+  e.stddev = p.stddev;
+  auto it = inter.find(p.name);
+  if (it == inter.end() || it->second.empty()) {
+    e.matches = p.nan_count == 0 && p.inf_count == 0;
+    return e;
+  }
+  e.has_reference = true;
+  double sum = 0;
+  e.ref_min = INFINITY;
+  e.ref_max = -INFINITY;
+  for (double v : it->second) {
+    sum += v;
+    e.ref_min = std::min(e.ref_min, v);
+    e.ref_max = std::max(e.ref_max, v);
+  }
+  e.ref_mean = sum / static_cast<double>(it->second.size());
+  auto close = [](double a, double b) { return std::fabs(a - b) <= 1e-3 * (std::fabs(a) + std::fabs(b)) + 1e-6; };
+  e.matches = p.nan_count == 0 && p.inf_count == 0 && p.count == static_cast<int64_t>(it->second.size()) &&
+              close(e.mean, e.ref_mean) && close(e.min, e.ref_min) && close(e.max, e.ref_max);
+  return e;
+}
+
 /// Errors within 3% (relative L2) spread over at least a tenth of the elements look like
 /// lost precision; anything else is a wrong result.
 FailureClass ClassifyNumeric(const CompareResult& r) {
@@ -171,7 +203,8 @@ class Run {
       PoisonOutput(t.dtype, arena.data(n_in + o), NumElements(t.shape));
     }
     int64_t ref_start = clock.MonotonicNanos();
-    reference_(task_, ref_in, ref_out);
+    Intermediates inter;
+    reference_(task_, ref_in, ref_out, options_.probes ? &inter : nullptr);
     ev.reference_ms = Seconds(clock, ref_start) * 1000;
 
     int64_t run_start = clock.MonotonicNanos();
@@ -179,6 +212,7 @@ class Run {
     ev.run_ms = Seconds(clock, run_start) * 1000;
     ev.outcome = std::string(OutcomeName(run.outcome));
     ev.threads_after = run.threads_after;
+    for (const auto& p : run.probes) ev.probes.push_back(CompareProbe(p, inter));
     if (run.outcome == CaseRun::Outcome::kReturned && run.threads_after > 1)
       AddIntegrity("runtime.lingering_threads",
                    "threads were still running after kforge_run returned (work hidden from the timer)");
@@ -400,6 +434,8 @@ Verdict Verifier::VerifySource(const std::string& source, const std::string& lab
   v.sandbox = std::string(SandboxModeName(mode));
   CompilerOptions copts;
   copts.cache_dir = options.cache_dir;
+  copts.probes = options.probes;
+  v.probes = options.probes;
   CompileResult compiled = CompileCpuCandidate(source, copts);
   v.compile = CompileEvidence{true, compiled.ok, compiled.cached, compiled.seconds,
                               compiled.compiler, compiled.compiler_version, compiled.flags,

@@ -22,6 +22,7 @@ struct VerifyOptions {
   int64_t case_timeout_ms = 10000;    ///< wall-clock limit for one kforge_run call
   int64_t load_timeout_ms = 10000;
   std::string cache_dir;              ///< compile cache; empty for the default
+  bool probes = false;                ///< enable KFORGE_PROBE and compare with reference intermediates
   SandboxLimits limits;
 };
 
