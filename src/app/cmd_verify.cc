@@ -46,6 +46,7 @@ CommandAction SetupVerify(CLI::App& sub) {
     VerifyOptions opts;
     opts.full = a->full;
     opts.probes = a->probes;
+    opts.diagnose = a->forensics;
     if (*seed) opts.seed = a->seed;
     opts.case_timeout_ms = static_cast<int64_t>(a->timeout_s * 1000);
     opts.limits.address_space_bytes = static_cast<int64_t>(a->memory_gib * (1 << 30));

@@ -34,7 +34,7 @@ std::string Signature(const nlohmann::json& v) {
   std::string sig = v.value("failure_class", nlohmann::json("none")).is_string()
                         ? v["failure_class"].get<std::string>() : "none";
   for (const auto& c : v.value("cases", nlohmann::json::array())) {
-    if (c.value("passed", true)) continue;
+    if (c.value("passed", true) || c.value("set", "") == "diagnostic") continue;
     sig += ":" + c.value("set", "") + "/" + c.value("name", "") + "/" + c.value("distribution", "");
     for (const auto& o : c.value("outputs", nlohmann::json::array()))
       sig += ":" + std::to_string(o.value("mismatches", 0));
@@ -61,6 +61,7 @@ double ScoreVerdict(const nlohmann::json& v) {
   int run = 0, passed = 0;
   double worst = 0;
   for (const auto& c : v.value("cases", nlohmann::json::array())) {
+    if (c.value("set", "") == "diagnostic") continue;
     ++run;
     if (c.value("passed", false)) ++passed;
     for (const auto& o : c.value("outputs", nlohmann::json::array())) {
@@ -148,6 +149,7 @@ Scored RepairRun::Validate(const std::string& source, int round, int index, cons
   opts.cache_dir = env_.cache_dir;
   // Probes cost a round, so they are enabled only after unassisted repair has failed.
   opts.probes = round > state_.config.probes_after_round;
+  opts.diagnose = true;
   Verifier verifier(task_);
   std::string cand_hash = artifacts_->Put(source);
   Verdict v = verifier.VerifySource(source, "candidate-" + cand_hash.substr(0, 12) + ".cc", opts);

@@ -86,7 +86,7 @@ void DiagnosePattern(const std::vector<int64_t>& shape, const CompareResult& r, 
   if (bad_rows.size() == 1 && *bad_rows.begin() == 0 && rows > 1) Add(&f->patterns, "first_rows");
   if (rows > 1 && bad_rows.size() * 4 <= static_cast<size_t>(rows) && f->patterns.empty())
     Add(&f->patterns, "specific_rows");
-  if (cols > 1 && bad_cols.size() * 4 <= static_cast<size_t>(cols) && f->patterns.empty())
+  if (rows > 1 && cols > 1 && bad_cols.size() * 4 <= static_cast<size_t>(cols) && f->patterns.empty())
     Add(&f->patterns, "specific_columns");
   // Spatial boundary band for 4-D outputs: wrong elements on the first/last row or column.
   if (shape.size() == 4 && complete && f->patterns.empty()) {
@@ -142,6 +142,53 @@ void DiagnoseValues(const CompareResult& r, Forensics* f) {
   }
 }
 
+/// With all-ones inputs a reduction over K elements returns exactly K (sum) or 1 (mean);
+/// an integer offset from that counts the elements the candidate drops or adds.
+void DiagnoseOnes(const Task& task, const CaseEvidence& c, Forensics* f) {
+  int64_t k = EvalExpr(task.reduction_size, c.params);
+  if (k <= 1) return;  // elementwise: all-ones inputs give identical outputs, nothing to learn
+  // Block arithmetic only makes sense when each output reduces a whole row (sum, mean, ...),
+  // not for scans whose outputs reduce prefixes of different lengths.
+  bool full_reduction = NumElements(ResolveShape(task.outputs[0], c.params)) <
+                        NumElements(ResolveShape(task.inputs[0], c.params));
+  for (size_t o = 0; o < c.outputs.size(); ++o) {
+    const CompareResult& r = c.outputs[o].compare;
+    if (r.passed() || r.samples.size() < 2) continue;
+    double offset = r.samples[0].got - r.samples[0].expected;
+    bool constant = std::all_of(r.samples.begin(), r.samples.end(), [&](const Mismatch& m) {
+      return std::fabs((m.got - m.expected) - offset) <= 1e-6 * (1 + std::fabs(offset));
+    });
+    if (!constant) {
+      f->notes.push_back("with all-ones inputs the errors are not a constant offset");
+      return;
+    }
+    Add(&f->symptoms, "constant_offset_on_ones");
+    double count = std::round(offset);
+    if (k > 1 && std::fabs(offset - count) < 1e-6 && count != 0) {
+      int64_t w = static_cast<int64_t>(std::fabs(count));
+      Add(&f->patterns, count < 0 ? "reduction_drops_elements" : "reduction_extra_elements");
+      f->tail_width = w;
+      std::string detail = fmt::format("with all-ones inputs each output is off by {:+g}: the reduction over K={} {} {} element(s)",
+                                       count, k, count < 0 ? "misses" : "adds", w);
+      // One K rarely pins the block size down (33 mod 4 = 33 mod 32 = 1): name every fit.
+      std::vector<int> fits;
+      for (int b : {2, 4, 8, 16, 32, 64, 128, 256})
+        if (full_reduction && k > b && k % b == w) fits.push_back(b);
+      if (!fits.empty()) {
+        Add(&f->patterns, "last_partial_block");
+        if (fits.size() == 1) f->block = fits[0];
+        std::string list;
+        for (int b : fits) list += (list.empty() ? "" : ", ") + std::to_string(b);
+        detail += " (K mod B for B in {" + list + "}: the last partial block is skipped)";
+      }
+      f->notes.push_back(detail);
+    } else {
+      f->notes.push_back(fmt::format("with all-ones inputs every wrong element is off by {:.6g}", offset));
+    }
+    return;
+  }
+}
+
 }  // namespace
 
 bool Forensics::Has(const std::string& name) const {
@@ -165,7 +212,12 @@ Forensics Diagnose(const Task& task, const Verdict& v) {
   // (reduction length, relative L2 error) of precision failures.
   std::vector<std::pair<double, double>> precision_points;
   const CaseEvidence* first_numeric = nullptr;
+  const CaseEvidence* diagnostic = nullptr;
   for (const auto& c : v.cases) {
+    if (c.set == "diagnostic") {
+      diagnostic = &c;
+      continue;
+    }
     auto& d = by_dist[c.distribution];
     ++d.second;
     if (c.passed()) continue;
@@ -263,6 +315,7 @@ Forensics Diagnose(const Task& task, const Verdict& v) {
       break;
     }
   }
+  if (diagnostic != nullptr && !diagnostic->passed()) DiagnoseOnes(task, *diagnostic, &f);
   if (precision_points.size() >= 2) {
     std::sort(precision_points.begin(), precision_points.end());
     const auto& lo = precision_points.front();

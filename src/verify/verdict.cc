@@ -135,6 +135,7 @@ nlohmann::json Verdict::ToJson() const {
   j["cases"] = nlohmann::json::array();
   for (const auto& c : cases) {
     j["cases"].push_back(CaseJson(c));
+    if (c.set == "diagnostic") continue;
     int& total = c.set == "light" ? light : full;
     int& pass = c.set == "light" ? light_pass : full_pass;
     ++total;
@@ -166,6 +167,7 @@ std::string Verdict::Summary() const {
   int shown = 0;
   int light = 0, light_pass = 0, full = 0, full_pass = 0;
   for (const auto& c : cases) {
+    if (c.set == "diagnostic") continue;
     (c.set == "light" ? light : full)++;
     if (c.passed()) (c.set == "light" ? light_pass : full_pass)++;
     if (c.passed() || shown >= 3) continue;

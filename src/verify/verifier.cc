@@ -140,6 +140,14 @@ class Run {
 
   void set_sandbox_mode(SandboxMode m) { sandbox_mode_ = m; }
 
+  /// One extra trial of `kase` with all-ones inputs, recorded in set "diagnostic".
+  void RunDiagnostic(const std::string& so_path, const Case& kase) {
+    CandidateProcess proc(so_path, sandbox_mode_, options_.limits, ArenaBytes(kase.params));
+    if (!proc.Start(options_.load_timeout_ms).ok) return;
+    CaseEvidence ev = RunTrial(proc, "diagnostic", kase, Distribution::kOnes, 999999);
+    verdict_->cases.push_back(std::move(ev));
+  }
+
  private:
   size_t ArenaBytes(const Bindings& params) const {
     std::vector<size_t> sizes;
@@ -336,8 +344,24 @@ int Severity(FailureClass c) {
 const CaseEvidence* WorstCase(const Verdict& v) {
   const CaseEvidence* worst = nullptr;
   for (const auto& c : v.cases)
-    if (!c.passed() && (worst == nullptr || Severity(c.failure) > Severity(worst->failure))) worst = &c;
+    if (!c.passed() && c.set != "diagnostic" && (worst == nullptr || Severity(c.failure) > Severity(worst->failure)))
+      worst = &c;
   return worst;
+}
+
+/// The first failing case of a set that failed on its numbers, for a diagnostic trial.
+const Case* NumericFailureCase(const Verdict& v, const Task& task) {
+  for (const auto& c : v.cases) {
+    if (c.passed() || c.set == "diagnostic") continue;
+    if (c.failure != FailureClass::kWrongResult && c.failure != FailureClass::kPrecision &&
+        c.failure != FailureClass::kUnwrittenOutput)
+      return nullptr;
+    std::string name = c.name.substr(0, c.name.find('#'));
+    for (const auto* list : {&task.light, &task.full})
+      for (const auto& k : *list)
+        if (k.name == name) return &k;
+  }
+  return nullptr;
 }
 
 std::string DescribeFailure(const Verdict& v) {
@@ -469,6 +493,8 @@ Verdict Verifier::VerifySource(const std::string& source, const std::string& lab
   }
   if (!light_ok) {
     if (const CaseEvidence* worst = WorstCase(v)) v.failure = worst->failure;
+    if (options.diagnose && v.integrity.empty())
+      if (const Case* k = NumericFailureCase(v, task_)) run.RunDiagnostic(compiled.so_path, *k);
     return done();
   }
   v.level = Level::kL2Light;
@@ -478,6 +504,8 @@ Verdict Verifier::VerifySource(const std::string& source, const std::string& lab
   }
   if (!run.RunSet(compiled.so_path, task_.full, "full")) {
     if (const CaseEvidence* worst = WorstCase(v)) v.failure = worst->failure;
+    if (options.diagnose && v.integrity.empty())
+      if (const Case* k = NumericFailureCase(v, task_)) run.RunDiagnostic(compiled.so_path, *k);
     return done();
   }
   v.level = Level::kL2Full;

@@ -23,6 +23,10 @@ struct VerifyOptions {
   int64_t load_timeout_ms = 10000;
   std::string cache_dir;              ///< compile cache; empty for the default
   bool probes = false;                ///< enable KFORGE_PROBE and compare with reference intermediates
+  /// After a numeric failure, run one extra "diagnostic" trial of the failing case with
+  /// all-ones inputs (set "diagnostic"; it never counts towards the verdict). Indexing bugs
+  /// become exact offsets there: a sum that drops 3 elements per row returns K - 3.
+  bool diagnose = false;
   SandboxLimits limits;
 };
 
