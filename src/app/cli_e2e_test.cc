@@ -157,6 +157,13 @@ TEST(CliTest, UsageAndEnvironmentErrorsExitTwoWithAClearMessage) {
   }
 }
 
+TEST(CliTest, CudaBackendWithoutAGpuExitsTwo) {
+  if (FileExists("/dev/nvidiactl")) GTEST_SKIP() << "this machine has a GPU; see the gpu-labelled tests";
+  auto r = RunCli({"verify", "relu", SourceDir() + "/examples/cuda/correct/relu.cu", "--backend", "cuda"});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("needs an NVIDIA GPU"), std::string::npos) << r.err;
+}
+
 TEST(CliTest, HelpEverywhere) {
   for (std::vector<std::string> args : {std::vector<std::string>{"--help"}, {"verify", "--help"}, {"tasks", "--help"}}) {
     auto r = RunCli(args);

@@ -29,7 +29,8 @@ CommandAction SetupVerify(CLI::App& sub) {
   sub.add_flag("--json", a->json, "print the verdict as one JSON object on stdout");
   sub.add_flag("--forensics", a->forensics, "add the engine's diagnosis of a failing verdict");
   sub.add_flag("--probes", a->probes, "enable KFORGE_PROBE in the candidate (include <kforge/probe.h>)");
-  sub.add_option("--backend", a->backend, "where the candidate runs")->check(CLI::IsMember({"cpu"}));
+  sub.add_option("--backend", a->backend, "where the candidate runs: cpu, or cuda (needs an NVIDIA GPU)")
+      ->check(CLI::IsMember({"cpu", "cuda"}));
   auto* seed = sub.add_option("--seed", a->seed, "run seed (default: fresh); recorded in the verdict");
   sub.add_option("--timeout", a->timeout_s, "wall-clock limit per kforge_run call, in seconds")
       ->check(CLI::Range(0.1, 3600.0));
@@ -45,6 +46,7 @@ CommandAction SetupVerify(CLI::App& sub) {
     Task task = ResolveTask(a->task);
     VerifyOptions opts;
     opts.full = a->full;
+    opts.backend = a->backend;
     opts.probes = a->probes;
     opts.diagnose = a->forensics;
     if (*seed) opts.seed = a->seed;

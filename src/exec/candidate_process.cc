@@ -25,6 +25,7 @@ std::string_view OutcomeName(CaseRun::Outcome o) {
     case CaseRun::Outcome::kForbiddenSyscall: return "forbidden_syscall";
     case CaseRun::Outcome::kFileSizeLimit: return "file_size_limit";
     case CaseRun::Outcome::kRunnerLost: return "runner_lost";
+    case CaseRun::Outcome::kDeviceError: return "device_error";
   }
   return "?";
 }
@@ -39,8 +40,8 @@ std::string SyscallName(int nr) {
 }
 
 CandidateProcess::CandidateProcess(std::string so_path, SandboxMode mode, SandboxLimits limits,
-                                   size_t arena_bytes)
-    : so_path_(std::move(so_path)), mode_(mode), limits_(limits), arena_bytes_(arena_bytes) {}
+                                   size_t arena_bytes, bool gpu)
+    : so_path_(std::move(so_path)), mode_(mode), limits_(limits), arena_bytes_(arena_bytes), gpu_(gpu) {}
 
 CandidateProcess::~CandidateProcess() {
   control_.Reset();  // the runner exits when the socket closes
@@ -57,13 +58,20 @@ LoadResult CandidateProcess::Start(int64_t timeout_ms) {
   MakeDirs(scratch);
   MakeDirs(jail);
   spec_ = std::make_unique<SandboxSpec>(mode_, jail, scratch);
-  std::string runner = RunnerPath();
+  std::string runner = RunnerPath(gpu_);
   bool bwrap = mode_ == SandboxMode::kBubblewrap;
   spec_->AddReadOnly(runner, "/kforge/kforge-runner");
   spec_->AddReadOnly(so_path_, "/kforge/candidate.so");
-
   SandboxLimits limits = limits_;
   limits.address_space_bytes += static_cast<int64_t>(arena_bytes_);
+  if (gpu_) {
+    spec_->AllowGpu();
+#ifdef KFORGE_CUDA_ROOT
+    spec_->AddReadOnly(KFORGE_CUDA_ROOT, KFORGE_CUDA_ROOT);  // libcudart, found through the runner's rpath
+#endif
+    // The CUDA driver reserves large virtual ranges: an address-space limit would break it.
+    limits.address_space_bytes = 0;
+  }
   std::vector<std::string> cmd = {bwrap ? "/kforge/kforge-runner" : runner, "run"};
   for (const auto& a : LimitArgs(limits)) cmd.push_back(a);
   cmd.insert(cmd.end(), {"--so", bwrap ? "/kforge/candidate.so" : so_path_});
@@ -228,6 +236,7 @@ CaseRun CandidateProcess::Run(uint64_t case_id, const TensorArena& arena, size_t
     case FatalKind::kOutOfMemory: run.outcome = CaseRun::Outcome::kOutOfMemory; break;
     case FatalKind::kForbiddenSyscall: run.outcome = CaseRun::Outcome::kForbiddenSyscall; break;
     case FatalKind::kFileSizeLimit: run.outcome = CaseRun::Outcome::kFileSizeLimit; break;
+    case FatalKind::kDeviceError: run.outcome = CaseRun::Outcome::kDeviceError; break;
     default: run.outcome = CaseRun::Outcome::kRunnerLost; break;
   }
   if (run.outcome == CaseRun::Outcome::kForbiddenSyscall)

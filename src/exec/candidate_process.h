@@ -32,6 +32,7 @@ struct CaseRun {
     kForbiddenSyscall,  ///< seccomp trapped a forbidden system call
     kFileSizeLimit,     ///< wrote past the file-size limit
     kRunnerLost,        ///< the child vanished without saying why
+    kDeviceError,       ///< a CUDA error (illegal address, launch failure, ...)
   };
   Outcome outcome = Outcome::kRunnerLost;
   int rc = 0;
@@ -59,7 +60,7 @@ class CandidateProcess {
   /// map; it is added to the address-space limit so the limit applies to the candidate's own
   /// allocations.
   CandidateProcess(std::string so_path, SandboxMode mode, SandboxLimits limits,
-                   size_t arena_bytes);
+                   size_t arena_bytes, bool gpu = false);
   ~CandidateProcess();
 
   /// Starts the child and waits for it to load the candidate.
@@ -79,6 +80,7 @@ class CandidateProcess {
   SandboxMode mode_;
   SandboxLimits limits_;
   size_t arena_bytes_;
+  bool gpu_ = false;
   std::unique_ptr<TempDir> dir_;
   std::unique_ptr<SandboxSpec> spec_;
   ScopedFd control_;

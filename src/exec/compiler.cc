@@ -81,21 +81,21 @@ std::string KforgeIncludeDir() {
   throw EnvironmentError("cannot find kforge's include/ directory (kforge/probe.h); set KFORGE_INCLUDE_DIR");
 }
 
-CompileResult CompileCpuCandidate(const std::string& source, const CompilerOptions& options) {
-  CompileResult result;
-  FindHostCompiler(&result.compiler, &result.compiler_version);
-  result.flags = kCpuFlags;
-  if (options.probes) result.flags.push_back("-DKFORGE_PROBES=1");
-  std::string key_material = source + '\0' + result.compiler + '\0' + result.compiler_version;
-  for (const auto& f : result.flags) key_material += '\0' + f;
-  std::string probe_header;
+namespace {
+
+/// Compiles `source` (written as candidate.<ext>) in the sandbox with `compiler` and
+/// `flags`, caching the shared object under cache/<kind>/<hash>.so.
+CompileResult CompileInSandbox(const std::string& source, const CompilerOptions& options, const std::string& kind,
+                               const std::string& ext, CompileResult result,
+                               const std::vector<std::pair<std::string, std::string>>& extra_ro) {
   std::string include_dir = KforgeIncludeDir();
-  TryReadFile(include_dir + "/kforge/probe.h", &probe_header, &result.log);
-  key_material += '\0' + probe_header;
-  result.log.clear();
+  std::string probe_header, ignored;
+  TryReadFile(include_dir + "/kforge/probe.h", &probe_header, &ignored);
+  std::string key_material = source + '\0' + result.compiler + '\0' + result.compiler_version + '\0' + probe_header;
+  for (const auto& f : result.flags) key_material += '\0' + f;
   result.cache_key = Sha256Hex(key_material);
 
-  std::string cache_dir = (options.cache_dir.empty() ? DefaultCacheDir() : options.cache_dir) + "/cpu";
+  std::string cache_dir = (options.cache_dir.empty() ? DefaultCacheDir() : options.cache_dir) + "/" + kind;
   MakeDirs(cache_dir);
   result.so_path = cache_dir + "/" + result.cache_key + ".so";
   std::string log_path = cache_dir + "/" + result.cache_key + ".log";
@@ -107,25 +107,27 @@ CompileResult CompileCpuCandidate(const std::string& source, const CompilerOptio
   }
 
   SandboxMode mode = ResolveSandboxMode();
+  bool bwrap = mode == SandboxMode::kBubblewrap;
   TempDir work("kforge-compile");
   std::string scratch = work.path() + "/scratch", jail = work.path() + "/jail";
   MakeDirs(scratch);
   MakeDirs(jail);
-  WriteFileAtomic(scratch + "/candidate.cc", source);
+  std::string src_name = "candidate." + ext;
+  WriteFileAtomic(scratch + "/" + src_name, source);
   SandboxSpec spec(mode, jail, scratch);
   std::string runner = RunnerPath();
   spec.AddReadOnly(runner, "/kforge/kforge-runner");
   spec.AddReadOnly(include_dir, "/kforge/include");
-  std::string runner_inside = mode == SandboxMode::kBubblewrap ? "/kforge/kforge-runner" : runner;
-  std::string include_inside = mode == SandboxMode::kBubblewrap ? "/kforge/include" : include_dir;
-  std::vector<std::string> cmd = {runner_inside, "exec"};
-  for (const auto& a : LimitArgs(options.limits)) cmd.push_back(a);
+  for (const auto& [host, inside] : extra_ro) spec.AddReadOnly(host, inside);
+  std::vector<std::string> cmd = {bwrap ? "/kforge/kforge-runner" : runner, "exec"};
+  SandboxLimits limits = options.limits;
+  if (kind == "cuda") limits.address_space_bytes = 0;  // nvcc's tools reserve large ranges
+  for (const auto& a : LimitArgs(limits)) cmd.push_back(a);
   cmd.push_back("--");
   cmd.push_back(result.compiler);
   cmd.insert(cmd.end(), result.flags.begin(), result.flags.end());
-  cmd.push_back("-I" + include_inside);
-  cmd.insert(cmd.end(), {"-o", spec.ScratchPathInside("candidate.so"),
-                         spec.ScratchPathInside("candidate.cc")});
+  cmd.push_back("-I" + (bwrap ? std::string("/kforge/include") : include_dir));
+  cmd.insert(cmd.end(), {"-o", spec.ScratchPathInside("candidate.so"), spec.ScratchPathInside(src_name)});
 
   SpawnOptions opts;
   opts.argv = spec.Wrap(cmd);
@@ -136,10 +138,8 @@ CompileResult CompileCpuCandidate(const std::string& source, const CompilerOptio
   result.seconds = (SystemClock().MonotonicNanos() - start) / 1e9;
   result.log = ReadFileTail(opts.output_path, 64 * 1024);
   // Diagnostics name the scratch path; show the user's view instead.
-  for (const std::string& from : {spec.ScratchPathInside("candidate.cc")}) {
-    for (size_t pos; (pos = result.log.find(from)) != std::string::npos;)
-      result.log.replace(pos, from.size(), "candidate.cc");
-  }
+  std::string from = spec.ScratchPathInside(src_name);
+  for (size_t pos; (pos = result.log.find(from)) != std::string::npos;) result.log.replace(pos, from.size(), src_name);
   result.timed_out = status.kind == ExitStatus::Kind::kTimedOut;
   if (!status.ok() || !FileExists(scratch + "/candidate.so")) {
     if (result.timed_out) result.log += "\ncompilation timed out";
@@ -149,14 +149,58 @@ CompileResult CompileCpuCandidate(const std::string& source, const CompilerOptio
   // Publish atomically: rename within the cache directory.
   std::string tmp = result.so_path + ".tmp." + std::to_string(::getpid());
   std::error_code ec;
-  std::filesystem::copy_file(scratch + "/candidate.so", tmp,
-                             std::filesystem::copy_options::overwrite_existing, ec);
+  std::filesystem::copy_file(scratch + "/candidate.so", tmp, std::filesystem::copy_options::overwrite_existing, ec);
   if (ec) throw EnvironmentError("cannot write to the compile cache " + cache_dir + ": " + ec.message());
   WriteFileAtomic(log_path, result.log);
   std::filesystem::rename(tmp, result.so_path, ec);
   if (ec) throw EnvironmentError("cannot write to the compile cache " + cache_dir + ": " + ec.message());
   result.ok = true;
   return result;
+}
+
+}  // namespace
+
+CompileResult CompileCpuCandidate(const std::string& source, const CompilerOptions& options) {
+  CompileResult result;
+  FindHostCompiler(&result.compiler, &result.compiler_version);
+  result.flags = kCpuFlags;
+  if (options.probes) result.flags.push_back("-DKFORGE_PROBES=1");
+  return CompileInSandbox(source, options, "cpu", "cc", std::move(result), {});
+}
+
+void FindNvcc(std::string* path, std::string* version) {
+  std::string nvcc = "/usr/local/cuda/bin/nvcc";
+#ifdef KFORGE_NVCC
+  nvcc = KFORGE_NVCC;
+#endif
+  if (const char* env = std::getenv("KFORGE_NVCC"); env && *env) nvcc = env;
+  SpawnOptions opts;
+  opts.argv = {nvcc, "--version"};
+  ProcessRunner::Result r;
+  try {
+    r = LiveProcessRunner().Run(opts, 30000);
+  } catch (const EnvironmentError&) {
+    throw EnvironmentError("nvcc not found at " + nvcc + "; install the CUDA toolkit or set KFORGE_NVCC");
+  }
+  if (!r.status.ok()) throw EnvironmentError("nvcc at " + nvcc + " does not run: " + r.output);
+  std::error_code ec;
+  auto canonical = std::filesystem::canonical(nvcc, ec);
+  *path = ec ? nvcc : canonical.string();
+  size_t p = r.output.rfind("Cuda compilation tools");
+  *version = p == std::string::npos ? r.output : r.output.substr(p, r.output.find('\n', p) - p);
+}
+
+CompileResult CompileCudaCandidate(const std::string& source, const CompilerOptions& options) {
+  CompileResult result;
+  FindNvcc(&result.compiler, &result.compiler_version);
+  // -cudart shared: the candidate and kforge-gpu-runner share one runtime and context.
+  // Precision flags are pinned: no fast math, IEEE division and square roots.
+  result.flags = {"-std=c++17", "-O2", "-shared", "-Xcompiler", "-fPIC", "-cudart", "shared",
+                  "-arch=" + options.cuda_arch, "-prec-div=true", "-prec-sqrt=true", "-fmad=true"};
+  if (options.probes) result.flags.push_back("-DKFORGE_PROBES=1");
+  // nvcc lives under the toolkit root (bin/, include/, nvvm/, lib64/): make it all visible.
+  std::filesystem::path root = std::filesystem::path(result.compiler).parent_path().parent_path();
+  return CompileInSandbox(source, options, "cuda", "cu", std::move(result), {{root.string(), root.string()}});
 }
 
 }  // namespace kforge

@@ -26,6 +26,7 @@ struct CompilerOptions {
   int64_t timeout_ms = 120000;
   SandboxLimits limits;
   bool probes = false;  ///< compile with -DKFORGE_PROBES=1 (see include/kforge/probe.h)
+  std::string cuda_arch = "sm_90";  ///< for CUDA candidates: the device's architecture
 };
 
 /// Directory holding kforge's candidate-side headers (<kforge/probe.h>).
@@ -41,5 +42,13 @@ void FindHostCompiler(std::string* path, std::string* version);
 /// Compiles a CPU candidate (C++ source text) to a shared object exporting kforge_run.
 /// Compile errors are a value (ok = false); a missing compiler throws EnvironmentError.
 CompileResult CompileCpuCandidate(const std::string& source, const CompilerOptions& options);
+
+/// Compiles a CUDA candidate with nvcc for options.cuda_arch (a shared object using the
+/// shared CUDA runtime). Throws EnvironmentError when nvcc is missing.
+CompileResult CompileCudaCandidate(const std::string& source, const CompilerOptions& options);
+
+/// nvcc's path ($KFORGE_NVCC, the toolkit found at build time, or /usr/local/cuda/bin/nvcc)
+/// and its version line; throws EnvironmentError when there is none.
+void FindNvcc(std::string* path, std::string* version);
 
 }  // namespace kforge

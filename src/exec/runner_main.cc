@@ -1,6 +1,10 @@
 // kforge-runner: the sandboxed child. Two modes:
 //   kforge-runner exec [limits] -- PROGRAM ARGS...   set resource limits, then exec (compilers)
 //   kforge-runner run [limits] --so CANDIDATE.so     load a candidate and serve RunRequests
+// Built a second time with KFORGE_GPU_RUNNER as kforge-gpu-runner: tensors are copied to
+// device memory (guards and poison included) and back, kforge_run gets a stream, every
+// stream is synchronised before anything is read, and a CUDA error ends the process (a
+// sticky error poisons the context). It also has a mode `device` that prints the GPU.
 // Limits: --as BYTES (address space), --fsize BYTES (largest file written), --nofile N.
 // It runs inside bubblewrap when the sandbox is on; the seccomp filter and limits below
 // apply in both cases. The candidate is loaded only after the filter is installed, so its
@@ -30,10 +34,18 @@
 
 #include "exec/runner_protocol.h"
 
+#ifdef KFORGE_GPU_RUNNER
+#include <cuda_runtime.h>
+#endif
+
 namespace kforge {
 namespace {
 
 using RunFn = int (*)(const DLTensor*, int, DLTensor*, int, void*);
+
+#ifdef KFORGE_GPU_RUNNER
+cudaStream_t g_stream = nullptr;
+#endif
 
 uint64_t g_current_case = 0;
 rlim_t g_as_limit = 0;
@@ -174,7 +186,7 @@ int CountThreads() {
   return std::atoi(p);
 }
 
-int64_t NowNanos() {
+[[maybe_unused]] int64_t NowNanos() {
   timespec ts;
   ::clock_gettime(CLOCK_MONOTONIC, &ts);
   return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
@@ -205,7 +217,11 @@ bool ReceiveRequest(RunRequest* req, int* arena_fd) {
 
 void ToDLTensor(const WireTensor& w, char* base, DLTensor* t) {
   t->data = base + w.offset;
+#ifdef KFORGE_GPU_RUNNER
+  t->device = DLDevice{kDLCUDA, 0};
+#else
   t->device = DLDevice{kDLCPU, 0};
+#endif
   t->ndim = w.ndim;
   t->dtype = DLDataType{w.code, w.bits, 1};
   t->shape = const_cast<int64_t*>(w.shape);
@@ -224,8 +240,91 @@ void SendProbes() {
   g_probe_count = 0;
 }
 
+#ifdef KFORGE_GPU_RUNNER
+[[noreturn]] void DieCuda(cudaError_t e, const char* where) {
+  char msg[300];
+  std::snprintf(msg, sizeof msg, "CUDA error %s: %s (%s)", where, cudaGetErrorName(e), cudaGetErrorString(e));
+  DieWith(FatalKind::kDeviceError, 0, -1, msg);
+}
+
+/// Initialised before the seccomp filter: driver start-up touches more of the system than
+/// later calls do.
+bool InitGpu(std::string* error) {
+  int n = 0;
+  cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess || n == 0) {
+    *error = std::string("no usable CUDA device: ") + (e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+    return false;
+  }
+  if ((e = cudaSetDevice(0)) != cudaSuccess || (e = cudaFree(nullptr)) != cudaSuccess ||
+      (e = cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking)) != cudaSuccess) {
+    *error = std::string("cannot initialise the CUDA device: ") + cudaGetErrorString(e);
+    return false;
+  }
+  return true;
+}
+
+/// One call on the GPU: the whole arena (guards and poison included) goes to the device and
+/// comes back, so the engine checks device-side writes exactly as host ones. Returns the
+/// kernel time from CUDA events.
+int64_t RunOnGpu(RunFn fn, const RunRequest& req, char* host, int* rc) {
+  void* dev = nullptr;
+  cudaError_t e = cudaMalloc(&dev, req.arena_bytes);
+  if (e != cudaSuccess) DieWith(FatalKind::kOutOfMemory, 0, -1, "cudaMalloc of the tensor arena failed");
+  if ((e = cudaMemcpy(dev, host, req.arena_bytes, cudaMemcpyHostToDevice)) != cudaSuccess) DieCuda(e, "copying inputs");
+  DLTensor tensors[kMaxWireTensors];
+  for (uint32_t i = 0; i < req.num_inputs + req.num_outputs; ++i)
+    ToDLTensor(req.tensors[i], static_cast<char*>(dev), &tensors[i]);
+  cudaEvent_t start, stop;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
+  cudaEventRecord(start, g_stream);
+  *rc = fn(tensors, static_cast<int>(req.num_inputs), tensors + req.num_inputs, static_cast<int>(req.num_outputs),
+           g_stream);
+  cudaEventRecord(stop, g_stream);
+  // Every stream, not just ours: work hidden on another stream must finish before reading.
+  if ((e = cudaDeviceSynchronize()) != cudaSuccess) DieCuda(e, "after kforge_run");
+  if ((e = cudaGetLastError()) != cudaSuccess) DieCuda(e, "after kforge_run");
+  float ms = 0;
+  cudaEventElapsedTime(&ms, start, stop);
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  if ((e = cudaMemcpy(host, dev, req.arena_bytes, cudaMemcpyDeviceToHost)) != cudaSuccess) DieCuda(e, "copying outputs");
+  cudaFree(dev);
+  return static_cast<int64_t>(ms * 1e6);
+}
+
+int PrintDevice() {
+  std::string error;
+  if (!InitGpu(&error)) {
+    std::fprintf(stderr, "%s\n", error.c_str());
+    return 3;
+  }
+  cudaDeviceProp p{};
+  cudaGetDeviceProperties(&p, 0);
+  int driver = 0, runtime = 0, count = 0;
+  cudaDriverGetVersion(&driver);
+  cudaRuntimeGetVersion(&runtime);
+  cudaGetDeviceCount(&count);
+  std::printf("{\"name\": \"%s\", \"compute_capability\": \"%d.%d\", \"arch\": \"sm_%d%d\", "
+              "\"memory_bytes\": %zu, \"multiprocessors\": %d, \"driver_version\": %d, \"runtime_version\": %d, "
+              "\"device_count\": %d}\n",
+              p.name, p.major, p.minor, p.major, p.minor, p.totalGlobalMem, p.multiProcessorCount, driver, runtime, count);
+  return 0;
+}
+#endif
+
 int Serve(const char* so_path) {
   std::string error;
+#ifdef KFORGE_GPU_RUNNER
+  if (!InitGpu(&error)) {
+    RunReply r;
+    r.kind = ReplyKind::kLoadFailed;
+    CopyMessage(&r, error.c_str());
+    SendReply(r);
+    return 1;
+  }
+#endif
   if (!InstallSeccomp(&error)) {
     RunReply r;
     r.kind = ReplyKind::kLoadFailed;
@@ -255,13 +354,18 @@ int Serve(const char* so_path) {
     void* base = ::mmap(nullptr, req.arena_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, arena_fd, 0);
     ::close(arena_fd);
     if (base == MAP_FAILED) DieWith(FatalKind::kOutOfMemory, 0, -1, "cannot map the tensor arena");
+    int rc = 0;
+#ifdef KFORGE_GPU_RUNNER
+    int64_t elapsed = RunOnGpu(fn, req, static_cast<char*>(base), &rc);
+#else
     DLTensor tensors[kMaxWireTensors];
     for (uint32_t i = 0; i < req.num_inputs + req.num_outputs; ++i)
       ToDLTensor(req.tensors[i], static_cast<char*>(base), &tensors[i]);
     int64_t start = NowNanos();
-    int rc = fn(tensors, static_cast<int>(req.num_inputs), tensors + req.num_inputs,
-                static_cast<int>(req.num_outputs), nullptr);
+    rc = fn(tensors, static_cast<int>(req.num_inputs), tensors + req.num_inputs, static_cast<int>(req.num_outputs),
+            nullptr);
     int64_t elapsed = NowNanos() - start;
+#endif
     SendProbes();
     RunReply done;
     done.kind = ReplyKind::kDone;
@@ -346,6 +450,9 @@ int main(int argc, char** argv) {
     else if (a == "--") { ++i; break; }
     else Usage();
   }
+#ifdef KFORGE_GPU_RUNNER
+  if (mode == "device") return PrintDevice();
+#endif
   ApplyLimits(limits);
   if (mode == "exec") {
     if (i >= argc) Usage();

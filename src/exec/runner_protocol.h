@@ -70,6 +70,7 @@ enum class FatalKind : uint32_t {
   kForbiddenSyscall = 3, ///< seccomp trapped a system call the policy forbids
   kFileSizeLimit = 4,    ///< wrote more than the output-size limit
   kProtocol = 5,         ///< bad request from the engine
+  kDeviceError = 6,      ///< a CUDA error (illegal address, launch failure): the context is lost
 };
 
 struct RunReply {

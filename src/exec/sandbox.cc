@@ -105,6 +105,14 @@ std::vector<std::string> SandboxSpec::Wrap(const std::vector<std::string>& comma
   argv.insert(argv.end(), {"--proc", "/proc", "--dev", "/dev", "--bind", scratch_dir_,
                            kScratchInside, "--bind", scratch_dir_, "/tmp"});
   for (const auto& [host, inside] : read_only_) argv.insert(argv.end(), {"--ro-bind", host, inside});
+  if (gpu_) {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator("/dev", ec)) {
+      std::string name = e.path().filename().string();
+      if (name.rfind("nvidia", 0) == 0) argv.insert(argv.end(), {"--dev-bind", e.path().string(), e.path().string()});
+    }
+    argv.insert(argv.end(), {"--ro-bind", "/sys", "/sys"});
+  }
   argv.insert(argv.end(), {"--chdir", kScratchInside, "--clearenv", "--setenv", "PATH",
                            "/usr/local/bin:/usr/bin:/bin", "--setenv", "HOME", kScratchInside,
                            "--setenv", "TMPDIR", "/tmp", "--setenv", "LANG", "C.UTF-8", "--"});
@@ -135,12 +143,14 @@ std::vector<std::string> SandboxSpec::FindEscapedWrites() const {
   return escaped;
 }
 
-std::string RunnerPath() {
-  if (const char* env = std::getenv("KFORGE_RUNNER"); env && *env) return env;
-  std::string path = ExecutableDir() + "/kforge-runner";
+std::string RunnerPath(bool gpu) {
+  const char* var = gpu ? "KFORGE_GPU_RUNNER" : "KFORGE_RUNNER";
+  const char* name = gpu ? "kforge-gpu-runner" : "kforge-runner";
+  if (const char* env = std::getenv(var); env && *env) return env;
+  std::string path = ExecutableDir() + "/" + name;
   if (!FileExists(path))
-    throw EnvironmentError("cannot find kforge-runner next to " + ExecutableDir() +
-                           "; build the 'kforge-runner' target or set KFORGE_RUNNER");
+    throw EnvironmentError(std::string("cannot find ") + name + " next to " + ExecutableDir() + "; build the '" + name +
+                           "' target (it needs the CUDA toolkit for the GPU runner) or set " + var);
   return path;
 }
 

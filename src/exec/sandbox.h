@@ -37,6 +37,8 @@ class SandboxSpec {
   SandboxSpec(SandboxMode mode, std::string jail_dir, std::string scratch_dir);
   /// Makes a host file or directory visible read-only at `inside`.
   void AddReadOnly(const std::string& host, const std::string& inside);
+  /// Gives the child the NVIDIA device nodes and the driver's view of /sys.
+  void AllowGpu() { gpu_ = true; }
   /// The full argv: bwrap and its options (when on), then `command`.
   std::vector<std::string> Wrap(const std::vector<std::string>& command) const;
   /// Path of a scratch file as the child sees it.
@@ -52,10 +54,12 @@ class SandboxSpec {
   std::string jail_dir_;
   std::string scratch_dir_;
   std::vector<std::pair<std::string, std::string>> read_only_;
+  bool gpu_ = false;
 };
 
-/// Path of the kforge-runner executable (next to the running binary, or $KFORGE_RUNNER).
-std::string RunnerPath();
+/// Path of the kforge-runner executable (next to the running binary, or $KFORGE_RUNNER);
+/// with gpu, kforge-gpu-runner ($KFORGE_GPU_RUNNER).
+std::string RunnerPath(bool gpu = false);
 /// Runner arguments that apply `limits`.
 std::vector<std::string> LimitArgs(const SandboxLimits& limits);
 

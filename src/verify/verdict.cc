@@ -121,6 +121,7 @@ nlohmann::json Verdict::ToJson() const {
   j["task"] = {{"name", task_name}, {"origin", task_origin}, {"sha256", task_sha256}};
   j["candidate"] = {{"path", candidate_path}, {"sha256", candidate_sha256}};
   j["backend"] = backend;
+  if (!device.is_null()) j["device"] = device;
   j["sandbox"] = sandbox;
   j["seed"] = seed;
   j["full"] = full_requested;

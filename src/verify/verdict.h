@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
+#include <nlohmann/json.hpp>
 
 #include "core/expr.h"
 #include "verify/compare.h"
@@ -108,6 +108,7 @@ struct Verdict {
   uint64_t seed = 0;
   bool full_requested = false;
   bool probes = false;  ///< compiled with KFORGE_PROBES=1
+  nlohmann::json device;  ///< the GPU (cuda backend): name, arch, driver and runtime versions
 
   CompileEvidence compile;
   std::vector<CaseEvidence> cases;

@@ -12,6 +12,7 @@
 #include "exec/arena.h"
 #include "exec/candidate_process.h"
 #include "exec/compiler.h"
+#include "exec/device.h"
 #include "verify/inputs.h"
 #include "verify/reference.h"
 #include "verify/static_checks.h"
@@ -76,6 +77,7 @@ FailureClass ClassifyOutcome(CaseRun::Outcome o) {
     case CaseRun::Outcome::kFileSizeLimit: return FailureClass::kResourceLimit;
     case CaseRun::Outcome::kForbiddenSyscall: return FailureClass::kIntegrity;
     case CaseRun::Outcome::kCrashed:
+    case CaseRun::Outcome::kDeviceError:
     case CaseRun::Outcome::kRunnerLost: return FailureClass::kRuntimeError;
   }
   return FailureClass::kRuntimeError;
@@ -112,7 +114,8 @@ class Run {
         ++trial;
         if (!proc || !proc->alive()) {
           if (restarts++ > kMaxRestarts) return false;
-          proc = std::make_unique<CandidateProcess>(so_path, sandbox_mode_, options_.limits, max_arena);
+          proc = std::make_unique<CandidateProcess>(so_path, sandbox_mode_, options_.limits, max_arena,
+                                                    options_.backend == "cuda");
           LoadResult load = proc->Start(options_.load_timeout_ms);
           if (!load.ok) {
             CaseEvidence ev = NewEvidence(set, kase, dist, trial);
@@ -142,7 +145,7 @@ class Run {
 
   /// One extra trial of `kase` with all-ones inputs, recorded in set "diagnostic".
   void RunDiagnostic(const std::string& so_path, const Case& kase) {
-    CandidateProcess proc(so_path, sandbox_mode_, options_.limits, ArenaBytes(kase.params));
+    CandidateProcess proc(so_path, sandbox_mode_, options_.limits, ArenaBytes(kase.params), options_.backend == "cuda");
     if (!proc.Start(options_.load_timeout_ms).ok) return;
     CaseEvidence ev = RunTrial(proc, "diagnostic", kase, Distribution::kOnes, 999999);
     verdict_->cases.push_back(std::move(ev));
@@ -418,6 +421,14 @@ Verdict Verifier::VerifySource(const std::string& source, const std::string& lab
   v.kforge_version = std::string(KforgeVersion());
   v.seed = options.seed ? *options.seed : SystemEntropy().FreshSeed();
   v.full_requested = options.full;
+  v.backend = options.backend;
+  if (options.backend != "cpu" && options.backend != "cuda")
+    throw UsageError("unknown backend '" + options.backend + "'; use cpu or cuda");
+  CudaDevice device;
+  if (options.backend == "cuda") {
+    device = ProbeCudaDevice();  // no GPU: an environment error, before any work
+    v.device = device.info;
+  }
   auto done = [&]() -> Verdict {
     v.total_seconds = Seconds(clock, start);
     if (!v.integrity.empty()) {
@@ -460,7 +471,9 @@ Verdict Verifier::VerifySource(const std::string& source, const std::string& lab
   copts.cache_dir = options.cache_dir;
   copts.probes = options.probes;
   v.probes = options.probes;
-  CompileResult compiled = CompileCpuCandidate(source, copts);
+  if (options.backend == "cuda") copts.cuda_arch = device.arch;
+  CompileResult compiled =
+      options.backend == "cuda" ? CompileCudaCandidate(source, copts) : CompileCpuCandidate(source, copts);
   v.compile = CompileEvidence{true, compiled.ok, compiled.cached, compiled.seconds,
                               compiled.compiler, compiled.compiler_version, compiled.flags,
                               compiled.log};

@@ -16,6 +16,7 @@ namespace kforge {
 class Clock;
 
 struct VerifyOptions {
+  std::string backend = "cpu";        ///< "cpu" or "cuda"
   bool full = false;                  ///< also run the full set after the light set passes
   std::optional<uint64_t> seed;       ///< run seed; fresh from Entropy when unset
   std::optional<Distribution> force_distribution;  ///< debugging: draw every case from this
