@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 
 #include "core/clock.h"
 #include "core/error.h"
@@ -67,7 +68,12 @@ LoadResult CandidateProcess::Start(int64_t timeout_ms) {
   if (gpu_) {
     spec_->AllowGpu();
 #ifdef KFORGE_CUDA_ROOT
-    spec_->AddReadOnly(KFORGE_CUDA_ROOT, KFORGE_CUDA_ROOT);  // libcudart, found through the runner's rpath
+    // libcudart, found through the runner's rpath: the toolkit under both its own and its
+    // resolved path (/usr/local/cuda is usually a link to /usr/local/cuda-X.Y).
+    std::error_code ec;
+    std::string root = KFORGE_CUDA_ROOT, real = std::filesystem::canonical(root, ec).string();
+    if (FileExists(root)) spec_->AddReadOnly(root, root);
+    if (!ec && real != root) spec_->AddReadOnly(real, real);
 #endif
     // The CUDA driver reserves large virtual ranges: an address-space limit would break it.
     limits.address_space_bytes = 0;

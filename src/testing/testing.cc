@@ -1,5 +1,7 @@
 #include "testing/testing.h"
 
+#include <cstdlib>
+
 #include <gtest/gtest.h>
 
 #include "core/fs.h"
@@ -7,9 +9,16 @@
 
 namespace kforge::testing {
 
-std::string SourceDir() { return KFORGE_SOURCE_DIR; }
+std::string SourceDir() {
+  // A build carried to another machine (the GPU host) runs from a different checkout path.
+  if (const char* env = std::getenv("KFORGE_SOURCE_DIR"); env && *env) return env;
+  return KFORGE_SOURCE_DIR;
+}
 
-std::string BinaryPath(const std::string& name) { return std::string(KFORGE_BINARY_DIR) + "/" + name; }
+std::string BinaryPath(const std::string& name) {
+  if (const char* env = std::getenv("KFORGE_BINARY_DIR"); env && *env) return std::string(env) + "/" + name;
+  return std::string(KFORGE_BINARY_DIR) + "/" + name;
+}
 
 CliResult RunCli(const std::vector<std::string>& args, const std::string& cwd, int timeout_s,
                  const std::vector<std::string>& env) {
