@@ -8,6 +8,7 @@ OUT="${OUT:-$PWD/device-out}"
 mkdir -p "$OUT"
 export LD_LIBRARY_PATH="$PWD/devbuild/devlibs"
 export KFORGE_SOURCE_DIR="$PWD" KFORGE_BINARY_DIR="$PWD/devbuild" KFORGE_CACHE_DIR=/tmp/kforge-cache
+export KFORGE_DLPACK_INCLUDE="$PWD/devbuild/dlpack-include"
 {
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
   echo "bwrap: $(command -v bwrap || echo missing)  g++: $(command -v g++ || echo missing)  nvcc: $(command -v nvcc || ls /usr/local/cuda/bin/nvcc)"

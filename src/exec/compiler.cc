@@ -118,6 +118,10 @@ CompileResult CompileInSandbox(const std::string& source, const CompilerOptions&
   std::string runner = RunnerPath();
   spec.AddReadOnly(runner, "/kforge/kforge-runner");
   spec.AddReadOnly(include_dir, "/kforge/include");
+  // DLPack's header (Debian's libdlpack-dev); elsewhere, point KFORGE_DLPACK_INCLUDE at a copy.
+  std::string dlpack_dir;
+  if (const char* env = std::getenv("KFORGE_DLPACK_INCLUDE"); env && *env) dlpack_dir = env;
+  if (!dlpack_dir.empty()) spec.AddReadOnly(dlpack_dir, "/kforge/dlpack-include");
   for (const auto& [host, inside] : extra_ro) spec.AddReadOnly(host, inside);
   std::vector<std::string> cmd = {bwrap ? "/kforge/kforge-runner" : runner, "exec"};
   SandboxLimits limits = options.limits;
@@ -127,6 +131,7 @@ CompileResult CompileInSandbox(const std::string& source, const CompilerOptions&
   cmd.push_back(result.compiler);
   cmd.insert(cmd.end(), result.flags.begin(), result.flags.end());
   cmd.push_back("-I" + (bwrap ? std::string("/kforge/include") : include_dir));
+  if (!dlpack_dir.empty()) cmd.push_back("-I" + (bwrap ? std::string("/kforge/dlpack-include") : dlpack_dir));
   cmd.insert(cmd.end(), {"-o", spec.ScratchPathInside("candidate.so"), spec.ScratchPathInside(src_name)});
 
   SpawnOptions opts;
