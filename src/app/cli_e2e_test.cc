@@ -162,6 +162,9 @@ TEST(CliTest, CudaBackendWithoutAGpuExitsTwo) {
   auto r = RunCli({"verify", "relu", SourceDir() + "/examples/cuda/correct/relu.cu", "--backend", "cuda"});
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_NE(r.err.find("needs an NVIDIA GPU"), std::string::npos) << r.err;
+  auto d = RunCli({"device"});
+  EXPECT_EQ(d.exit_code, 2);
+  EXPECT_NE(d.err.find("needs an NVIDIA GPU"), std::string::npos) << d.err;
 }
 
 TEST(CliTest, HelpEverywhere) {

@@ -22,6 +22,7 @@ struct Command {
 CommandAction SetupVerify(CLI::App& sub);
 CommandAction SetupTasks(CLI::App& sub);
 CommandAction SetupCheck(CLI::App& sub);
+CommandAction SetupDevice(CLI::App& sub);
 CommandAction SetupRepair(CLI::App& sub);
 CommandAction SetupResume(CLI::App& sub);
 CommandAction SetupStatus(CLI::App& sub);

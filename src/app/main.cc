@@ -17,6 +17,7 @@ const Command kCommands[] = {
     {"status", "show where a repair run stands", SetupStatus},
     {"log", "print a run's events", SetupLog},
     {"check", "run the static integrity checks on a candidate source", SetupCheck},
+    {"device", "show the GPU the cuda backend uses", SetupDevice},
     {"tasks", "list the bundled tasks", SetupTasks},
 };
 

@@ -21,7 +21,7 @@ CudaDevice ProbeCudaDevice() {
   std::string out = r.output;
   while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
   if (!r.status.ok())
-    throw EnvironmentError("--backend cuda needs an NVIDIA GPU with a working driver, and this machine has none (" +
+    throw EnvironmentError("the cuda backend needs an NVIDIA GPU with a working driver, and this machine has none (" +
                            out + "). Use --backend cpu here, or run on a GPU machine.");
   nlohmann::json j = nlohmann::json::parse(out.substr(out.find('{')), nullptr, false);
   if (j.is_discarded() || !j.contains("arch"))
