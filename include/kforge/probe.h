@@ -8,7 +8,7 @@
 // -DKFORGE_PROBES=1); otherwise the macro expands to nothing and costs nothing. With
 // probes on, kforge records min, max, mean, standard deviation, NaN and Inf counts and a
 // small sample of each probed buffer and compares them with the reference's intermediate
-// values of the same name, where the task defines them (see `kforge tasks`).
+// values of the same name, where the task's reference defines them (`kforge tasks --references`).
 //
 // Probes read host memory (CPU backend); the buffer must stay valid during the call.
 #pragma once

@@ -26,6 +26,15 @@ std::vector<std::string> Strings(const nlohmann::json& j, const char* key, const
   return out;
 }
 
+/// Track records in stats.json and in run snapshots share one shape.
+TrackRecord TrackRecordFromJson(const nlohmann::json& j) {
+  return TrackRecord{j.value("matched", 0), j.value("succeeded", 0), j.value("integrity_violations", 0)};
+}
+
+nlohmann::json TrackRecordToJson(const TrackRecord& r) {
+  return {{"matched", r.matched}, {"succeeded", r.succeeded}, {"integrity_violations", r.integrity_violations}};
+}
+
 bool Contains(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
@@ -85,8 +94,7 @@ nlohmann::json KbEntryToJson(const KbEntry& e) {
   return {{"id", e.id}, {"failure_classes", e.failure_classes}, {"categories", e.categories},
           {"signature", {{"all", e.requires_all}, {"any", e.requires_any}}}, {"guidance", e.guidance},
           {"patches", patches}, {"origin", e.origin}, {"status", e.status},
-          {"track_record", {{"matched", e.record.matched}, {"succeeded", e.record.succeeded},
-                            {"integrity_violations", e.record.integrity_violations}}}};
+          {"track_record", TrackRecordToJson(e.record)}};
 }
 
 std::string KnowledgeBase::DefaultStateDir() {
@@ -125,8 +133,7 @@ KnowledgeBase::KnowledgeBase(const std::string& curated_dir, const std::string& 
     if (stats.is_object()) {
       for (auto& e : entries_) {
         if (!stats.contains(e.id)) continue;
-        const auto& s = stats[e.id];
-        e.record = TrackRecord{s.value("matched", 0), s.value("succeeded", 0), s.value("integrity_violations", 0)};
+        e.record = TrackRecordFromJson(stats[e.id]);
         UpdateStatus(&e);
       }
     }
@@ -180,8 +187,7 @@ void KnowledgeBase::Restore(const nlohmann::json& snapshot) {
   entries_.clear();
   for (const auto& j : snapshot) {
     KbEntry e = ParseKbEntry(j, "run snapshot");
-    const auto& tr = j.value("track_record", nlohmann::json::object());
-    e.record = TrackRecord{tr.value("matched", 0), tr.value("succeeded", 0), tr.value("integrity_violations", 0)};
+    e.record = TrackRecordFromJson(j.value("track_record", nlohmann::json::object()));
     entries_.push_back(std::move(e));
   }
 }
@@ -198,12 +204,13 @@ void KnowledgeBase::RecordUse(const std::string& id, bool succeeded, bool integr
   const KbEntry* entry = Find(id);
   if (entry == nullptr) return;
   KbEntry e = *entry;
-  const auto& s = stats.value(id, nlohmann::json::object());
-  e.record = TrackRecord{s.value("matched", 0) + 1, s.value("succeeded", 0) + (succeeded ? 1 : 0),
-                         s.value("integrity_violations", 0) + (integrity_violation ? 1 : 0)};
+  e.record = TrackRecordFromJson(stats.value(id, nlohmann::json::object()));
+  ++e.record.matched;
+  if (succeeded) ++e.record.succeeded;
+  if (integrity_violation) ++e.record.integrity_violations;
   UpdateStatus(&e);
-  stats[id] = {{"matched", e.record.matched}, {"succeeded", e.record.succeeded},
-               {"integrity_violations", e.record.integrity_violations}, {"status", e.status}};
+  stats[id] = TrackRecordToJson(e.record);
+  stats[id]["status"] = e.status;
   WriteFileAtomic(state_dir_ + "/stats.json", stats.dump(2) + "\n");
   if (e.origin == "learned")  // the status travels with the learned entry's own file too
     WriteFileAtomic(state_dir_ + "/learned/" + id + ".json", KbEntryToJson(e).dump(2) + "\n");

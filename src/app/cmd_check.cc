@@ -3,11 +3,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <chrono>
 #include <iostream>
 #include <memory>
 
 #include "app/commands.h"
+#include "core/clock.h"
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/task.h"
@@ -40,9 +40,9 @@ CommandAction SetupCheck(CLI::App& sub) {
     StaticCheckOptions opts;
     opts.backend = a->backend;
     if (!a->task.empty()) opts.allowed_libraries = ResolveTask(a->task).allowed_libraries;
-    auto start = std::chrono::steady_clock::now();
+    int64_t start = SystemClock().MonotonicNanos();
     auto findings = RunStaticChecks(source, opts);
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    double ms = (SystemClock().MonotonicNanos() - start) / 1e6;
     if (a->json) {
       nlohmann::json j = {{"clean", findings.empty()}, {"milliseconds", ms}, {"findings", nlohmann::json::array()}};
       for (const auto& f : findings) j["findings"].push_back({{"check", f.check}, {"detail", f.detail}, {"line", f.line}});

@@ -23,7 +23,12 @@ CommandAction SetupTasks(CLI::App& sub) {
   sub.add_flag("--references", a->references, "list the built-in reference implementations");
   return [a]() -> int {
     if (a->references) {
-      for (const auto& n : ReferenceNames()) std::cout << n << "\n";
+      // With the intermediates each reference exposes to KFORGE_PROBE.
+      for (const auto& n : ReferenceNames()) {
+        std::string probes;
+        for (const auto& i : ReferenceIntermediates(n)) probes += (probes.empty() ? "" : ", ") + i;
+        std::cout << n << (probes.empty() ? "" : "  (probes: " + probes + ")") << "\n";
+      }
       return 0;
     }
     std::string dir = BundledTasksDir();

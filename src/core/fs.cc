@@ -75,6 +75,14 @@ void WriteFileAtomic(const std::string& path, std::string_view data) {
     throw EnvironmentError("cannot write " + path + ": " + std::strerror(errno));
 }
 
+void CopyFileAtomic(const std::string& from, const std::string& to) {
+  std::string tmp = to + ".tmp." + std::to_string(::getpid());
+  std::error_code ec;
+  std::filesystem::copy_file(from, tmp, std::filesystem::copy_options::overwrite_existing, ec);
+  if (!ec) std::filesystem::rename(tmp, to, ec);
+  if (ec) throw EnvironmentError("cannot write " + to + ": " + ec.message());
+}
+
 bool FileExists(const std::string& path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0;

@@ -34,6 +34,8 @@ bool TryReadFile(const std::string& path, std::string* out, std::string* error);
 std::string ReadFileTail(const std::string& path, size_t max_bytes);
 /// Writes via a temporary file and rename, so readers never see a half-written file.
 void WriteFileAtomic(const std::string& path, std::string_view data);
+/// Copies `from` to `to` the same way (temporary file, then rename).
+void CopyFileAtomic(const std::string& from, const std::string& to);
 bool FileExists(const std::string& path);
 /// mkdir -p; throws EnvironmentError on failure.
 void MakeDirs(const std::string& path);

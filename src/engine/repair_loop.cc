@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 #include <signal.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -131,7 +130,7 @@ void RepairRun::Load() {
 Event RepairRun::Append(std::string_view type, Layer layer, nlohmann::json data) {
   Event e = log_->Append(type, layer, std::move(data));  // persist first ...
   state_.Apply(e);                                       // ... then apply
-  if (kill_after_ > 0 && ++appended_ == kill_after_) ::kill(::getpid(), SIGKILL);
+  if (kill_after_ > 0 && ++appended_ == kill_after_) ::raise(SIGKILL);
   return e;
 }
 
@@ -360,21 +359,16 @@ void RepairRun::Finish(bool success, const std::string& reason, const std::strin
   nlohmann::json d = {{"success", success}, {"reason", reason}, {"message", message}};
   if (state_.current) d["final_candidate"] = state_.current->candidate;
   Append("run_finished", Layer::kControl, d);
-  if (success && state_.current && state_.current->candidate != state_.initial_candidate) {
-    // Learn from the repair: the signature it fixed and the change that fixed it.
-    std::string before;
-    for (const auto& e : log_->ReadAll())
-      if (e.type == "validated" && e.data.value("candidate", "") == state_.current->candidate)
-        before = e.data.value("previous", "");
-    if (!before.empty()) {
-      for (const auto& e : log_->ReadAll())
-        if (e.type == "validated" && e.data.value("candidate", "") == before && !e.data.value("forensics", "").empty()) {
-          Forensics f = ForensicsFromJson(nlohmann::json::parse(artifacts_->Get(e.data["forensics"])));
-          std::string id = kb_->ProposeLearned(task_, f, artifacts_->Get(before), artifacts_->Get(state_.current->candidate));
-          if (!id.empty()) Progress("  proposed learned knowledge-base entry " + id);
-          break;
-        }
-    }
+  // Learn from the repair: the signature it fixed and the change that fixed it.
+  const std::string before = state_.current ? state_.current->previous : "";
+  if (!success || before.empty()) return;
+  for (const auto& e : log_->ReadAll()) {
+    if (e.type != "validated" || e.data.value("candidate", "") != before || e.data.value("forensics", "").empty())
+      continue;
+    Forensics f = ForensicsFromJson(nlohmann::json::parse(artifacts_->Get(e.data["forensics"])));
+    std::string id = kb_->ProposeLearned(task_, f, artifacts_->Get(before), artifacts_->Get(state_.current->candidate));
+    if (!id.empty()) Progress("  proposed learned knowledge-base entry " + id);
+    return;
   }
 }
 

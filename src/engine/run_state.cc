@@ -16,6 +16,7 @@ Scored ScoredFromJson(const nlohmann::json& j) {
   s.signature = j.value("signature", "");
   s.message = j.value("message", "");
   s.origin = j.value("origin", "");
+  s.previous = j.value("previous", "");
   s.round = j.value("round", 0);
   s.index = j.value("index", -1);
   s.iteration = j.value("iteration", 0);

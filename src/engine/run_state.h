@@ -33,6 +33,7 @@ struct Scored {
   std::string signature;   ///< identifies "the same error" across rounds
   std::string message;
   std::string origin;      ///< which repairer or KB entry proposed it
+  std::string previous;    ///< the candidate it was derived from ("" for the initial one)
   int round = 0;
   int index = -1;          ///< -1 for the initial candidate
   int iteration = 0;       ///< order of validation in the run (0 = initial)

@@ -9,19 +9,12 @@
 
 #include "core/fs.h"
 #include "core/subprocess.h"
+#include "exec/probe_stats.h"
 #include "exec/sandbox.h"
 
 namespace kforge {
 
 class TensorArena;
-
-/// Statistics of one KFORGE_PROBE buffer as the candidate's process reported them.
-struct ProbeStats {
-  std::string name;
-  int64_t count = 0, nan_count = 0, inf_count = 0;
-  double min = 0, max = 0, mean = 0, stddev = 0;
-  std::vector<float> sample;
-};
 
 struct CaseRun {
   enum class Outcome {

@@ -151,14 +151,9 @@ CompileResult CompileInSandbox(const std::string& source, const CompilerOptions&
     else if (!status.ok() && result.log.empty()) result.log = "compiler " + status.Describe();
     return result;
   }
-  // Publish atomically: rename within the cache directory.
-  std::string tmp = result.so_path + ".tmp." + std::to_string(::getpid());
-  std::error_code ec;
-  std::filesystem::copy_file(scratch + "/candidate.so", tmp, std::filesystem::copy_options::overwrite_existing, ec);
-  if (ec) throw EnvironmentError("cannot write to the compile cache " + cache_dir + ": " + ec.message());
+  // Publish atomically; the log first, so a cached .so always has its log.
   WriteFileAtomic(log_path, result.log);
-  std::filesystem::rename(tmp, result.so_path, ec);
-  if (ec) throw EnvironmentError("cannot write to the compile cache " + cache_dir + ": " + ec.message());
+  CopyFileAtomic(scratch + "/candidate.so", result.so_path);
   result.ok = true;
   return result;
 }

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <string_view>
 
 namespace kforge {
 namespace {
@@ -17,6 +18,20 @@ constexpr uint16_t kPoison16 = 0x7E5A;  // fp16 quiet NaN, payload 0x25A
 constexpr uint16_t kPoisonBf16 = 0x7FDA;
 constexpr int64_t kPoisonI64 = 0x7EADBEEFDEADBEEF;
 constexpr int32_t kPoisonI32 = 0x7EADBEEF;
+
+/// The poison pattern of one element of `dtype`, as bytes.
+std::string_view PoisonBytes(DType dtype) {
+  auto bytes = [](const auto& v) { return std::string_view(reinterpret_cast<const char*>(&v), sizeof v); };
+  switch (dtype) {
+    case DType::kFloat32: return bytes(kPoison32);
+    case DType::kFloat64: return bytes(kPoison64);
+    case DType::kFloat16: return bytes(kPoison16);
+    case DType::kBFloat16: return bytes(kPoisonBf16);
+    case DType::kInt32: return bytes(kPoisonI32);
+    case DType::kInt64: return bytes(kPoisonI64);
+  }
+  return {};
+}
 
 void Record(CompareResult* r, const CompareInput& in, int64_t i, double got, double expected) {
   ++r->mismatches;
@@ -39,29 +54,13 @@ std::vector<int64_t> Unravel(int64_t i, const std::vector<int64_t>& shape) {
 }
 
 void PoisonOutput(DType dtype, void* data, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) {
-    switch (dtype) {
-      case DType::kFloat32: std::memcpy(static_cast<char*>(data) + 4 * i, &kPoison32, 4); break;
-      case DType::kFloat64: std::memcpy(static_cast<char*>(data) + 8 * i, &kPoison64, 8); break;
-      case DType::kFloat16: std::memcpy(static_cast<char*>(data) + 2 * i, &kPoison16, 2); break;
-      case DType::kBFloat16: std::memcpy(static_cast<char*>(data) + 2 * i, &kPoisonBf16, 2); break;
-      case DType::kInt32: std::memcpy(static_cast<char*>(data) + 4 * i, &kPoisonI32, 4); break;
-      case DType::kInt64: std::memcpy(static_cast<char*>(data) + 8 * i, &kPoisonI64, 8); break;
-    }
-  }
+  std::string_view poison = PoisonBytes(dtype);
+  for (int64_t i = 0; i < n; ++i) std::memcpy(static_cast<char*>(data) + i * poison.size(), poison.data(), poison.size());
 }
 
 bool IsPoison(DType dtype, const void* data, int64_t i) {
-  const char* p = static_cast<const char*>(data);
-  switch (dtype) {
-    case DType::kFloat32: return std::memcmp(p + 4 * i, &kPoison32, 4) == 0;
-    case DType::kFloat64: return std::memcmp(p + 8 * i, &kPoison64, 8) == 0;
-    case DType::kFloat16: return std::memcmp(p + 2 * i, &kPoison16, 2) == 0;
-    case DType::kBFloat16: return std::memcmp(p + 2 * i, &kPoisonBf16, 2) == 0;
-    case DType::kInt32: return std::memcmp(p + 4 * i, &kPoisonI32, 4) == 0;
-    case DType::kInt64: return std::memcmp(p + 8 * i, &kPoisonI64, 8) == 0;
-  }
-  return false;
+  std::string_view poison = PoisonBytes(dtype);
+  return std::memcmp(static_cast<const char*>(data) + i * poison.size(), poison.data(), poison.size()) == 0;
 }
 
 CompareResult CompareOutput(const CompareInput& in) {

@@ -252,17 +252,18 @@ Forensics Diagnose(const Task& task, const Verdict& v) {
   // Probes: the first pipeline stage whose statistics leave the reference's.
   for (const auto& c : v.cases) {
     if (c.passed() || c.probes.empty()) continue;
-    for (const auto& p : c.probes) {
+    for (const auto& e : c.probes) {
+      const ProbeStats& p = e.stats;
       if (p.nan_count > 0 || p.inf_count > 0) {
         Add(&f.symptoms, "probe_nan_inf");
         f.notes.push_back(fmt::format("probe '{}' already holds {} NaN and {} Inf values", p.name, p.nan_count, p.inf_count));
         f.first_bad_probe = p.name;
         break;
       }
-      if (!p.matches && p.has_reference) {
+      if (!e.matches && e.has_reference) {
         Add(&f.symptoms, "probe_mismatch");
         f.notes.push_back(fmt::format("probe '{}' leaves the reference first: mean {:.6g} vs {:.6g}, range [{:.6g}, {:.6g}] vs [{:.6g}, {:.6g}]",
-                                      p.name, p.mean, p.ref_mean, p.min, p.max, p.ref_min, p.ref_max));
+                                      p.name, p.mean, e.ref_mean, p.min, p.max, e.ref_min, e.ref_max));
         f.first_bad_probe = p.name;
         break;
       }

@@ -46,9 +46,10 @@ nlohmann::json CaseJson(const CaseEvidence& c) {
   if (!c.mutated_inputs.empty()) j["mutated_inputs"] = c.mutated_inputs;
   if (!c.damaged_input_guards.empty()) j["damaged_input_guards"] = c.damaged_input_guards;
   for (const auto& p : c.probes) {
-    nlohmann::json pj = {{"name", p.name}, {"count", p.count}, {"nan", p.nan_count}, {"inf", p.inf_count},
-                         {"min", Finite(p.min)}, {"max", Finite(p.max)}, {"mean", Finite(p.mean)},
-                         {"std", Finite(p.stddev)}, {"matches_reference", p.matches}};
+    const ProbeStats& st = p.stats;
+    nlohmann::json pj = {{"name", st.name}, {"count", st.count}, {"nan", st.nan_count}, {"inf", st.inf_count},
+                         {"min", Finite(st.min)}, {"max", Finite(st.max)}, {"mean", Finite(st.mean)},
+                         {"std", Finite(st.stddev)}, {"matches_reference", p.matches}};
     if (p.has_reference)
       pj["reference"] = {{"min", Finite(p.ref_min)}, {"max", Finite(p.ref_max)}, {"mean", Finite(p.ref_mean)}};
     j["probes"].push_back(pj);

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/expr.h"
+#include "exec/probe_stats.h"
 #include "verify/compare.h"
 
 namespace kforge {
@@ -45,9 +46,7 @@ struct OutputEvidence {
 
 /// One KFORGE_PROBE of the candidate, beside the reference's intermediate of the same name.
 struct ProbeEvidence {
-  std::string name;
-  int64_t count = 0, nan_count = 0, inf_count = 0;
-  double min = 0, max = 0, mean = 0, stddev = 0;
+  ProbeStats stats;
   bool has_reference = false;  ///< the task's reference exposes an intermediate of this name
   double ref_min = 0, ref_max = 0, ref_mean = 0;
   bool matches = true;  ///< statistics agree with the reference (within 1e-3 relative)

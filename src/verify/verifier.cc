@@ -30,14 +30,7 @@ double Seconds(Clock& clock, int64_t since_ns) { return (clock.MonotonicNanos() 
 /// A probe's statistics beside the reference intermediate of the same name.
 ProbeEvidence CompareProbe(const ProbeStats& p, const Intermediates& inter) {
   ProbeEvidence e;
-  e.name = p.name;
-  e.count = p.count;
-  e.nan_count = p.nan_count;
-  e.inf_count = p.inf_count;
-  e.min = p.min;
-  e.max = p.max;
-  e.mean = p.mean;
-  e.stddev = p.stddev;
+  e.stats = p;
   auto it = inter.find(p.name);
   if (it == inter.end() || it->second.empty()) {
     e.matches = p.nan_count == 0 && p.inf_count == 0;
@@ -55,7 +48,7 @@ ProbeEvidence CompareProbe(const ProbeStats& p, const Intermediates& inter) {
   e.ref_mean = sum / static_cast<double>(it->second.size());
   auto close = [](double a, double b) { return std::fabs(a - b) <= 1e-3 * (std::fabs(a) + std::fabs(b)) + 1e-6; };
   e.matches = p.nan_count == 0 && p.inf_count == 0 && p.count == static_cast<int64_t>(it->second.size()) &&
-              close(e.mean, e.ref_mean) && close(e.min, e.ref_min) && close(e.max, e.ref_max);
+              close(p.mean, e.ref_mean) && close(p.min, e.ref_min) && close(p.max, e.ref_max);
   return e;
 }
 
@@ -83,14 +76,14 @@ FailureClass ClassifyOutcome(CaseRun::Outcome o) {
   return FailureClass::kRuntimeError;
 }
 
-std::string ForbiddenSyscallCheck(const std::string& message) {
-  for (const char* net : {"socket", "connect"})
-    if (message.find(std::string(": ") + net) != std::string::npos) return "sandbox.network";
-  if (message.find("process creation") != std::string::npos) return "sandbox.process_spawn";
-  for (const char* proc : {"fork", "vfork", "clone", "execve", "execveat"})
-    if (message.size() >= std::strlen(proc) &&
-        message.compare(message.size() - std::strlen(proc), std::string::npos, proc) == 0)
-      return "sandbox.process_spawn";
+/// The sandbox rule a trapped system call broke. A call trapped while signals were blocked
+/// (posix_spawn blocks them around its clone) arrives without a number.
+std::string ForbiddenSyscallCheck(int syscall_nr) {
+  if (syscall_nr < 0) return "sandbox.process_spawn";
+  std::string name = SyscallName(syscall_nr);
+  if (name == "socket" || name == "connect") return "sandbox.network";
+  for (const char* proc : {"fork", "vfork", "clone", "clone3", "execve", "execveat"})
+    if (name == proc) return "sandbox.process_spawn";
   return "sandbox.forbidden_syscall";
 }
 
@@ -231,7 +224,7 @@ class Run {
       ev.failure = ClassifyOutcome(run.outcome);
       ev.message = run.message;
       if (run.outcome == CaseRun::Outcome::kForbiddenSyscall)
-        AddIntegrity(ForbiddenSyscallCheck(run.message), run.message);
+        AddIntegrity(ForbiddenSyscallCheck(run.syscall_nr), run.message);
       std::string tail = proc.OutputTail(1024);
       if (!tail.empty()) ev.message += "\ncandidate output (tail):\n" + tail;
       return ev;
@@ -253,7 +246,9 @@ class Run {
     std::string shape_key, input_digest, output_digest;
     for (size_t i = 0; i < arena.size(); ++i)
       for (int64_t d : arena.tensor(i).shape) shape_key += std::to_string(d) + (i < n_in ? "," : ";");
-    for (const auto& copy : input_copies) input_digest += Sha256Hex(copy);
+    // Inputs are a function of (distribution, seed); the deterministic modes ignore the seed.
+    bool seeded = dist != Distribution::kOnes && dist != Distribution::kArange;
+    input_digest = std::string(DistributionName(dist)) + (seeded ? ":" + std::to_string(ev.seed) : "");
     for (size_t o = 0; o < task_.outputs.size(); ++o)
       output_digest += Sha256Hex(std::string_view(static_cast<const char*>(arena.data(n_in + o)), arena.tensor(n_in + o).bytes));
     // Only an earlier *correct* result counts: a constant wrong output is a numeric failure.
