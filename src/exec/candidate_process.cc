@@ -232,6 +232,8 @@ CaseRun CandidateProcess::Run(uint64_t case_id, const TensorArena& arena, size_t
   run.syscall_nr = reply.syscall_nr;
   run.elapsed_ns = reply.elapsed_ns;
   run.threads_after = reply.threads_after;
+  run.kernels_on_stream = reply.kernels_on_stream;
+  run.kernels_off_stream = reply.kernels_off_stream;
   run.message = reply.message;
   if (reply.kind == ReplyKind::kDone && reply.case_id == case_id) {
     run.outcome = CaseRun::Outcome::kReturned;

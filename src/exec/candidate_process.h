@@ -32,6 +32,8 @@ struct CaseRun {
   int signal = 0;
   int syscall_nr = -1;
   int threads_after = 0;
+  int kernels_on_stream = -1;   ///< GPU: kernels that ran on the given stream; -1 = not counted
+  int kernels_off_stream = -1;  ///< GPU: kernels that ran on any other stream
   int64_t elapsed_ns = 0;
   std::string message;
   std::vector<ProbeStats> probes;

@@ -36,6 +36,8 @@
 
 #ifdef KFORGE_GPU_RUNNER
 #include <cuda_runtime.h>
+
+#include "exec/gpu/launch_counter.h"
 #endif
 
 namespace kforge {
@@ -45,6 +47,8 @@ using RunFn = int (*)(const DLTensor*, int, DLTensor*, int, void*);
 
 #ifdef KFORGE_GPU_RUNNER
 cudaStream_t g_stream = nullptr;
+bool g_counting_launches = false;
+std::string g_launch_counting_error;
 #endif
 
 uint64_t g_current_case = 0;
@@ -261,13 +265,14 @@ bool InitGpu(std::string* error) {
     *error = std::string("cannot initialise the CUDA device: ") + cudaGetErrorString(e);
     return false;
   }
+  g_counting_launches = StartLaunchCounting(g_stream, &g_launch_counting_error);
   return true;
 }
 
 /// One call on the GPU: the whole arena (guards and poison included) goes to the device and
 /// comes back, so the engine checks device-side writes exactly as host ones. Returns the
 /// kernel time from CUDA events.
-int64_t RunOnGpu(RunFn fn, const RunRequest& req, char* host, int* rc) {
+int64_t RunOnGpu(RunFn fn, const RunRequest& req, char* host, int* rc, RunReply* done) {
   void* dev = nullptr;
   cudaError_t e = cudaMalloc(&dev, req.arena_bytes);
   if (e != cudaSuccess) DieWith(FatalKind::kOutOfMemory, 0, -1, "cudaMalloc of the tensor arena failed");
@@ -285,6 +290,13 @@ int64_t RunOnGpu(RunFn fn, const RunRequest& req, char* host, int* rc) {
   // Every stream, not just ours: work hidden on another stream must finish before reading.
   if ((e = cudaDeviceSynchronize()) != cudaSuccess) DieCuda(e, "after kforge_run");
   if ((e = cudaGetLastError()) != cudaSuccess) DieCuda(e, "after kforge_run");
+  if (g_counting_launches) {
+    KernelCounts k = TakeKernelCounts();
+    done->kernels_on_stream = k.on_stream;
+    done->kernels_off_stream = k.off_stream;
+  } else {
+    CopyMessage(done, g_launch_counting_error.c_str());
+  }
   float ms = 0;
   cudaEventElapsedTime(&ms, start, stop);
   cudaEventDestroy(start);
@@ -356,8 +368,9 @@ int Serve(const char* so_path) {
     if (base == MAP_FAILED) DieWith(FatalKind::kOutOfMemory, 0, -1, "cannot map the tensor arena");
     int rc = 0;
     int threads_before = CountThreads();
+    RunReply done;
 #ifdef KFORGE_GPU_RUNNER
-    int64_t elapsed = RunOnGpu(fn, req, static_cast<char*>(base), &rc);
+    int64_t elapsed = RunOnGpu(fn, req, static_cast<char*>(base), &rc, &done);
 #else
     DLTensor tensors[kMaxWireTensors];
     for (uint32_t i = 0; i < req.num_inputs + req.num_outputs; ++i)
@@ -368,7 +381,6 @@ int Serve(const char* so_path) {
     int64_t elapsed = NowNanos() - start;
 #endif
     SendProbes();
-    RunReply done;
     done.kind = ReplyKind::kDone;
     done.case_id = req.case_id;
     done.rc = rc;

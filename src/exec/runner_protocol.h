@@ -18,7 +18,7 @@
 namespace kforge {
 
 inline constexpr uint32_t kRunnerMagic = 0x6b666f72;  // "kfor"
-inline constexpr uint32_t kRunnerProtocolVersion = 1;
+inline constexpr uint32_t kRunnerProtocolVersion = 2;
 inline constexpr int kControlFd = 3;
 inline constexpr int kMaxWireTensors = 16;
 inline constexpr int kMaxWireDims = 8;
@@ -83,6 +83,11 @@ struct RunReply {
   int32_t signal = 0;
   int32_t syscall_nr = -1;
   int32_t threads_after = 0;  ///< threads alive in the runner after kforge_run returned
+  /// GPU runner: kernels that ran during the call (CUPTI activity records), on the stream
+  /// kforge_run was given and on any other stream. -1 when launches are not counted (the
+  /// CPU runner, or CUPTI unavailable: `message` then says why).
+  int32_t kernels_on_stream = -1;
+  int32_t kernels_off_stream = -1;
   int64_t elapsed_ns = 0;
   char message[448] = {};
   WireProbe probe;  ///< valid when kind == kProbe

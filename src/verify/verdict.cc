@@ -42,6 +42,8 @@ nlohmann::json CaseJson(const CaseEvidence& c) {
                       {"run_ms", c.run_ms},
                       {"reference_ms", c.reference_ms},
                       {"threads_after", c.threads_after}};
+  if (c.kernels_on_stream >= 0)
+    j["kernels"] = {{"on_stream", c.kernels_on_stream}, {"off_stream", c.kernels_off_stream}};
   if (!c.message.empty()) j["message"] = c.message;
   if (!c.mutated_inputs.empty()) j["mutated_inputs"] = c.mutated_inputs;
   if (!c.damaged_input_guards.empty()) j["damaged_input_guards"] = c.damaged_input_guards;
@@ -123,6 +125,7 @@ nlohmann::json Verdict::ToJson() const {
   j["candidate"] = {{"path", candidate_path}, {"sha256", candidate_sha256}};
   j["backend"] = backend;
   if (!device.is_null()) j["device"] = device;
+  if (!launch_accounting.empty()) j["launch_accounting"] = launch_accounting;
   j["sandbox"] = sandbox;
   j["seed"] = seed;
   j["full"] = full_requested;

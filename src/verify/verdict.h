@@ -65,6 +65,8 @@ struct CaseEvidence {
   double run_ms = 0;
   double reference_ms = 0;
   int threads_after = 0;
+  int kernels_on_stream = -1;   ///< cuda: kernels that ran on the given stream (-1: not counted)
+  int kernels_off_stream = -1;  ///< cuda: kernels that ran on other streams
   std::vector<OutputEvidence> outputs;
   std::vector<std::string> mutated_inputs;
   std::vector<std::string> damaged_input_guards;
@@ -107,6 +109,7 @@ struct Verdict {
   uint64_t seed = 0;
   bool full_requested = false;
   bool probes = false;  ///< compiled with KFORGE_PROBES=1
+  std::string launch_accounting;  ///< cuda: "cupti", or why kernels could not be counted
   nlohmann::json device;  ///< the GPU (cuda backend): name, arch, driver and runtime versions
 
   CompileEvidence compile;

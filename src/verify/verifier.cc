@@ -216,6 +216,9 @@ class Run {
     ev.run_ms = Seconds(clock, run_start) * 1000;
     ev.outcome = std::string(OutcomeName(run.outcome));
     ev.threads_after = run.threads_after;
+    ev.kernels_on_stream = run.kernels_on_stream;
+    ev.kernels_off_stream = run.kernels_off_stream;
+    bool hidden_launches = CheckKernelLaunches(run);
     for (const auto& p : run.probes) ev.probes.push_back(CompareProbe(p, inter));
     if (run.outcome == CaseRun::Outcome::kReturned && run.threads_after > 1)
       AddIntegrity("runtime.lingering_threads",
@@ -301,8 +304,34 @@ class Run {
                                                "(results cached, or not computed from the inputs)");
       ev.failure = FailureClass::kIntegrity;
     }
-    if (run.threads_after > 1) ev.failure = FailureClass::kIntegrity;
+    if (run.threads_after > 1 || hidden_launches) ev.failure = FailureClass::kIntegrity;
     return ev;
+  }
+
+  /// GPU launch accounting (the runner's CUPTI counts): a call that returned success must
+  /// have run a kernel, and only on the stream it was given. Returns true on a violation.
+  bool CheckKernelLaunches(const CaseRun& run) {
+    if (options_.backend != "cuda") return false;
+    if (run.kernels_on_stream < 0) {
+      if (verdict_->launch_accounting.empty()) verdict_->launch_accounting = "not counted: " + run.message;
+      return false;
+    }
+    verdict_->launch_accounting = "cupti";
+    if (run.outcome != CaseRun::Outcome::kReturned || run.rc != 0) return false;
+    bool violation = false;
+    if (run.kernels_on_stream + run.kernels_off_stream == 0) {
+      AddIntegrity("runtime.no_kernel_ran",
+                   "kforge_run returned success but no kernel ran on the device (results computed on the host, "
+                   "copied, or a launch skipped at run time)");
+      violation = true;
+    }
+    if (run.kernels_off_stream > 0) {
+      AddIntegrity("runtime.kernel_off_stream",
+                   "kernels ran on a stream other than the one kforge_run was given (launch on `stream`; "
+                       "work elsewhere escapes the stream's ordering and the timer)");
+      violation = true;
+    }
+    return violation;
   }
 
   const Task& task_;

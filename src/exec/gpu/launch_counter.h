@@ -1,0 +1,24 @@
+#pragma once
+// GPU runner only: counts the kernels that actually ran on the device during one call of
+// kforge_run, split by stream, from CUPTI's activity records. This is what the device did,
+// not what the source says: a kernel defined but never launched, a launch skipped at run
+// time, or work moved to another stream all show up here.
+#include <cuda_runtime.h>
+
+#include <string>
+
+namespace kforge {
+
+struct KernelCounts {
+  int on_stream = 0;   ///< kernels on the stream kforge_run was given
+  int off_stream = 0;  ///< kernels on any other stream (legacy default, private streams)
+};
+
+/// Starts CUPTI kernel activity recording. Call before the candidate is loaded. Returns
+/// false (with the reason) when CUPTI cannot be used; launches are then not counted.
+bool StartLaunchCounting(cudaStream_t stream, std::string* error);
+/// Drains the activity buffers (after the device was synchronised) and returns the kernels
+/// recorded since the previous call.
+KernelCounts TakeKernelCounts();
+
+}  // namespace kforge
