@@ -3,7 +3,8 @@
 // success rate. No LLM is involved: these numbers are for the knowledge base's mechanical
 // patches only.
 //
-//   repair_bench [--out bench/results/repair_cpu.json] [--seed N]
+//   repair_bench [--backend cpu|cuda] [--out bench/results/repair_BACKEND.json] [--seed N]
+// The cuda backend runs the CUDA near-miss corpus (examples/cuda/nearmiss) and needs a GPU.
 #include <fmt/format.h>
 
 #include <chrono>
@@ -17,14 +18,20 @@
 
 int main(int argc, char** argv) {
   std::string src = KFORGE_SOURCE_DIR;
-  std::string out_path = src + "/bench/results/repair_cpu.json";
+  std::string out_path, backend = "cpu";
   uint64_t seed = 1;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out_path = argv[++i];
+    else if (!std::strcmp(argv[i], "--backend") && i + 1 < argc) backend = argv[++i];
     else if (!std::strcmp(argv[i], "--seed") && i + 1 < argc) seed = std::strtoull(argv[++i], nullptr, 10);
   }
   std::string text, error;
-  if (!kforge::TryReadFile(src + "/examples/cpu/nearmiss/manifest.json", &text, &error)) return 2;
+  if (out_path.empty()) out_path = src + "/bench/results/repair_" + backend + ".json";
+  const std::string corpus = src + "/examples/" + backend + "/nearmiss/";
+  if (!kforge::TryReadFile(corpus + "manifest.json", &text, &error)) {
+    fmt::print(stderr, "repair_bench: {}\n", error);
+    return 2;
+  }
   auto manifest = nlohmann::json::parse(text);
   kforge::TempDir work("kforge-repair-bench");
   nlohmann::json rows = nlohmann::json::array();
@@ -35,8 +42,9 @@ int main(int argc, char** argv) {
     std::string file = c["file"], task_name = c["task"];
     std::string task_path = src + "/tasks/" + task_name + ".json", task_text, source;
     kforge::TryReadFile(task_path, &task_text, &error);
-    kforge::TryReadFile(src + "/examples/cpu/nearmiss/" + file, &source, &error);
+    kforge::TryReadFile(corpus + file, &source, &error);
     kforge::RunConfig config;
+    config.backend = backend;
     config.seed = seed;
     kforge::RepairEnv env;
     env.kb_dir = src + "/kb";
@@ -63,7 +71,7 @@ int main(int argc, char** argv) {
   fmt::print("{} of {} near-misses pass the light set and fail only on the full set\n", light_pass_full_fail, total);
   std::string host;
   kforge::TryReadFile("/proc/sys/kernel/hostname", &host, &error);
-  nlohmann::json doc = {{"benchmark", "repair_cpu_recipe"}, {"seed", seed}, {"repaired", repaired}, {"total", total},
+  nlohmann::json doc = {{"benchmark", "repair_" + backend + "_recipe"}, {"backend", backend}, {"seed", seed}, {"repaired", repaired}, {"total", total},
                         {"success_rate", rate}, {"light_pass_full_fail", light_pass_full_fail}, {"rows", rows}};
   kforge::MakeDirs(out_path.substr(0, out_path.rfind('/')));
   std::ofstream(out_path) << doc.dump(2) << "\n";

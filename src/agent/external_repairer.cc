@@ -12,7 +12,7 @@ namespace kforge {
 
 void WriteRepairContext(const RepairContext& ctx, const std::string& dir) {
   MakeDirs(dir);
-  WriteFileAtomic(dir + "/candidate.cc", ctx.source);
+  WriteFileAtomic(dir + "/" + ctx.file_name, ctx.source);
   WriteFileAtomic(dir + "/verdict.json", ctx.verdict.dump(2) + "\n");
   WriteFileAtomic(dir + "/forensics.json", ctx.forensics.dump(2) + "\n");
   WriteFileAtomic(dir + "/forensics.txt", ctx.forensics_text);
@@ -47,7 +47,7 @@ std::vector<Proposal> ExternalRepairer::Propose(const RepairContext& ctx) {
     throw EnvironmentError("the external repairer '" + command_ + "' " + r.status.Describe() + ": " +
                            r.output.substr(0, 2000));
   std::string proposed, error;
-  if (!TryReadFile(dir.path() + "/candidate.cc", &proposed, &error) || proposed == ctx.source) return {};
+  if (!TryReadFile(dir.path() + "/" + ctx.file_name, &proposed, &error) || proposed == ctx.source) return {};
   return {Proposal{proposed, "external", "edited by '" + command_ + "'"}};
 }
 

@@ -17,6 +17,7 @@ struct KbHit;
 struct RepairContext {
   const Task* task = nullptr;
   std::string source;           ///< the candidate to repair
+  std::string file_name = "candidate.cc";  ///< its name for tools and people ("candidate.cu" on cuda)
   nlohmann::json verdict;       ///< the failing verdict (JSON, as stored)
   nlohmann::json forensics;     ///< the engine's diagnosis (JSON, as stored)
   std::string forensics_text;

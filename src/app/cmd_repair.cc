@@ -13,6 +13,7 @@
 #include "core/fs.h"
 #include "core/task.h"
 #include "engine/repair_loop.h"
+#include "exec/device.h"
 
 namespace kforge {
 namespace {
@@ -43,7 +44,7 @@ int Report(const RepairRun& run, bool json) {
                              s.success ? "REPAIRED" : "NOT REPAIRED", s.task_name,
                              s.success ? "certified on the full set" : "not certified", s.round, s.iterations,
                              s.finish_reason);
-    if (s.success) std::cout << "  final candidate: " << run.dir() << "/final.cc\n";
+    if (s.success) std::cout << "  final candidate: " << run.dir() << "/final" << run.state().config.SourceExtension() << "\n";
     else if (s.best) std::cout << "  best candidate: level " << s.best->level << ", " << s.best->failure << "\n";
     std::cout << "  run directory: " << run.dir() << " (kforge log " << run.dir() << ")\n";
   }
@@ -56,7 +57,7 @@ int Report(const RepairRun& run, bool json) {
 
 CommandAction SetupRepair(CLI::App& sub) {
   struct Args {
-    std::string task, candidate, out, repairer = "recipe", repairer_cmd;
+    std::string task, candidate, out, backend = "cpu", repairer = "recipe", repairer_cmd;
     bool json = false, quiet = false;
     uint64_t seed = 0;
     int rounds = 5, attempts = 3;
@@ -66,9 +67,11 @@ CommandAction SetupRepair(CLI::App& sub) {
   sub.add_option("task", a->task, "bundled task name or path to a task file")->required();
   sub.add_option("candidate", a->candidate, "the failing candidate source file")->required();
   sub.add_option("--out", a->out, "run directory (default: kforge-runs/TASK-<time>)");
+  sub.add_option("--backend", a->backend, "where candidates run: cpu, or cuda (needs an NVIDIA GPU)")
+      ->check(CLI::IsMember({"cpu", "cuda"}));
   sub.add_option("--repairer", a->repairer, "who proposes fixes")->check(CLI::IsMember({"recipe", "external"}));
   sub.add_option("--repairer-cmd", a->repairer_cmd,
-                 "for --repairer external: a shell command that edits $KFORGE_CONTEXT_DIR/candidate.cc");
+                 "for --repairer external: a shell command that edits $KFORGE_CONTEXT_DIR/candidate.cc (.cu on cuda)");
   auto* seed = sub.add_option("--seed", a->seed, "run seed (default: fresh); makes the run reproducible");
   sub.add_option("--rounds", a->rounds, "repair rounds per attempt")->check(CLI::Range(1, 100));
   sub.add_option("--attempts", a->attempts, "attempts per run")->check(CLI::Range(1, 100));
@@ -77,7 +80,7 @@ CommandAction SetupRepair(CLI::App& sub) {
   sub.add_flag("--json", a->json, "print the run summary as JSON on stdout");
   sub.add_flag("--quiet", a->quiet, "no progress on stderr");
   sub.footer("Exit status: 0 repaired and certified, 1 not repaired, 2 usage or environment error.\n"
-             "The run directory holds events.db, artifacts/, summary.json, final.cc and logs/iteration_N/.");
+             "The run directory holds events.db, artifacts/, summary.json, final.cc (final.cu on cuda) and logs/iteration_N/.");
   return [a, seed]() -> int {
     Task task = ResolveTask(a->task);
     std::string task_text, candidate, error;
@@ -85,6 +88,8 @@ CommandAction SetupRepair(CLI::App& sub) {
     if (!TryReadFile(a->candidate, &candidate, &error))
       throw UsageError("cannot read candidate " + a->candidate + ": " + error);
     RunConfig config;
+    config.backend = a->backend;
+    if (config.backend == "cuda") ProbeCudaDevice();  // no GPU: exit 2 before a run directory exists
     config.repairer = a->repairer;
     config.repairer_command = a->repairer_cmd;
     if (config.repairer == "external" && config.repairer_command.empty())

@@ -142,6 +142,7 @@ Scored RepairRun::Validate(const std::string& source, int round, int index, cons
                            const std::string& previous) {
   VerifyOptions opts;
   opts.full = true;
+  opts.backend = state_.config.backend;
   opts.seed = MixSeed(state_.config.seed, static_cast<uint64_t>(round) * 1000 + static_cast<uint64_t>(index + 1));
   opts.case_timeout_ms = state_.config.case_timeout_ms;
   opts.limits.address_space_bytes = static_cast<int64_t>(state_.config.memory_gib * (1 << 30));
@@ -151,7 +152,7 @@ Scored RepairRun::Validate(const std::string& source, int round, int index, cons
   opts.diagnose = true;
   Verifier verifier(task_);
   std::string cand_hash = artifacts_->Put(source);
-  Verdict v = verifier.VerifySource(source, "candidate-" + cand_hash.substr(0, 12) + ".cc", opts);
+  Verdict v = verifier.VerifySource(source, "candidate-" + cand_hash.substr(0, 12) + state_.config.SourceExtension(), opts);
   nlohmann::json vj = v.ToJson();
   Forensics f = Diagnose(task_, v);
   Scored s;
@@ -178,8 +179,9 @@ Scored RepairRun::Validate(const std::string& source, int round, int index, cons
   // A person can follow the run without kforge: one directory per validation.
   std::string it_dir = fmt::format("{}/logs/iteration_{}", dir_, s.iteration);
   MakeDirs(it_dir);
-  WriteFileAtomic(it_dir + "/candidate.cc", source);
-  if (!previous.empty()) WriteFileAtomic(it_dir + "/previous.cc", artifacts_->Get(previous));
+  const std::string ext = state_.config.SourceExtension();
+  WriteFileAtomic(it_dir + "/candidate" + ext, source);
+  if (!previous.empty()) WriteFileAtomic(it_dir + "/previous" + ext, artifacts_->Get(previous));
   WriteFileAtomic(it_dir + "/verdict.json", vj.dump(2) + "\n");
   if (!v.passed) {
     WriteFileAtomic(it_dir + "/forensics.json", f.ToJson().dump(2) + "\n");
@@ -203,6 +205,7 @@ void RepairRun::CallRepairer() {
   RepairContext ctx;
   ctx.task = &task_;
   ctx.source = artifacts_->Get(state_.current->candidate);
+  ctx.file_name = "candidate" + state_.config.SourceExtension();
   ctx.verdict = nlohmann::json::parse(artifacts_->Get(state_.current->verdict));
   Forensics f;
   if (!state_.current->forensics.empty()) {
@@ -382,7 +385,7 @@ void RepairRun::WriteOutputs() {
   s["attempts"] = state_.attempt;
   s["final_iteration"] = state_.current ? state_.current->iteration : 0;
   s["op_name"] = task_.name;
-  s["backend"] = "cpu";
+  s["backend"] = state_.config.backend;
   s["error_history"] = state_.error_history;
   s["finished"] = state_.finished;
   s["reason"] = state_.finish_reason;
@@ -397,7 +400,7 @@ void RepairRun::WriteOutputs() {
     s["last_error"] = state_.current ? state_.current->message : "";
   }
   WriteFileAtomic(dir_ + "/summary.json", s.dump(2) + "\n");
-  if (state_.success && state_.current) WriteFileAtomic(dir_ + "/final.cc", artifacts_->Get(state_.current->candidate));
+  if (state_.success && state_.current) WriteFileAtomic(dir_ + "/final" + state_.config.SourceExtension(), artifacts_->Get(state_.current->candidate));
 }
 
 const RunState& RepairRun::Run() {

@@ -10,6 +10,7 @@
 namespace kforge {
 
 struct RunConfig {
+  std::string backend = "cpu";  ///< where candidates run: "cpu" or "cuda"
   std::string repairer = "recipe";
   std::string repairer_command;  ///< for the external repairer
   uint64_t seed = 0;
@@ -27,6 +28,9 @@ struct RunConfig {
   int64_t case_timeout_ms = 10000;
   double memory_gib = 4;
   int probes_after_round = 1;     ///< probes may be requested once this many rounds failed
+
+  /// File extension of candidate sources in the run directory and for repairers.
+  std::string SourceExtension() const { return backend == "cuda" ? ".cu" : ".cc"; }
 
   nlohmann::json ToJson() const;
   static RunConfig FromJson(const nlohmann::json& j);

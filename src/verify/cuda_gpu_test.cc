@@ -4,7 +4,10 @@
 
 #include <filesystem>
 
+#include <nlohmann/json.hpp>
+
 #include "core/error.h"
+#include "core/fs.h"
 #include "core/task.h"
 #include "exec/device.h"
 #include "testing/testing.h"
@@ -40,6 +43,28 @@ TEST_F(CudaTest, CorrectCandidatesPassFull) {
     Verdict v = Verify(task, "correct/" + e.path().filename().string());
     EXPECT_TRUE(v.passed) << task << ": " << v.Summary();
     EXPECT_EQ(v.level, Level::kL2Full) << task;
+  }
+}
+
+TEST_F(CudaTest, EveryCorrectCandidateIsBundled) {
+  for (const auto& e : std::filesystem::directory_iterator(testing::SourceDir() + "/tasks")) {
+    if (e.path().extension() != ".json") continue;
+    EXPECT_TRUE(std::filesystem::exists(testing::SourceDir() + "/examples/cuda/correct/" + e.path().stem().string() + ".cu"))
+        << "no correct CUDA candidate for " << e.path().stem();
+  }
+}
+
+TEST_F(CudaTest, EveryNearMissFailsWithItsLabelledClass) {
+  std::string text, error;
+  ASSERT_TRUE(TryReadFile(testing::SourceDir() + "/examples/cuda/nearmiss/manifest.json", &text, &error)) << error;
+  auto manifest = nlohmann::json::parse(text);
+  ASSERT_GE(manifest["candidates"].size(), 15u);
+  for (const auto& c : manifest["candidates"]) {
+    Verdict v = Verify(c["task"], "nearmiss/" + c["file"].get<std::string>());
+    EXPECT_FALSE(v.passed) << c["file"];
+    EXPECT_EQ(FailureClassName(v.failure), c["expected_failure_class"].get<std::string>())
+        << c["file"] << ": " << v.Summary();
+    EXPECT_TRUE(v.integrity.empty()) << c["file"] << ": " << v.Summary();
   }
 }
 

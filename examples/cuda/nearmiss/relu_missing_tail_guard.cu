@@ -1,0 +1,13 @@
+#include <dlpack/dlpack.h>
+#include <cuda_runtime.h>
+#include <cstdint>
+// NEAR-MISS: the bounds check is gone; the last block writes past the end of y.
+__global__ void relu_kernel(const float* x, float* y, int64_t n) {
+  int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  y[i] = (x[i] > 0.0f || isnan(x[i])) ? x[i] : 0.0f;
+}
+extern "C" int kforge_run(const DLTensor* in, int, DLTensor* out, int, void* stream) {
+  int64_t n = in[0].shape[0];
+  relu_kernel<<<(n + 255) / 256, 256, 0, (cudaStream_t)stream>>>((const float*)in[0].data, (float*)out[0].data, n);
+  return cudaGetLastError() == cudaSuccess ? 0 : 1;
+}
