@@ -1,24 +1,29 @@
 #!/usr/bin/env bash
-# Runs the cuda backend's checks on a GPU machine from a build carried in devbuild/
-# (binaries and the non-system shared libraries they need, copied from a Debian 12 build).
-# Writes its report to $OUT (or ./device-out).
+# Runs the cuda backend's tests and benchmarks on a GPU machine from a build carried in
+# devbuild/ (scripts/make_devbuild.sh). Writes its report and results to $OUT (or ./device-out).
+#   device_gpu_check.sh [tests|bench|all]   (default all; each half fits one 10-minute call)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT="${OUT:-$PWD/device-out}"
 mkdir -p "$OUT"
-export LD_LIBRARY_PATH="$PWD/devbuild/devlibs"
+export LD_LIBRARY_PATH="$PWD/devbuild/devlibs:/usr/local/cuda/lib64:/usr/local/cuda/lib"
 export KFORGE_SOURCE_DIR="$PWD" KFORGE_BINARY_DIR="$PWD/devbuild" KFORGE_CACHE_DIR=/tmp/kforge-cache
 export KFORGE_DLPACK_INCLUDE="$PWD/devbuild/dlpack-include"
+if ! command -v bwrap >/dev/null; then export KFORGE_SANDBOX=none; fi
+what="${1:-all}"
+if [ "$what" != bench ]; then
 {
-  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
-  echo "bwrap: $(command -v bwrap || echo missing)  g++: $(command -v g++ || echo missing)  nvcc: $(command -v nvcc || ls /usr/local/cuda/bin/nvcc)"
-  if ! command -v bwrap >/dev/null; then export KFORGE_SANDBOX=none; echo "no bubblewrap: KFORGE_SANDBOX=none"; fi
-  devbuild/kforge-gpu-runner device
-  devbuild/kforge_gpu_tests 2>&1 | tail -40
-  for t in relu softmax; do
-    devbuild/kforge verify $t examples/cuda/correct/$t.cu --backend cuda --full --json > "$OUT/verify_$t.json"
-    echo "verify $t: rc=$?"
-  done
-  devbuild/kforge verify relu examples/cuda/hostile/illegal_address.cu --backend cuda
-  echo "illegal address: rc=$?"
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv
+  echo "bwrap: $(command -v bwrap || echo 'missing: KFORGE_SANDBOX=none')  nvcc: $(command -v nvcc || ls /usr/local/cuda/bin/nvcc)"
+  echo "compute-sanitizer: $(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>&1)"
+  ls /usr/local/cuda/lib64/libcublas.so* 2>&1 | head -2
+  devbuild/kforge device calibrate
+  echo "== GPU tests"
+  devbuild/kforge_gpu_tests 2>&1 | grep -E "^\[ +(OK|FAILED|SKIPPED|PASSED) |Failure|error|Expected|Which is|actual|  " | head -150
 } 2>&1 | tee "$OUT/report.txt"
+fi
+[ "$what" = tests ] && exit 0
+echo "== repair (recipe, CUDA near-misses)" | tee -a "$OUT/report.txt"
+devbuild/repair_bench --backend cuda --out "$OUT/repair_cuda.json" 2>&1 | tee -a "$OUT/report.txt"
+echo "== cuda_bench" | tee -a "$OUT/report.txt"
+devbuild/cuda_bench --out "$OUT/cuda_h200.json" 2>&1 | tee -a "$OUT/report.txt"

@@ -162,9 +162,13 @@ TEST(CliTest, CudaBackendWithoutAGpuExitsTwo) {
   auto r = RunCli({"verify", "relu", SourceDir() + "/examples/cuda/correct/relu.cu", "--backend", "cuda"});
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_NE(r.err.find("needs an NVIDIA GPU"), std::string::npos) << r.err;
-  auto d = RunCli({"device"});
-  EXPECT_EQ(d.exit_code, 2);
-  EXPECT_NE(d.err.find("needs an NVIDIA GPU"), std::string::npos) << d.err;
+  std::string relu = SourceDir() + "/examples/cuda/correct/relu.cu";
+  for (std::vector<std::string> args : {std::vector<std::string>{"device"}, {"device", "calibrate"},
+                                        {"bench", "relu", relu}, {"repair", "relu", relu, "--backend", "cuda"}}) {
+    auto d = RunCli(args);
+    EXPECT_EQ(d.exit_code, 2) << args[0];
+    EXPECT_NE(d.err.find("needs an NVIDIA GPU"), std::string::npos) << args[0] << ": " << d.err;
+  }
 }
 
 TEST(CliTest, HelpEverywhere) {

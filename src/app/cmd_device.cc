@@ -1,4 +1,4 @@
-// kforge device: the GPU the cuda backend would use.
+// kforge device [calibrate]: the GPU the cuda backend would use, and its measured ceilings.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -10,22 +10,39 @@
 #include "exec/device.h"
 
 namespace kforge {
+namespace {
+
+std::string CeilingsText(const DeviceCeilings& c) {
+  if (!c.present) return "ceilings: not calibrated (run 'kforge device calibrate')\n";
+  return fmt::format("ceilings ({}):\n  copy bandwidth      {:8.1f} GB/s (device to device, read + write)\n"
+                     "  fp32 matrix product {:8.1f} TFLOP/s (no TF32)\n  bf16 matrix product {:8.1f} TFLOP/s (fp32 accumulation)\n",
+                     c.path, c.copy_bytes_per_s / 1e9, c.fp32_flops_per_s / 1e12, c.bf16_flops_per_s / 1e12);
+}
+
+}  // namespace
 
 CommandAction SetupDevice(CLI::App& sub) {
   auto json = std::make_shared<bool>(false);
   sub.add_flag("--json", *json, "print as JSON");
+  CLI::App* calibrate = sub.add_subcommand("calibrate", "measure the device's ceilings (copy bandwidth, fp32 and bf16 "
+                                                        "matrix throughput) and store them for roofline analysis");
+  calibrate->add_flag("--json", *json, "print as JSON");
   sub.footer("Exit status: 0 a GPU is usable, 2 none (with the reason on stderr).\n"
-             "Calibrated ceilings (kforge device calibrate) are not implemented yet.");
-  return [json]() -> int {
+             "Ceilings are stored per device under the cache directory ($KFORGE_CACHE_DIR or ~/.cache/kforge).");
+  return [json, calibrate]() -> int {
     CudaDevice d = ProbeCudaDevice();  // throws EnvironmentError (exit 2) without a GPU
+    DeviceCeilings c = calibrate->parsed() ? CalibrateCeilings(d) : LoadCeilings(d);
     if (*json) {
-      std::cout << d.info.dump(2) << "\n";
+      nlohmann::json j = d.info;
+      j["ceilings"] = c.present ? c.raw : nlohmann::json(nullptr);
+      std::cout << j.dump(2) << "\n";
       return 0;
     }
     std::cout << fmt::format("{} ({}, compute capability {}), {:.1f} GiB, {} multiprocessors, driver {} runtime {}\n",
                              d.name, d.arch, d.info.value("compute_capability", "?"),
                              d.info.value("memory_bytes", 0.0) / (1 << 30), d.info.value("multiprocessors", 0),
-                             d.info.value("driver_version", 0), d.info.value("runtime_version", 0));
+                             d.info.value("driver_version", 0), d.info.value("runtime_version", 0))
+              << CeilingsText(c);
     return 0;
   };
 }

@@ -23,6 +23,7 @@ CommandAction SetupVerify(CLI::App& sub);
 CommandAction SetupTasks(CLI::App& sub);
 CommandAction SetupCheck(CLI::App& sub);
 CommandAction SetupDevice(CLI::App& sub);
+CommandAction SetupBench(CLI::App& sub);
 CommandAction SetupRepair(CLI::App& sub);
 CommandAction SetupResume(CLI::App& sub);
 CommandAction SetupStatus(CLI::App& sub);
@@ -35,5 +36,7 @@ Task ResolveTask(const std::string& name_or_path);
 std::string BundledTasksDir();
 /// Directory holding the curated knowledge base.
 std::string BundledKbDir();
+/// baselines/cuda: the kernels kforge bench compares against.
+std::string BundledBaselinesDir();
 
 }  // namespace kforge

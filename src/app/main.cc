@@ -17,7 +17,8 @@ const Command kCommands[] = {
     {"status", "show where a repair run stands", SetupStatus},
     {"log", "print a run's events", SetupLog},
     {"check", "run the static integrity checks on a candidate source", SetupCheck},
-    {"device", "show the GPU the cuda backend uses", SetupDevice},
+    {"bench", "time a verified CUDA candidate against the task's baseline and the roofline (L3)", SetupBench},
+    {"device", "show the GPU the cuda backend uses and its calibrated ceilings", SetupDevice},
     {"tasks", "list the bundled tasks", SetupTasks},
 };
 

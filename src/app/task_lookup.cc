@@ -7,26 +7,29 @@
 
 namespace kforge {
 
-std::string BundledTasksDir() {
-  if (const char* env = std::getenv("KFORGE_TASKS_DIR"); env && *env) return env;
+namespace {
+
+/// A data directory shipped with kforge (`subdir` of the source tree, or share/kforge/ of an
+/// install), recognised by `marker`; `env` overrides the search.
+std::string BundledDir(const char* env, const std::string& subdir, const std::string& marker, const std::string& what) {
+  if (const char* e = std::getenv(env); e && *e) return e;
   std::string exe = ExecutableDir();
   for (const std::string& candidate :
-       {exe + "/../share/kforge/tasks", exe + "/../tasks", std::string(KFORGE_SOURCE_DIR "/tasks")}) {
-    if (FileExists(candidate + "/relu.json")) return candidate;
+       {exe + "/../share/kforge/" + subdir, exe + "/../" + subdir, std::string(KFORGE_SOURCE_DIR "/") + subdir}) {
+    if (FileExists(candidate + "/" + marker)) return candidate;
   }
-  throw EnvironmentError("cannot find kforge's bundled tasks; set KFORGE_TASKS_DIR to the tasks/ "
-                         "directory of the kforge source tree");
+  throw EnvironmentError("cannot find kforge's " + what + "; set " + env + " to the " + subdir +
+                         "/ directory of the kforge source tree");
 }
 
-std::string BundledKbDir() {
-  if (const char* env = std::getenv("KFORGE_KB_DIR"); env && *env) return env;
-  std::string exe = ExecutableDir();
-  for (const std::string& candidate :
-       {exe + "/../share/kforge/kb", exe + "/../kb", std::string(KFORGE_SOURCE_DIR "/kb")}) {
-    if (FileExists(candidate + "/curated.json")) return candidate;
-  }
-  throw EnvironmentError("cannot find kforge's knowledge base; set KFORGE_KB_DIR to the kb/ directory of the "
-                         "kforge source tree");
+}  // namespace
+
+std::string BundledTasksDir() { return BundledDir("KFORGE_TASKS_DIR", "tasks", "relu.json", "bundled tasks"); }
+
+std::string BundledKbDir() { return BundledDir("KFORGE_KB_DIR", "kb", "curated.json", "knowledge base"); }
+
+std::string BundledBaselinesDir() {
+  return BundledDir("KFORGE_BASELINES_DIR", "baselines/cuda", "manifest.json", "bench baselines");
 }
 
 Task ResolveTask(const std::string& name_or_path) {

@@ -204,6 +204,10 @@ class TaskParser {
     if (!cases.is_object()) Fail("cases", "must be an object with 'light' and 'full' arrays");
     task_.light = Cases(Need(cases, "light", "cases"), "cases.light", false);
     task_.full = Cases(Need(cases, "full", "cases"), "cases.full", true);
+    if (cases.contains("bench")) task_.bench = Cases(cases["bench"], "cases.bench", false);
+    for (auto it = cases.begin(); it != cases.end(); ++it)
+      if (it.key() != "light" && it.key() != "full" && it.key() != "bench")
+        Fail("cases", "unknown field '" + it.key() + "' (expected light, full and optionally bench)");
     const json& tol = Need(j, "tolerance", "top level");
     if (!tol.is_object()) Fail("tolerance", "must map dtype names to {atol, rtol}");
     for (auto it = tol.begin(); it != tol.end(); ++it) {

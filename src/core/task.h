@@ -70,6 +70,7 @@ struct Task {
   std::map<std::string, double> attributes;
   std::vector<Case> light;
   std::vector<Case> full;
+  std::vector<Case> bench;  ///< L3 performance shapes (kforge bench); may be empty
   std::vector<Distribution> distributions;  ///< used by full cases that name none
   std::map<DType, Tolerance> tolerance;
   std::string reduction_size = "1";

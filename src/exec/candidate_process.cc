@@ -172,6 +172,16 @@ bool CandidateProcess::Receive(RunReply* reply, int64_t timeout_ms, CaseRun* fai
 
 CaseRun CandidateProcess::Run(uint64_t case_id, const TensorArena& arena, size_t num_inputs,
                              int64_t timeout_ms) {
+  return Call(case_id, arena, num_inputs, timeout_ms, RunOp::kRun, 0, 0);
+}
+
+CaseRun CandidateProcess::Bench(uint64_t case_id, const TensorArena& arena, size_t num_inputs, int warmup, int reps,
+                               int64_t timeout_ms) {
+  return Call(case_id, arena, num_inputs, timeout_ms, RunOp::kBench, warmup, reps);
+}
+
+CaseRun CandidateProcess::Call(uint64_t case_id, const TensorArena& arena, size_t num_inputs, int64_t timeout_ms,
+                               RunOp op, int warmup, int reps) {
   CaseRun run;
   if (!alive()) {
     run.message = "the candidate's process is no longer running";
@@ -179,6 +189,9 @@ CaseRun CandidateProcess::Run(uint64_t case_id, const TensorArena& arena, size_t
   }
   RunRequest req;
   req.case_id = case_id;
+  req.op = op;
+  req.warmup = static_cast<uint32_t>(warmup);
+  req.reps = static_cast<uint32_t>(reps);
   req.arena_bytes = arena.total_bytes();
   req.num_inputs = static_cast<uint32_t>(num_inputs);
   req.num_outputs = static_cast<uint32_t>(arena.size() - num_inputs);
@@ -234,6 +247,9 @@ CaseRun CandidateProcess::Run(uint64_t case_id, const TensorArena& arena, size_t
   run.threads_after = reply.threads_after;
   run.kernels_on_stream = reply.kernels_on_stream;
   run.kernels_off_stream = reply.kernels_off_stream;
+  const WireTiming& t = reply.timing;
+  run.timing = CaseTiming{static_cast<int>(t.reps), static_cast<int>(t.rotations), t.flush_bytes, t.median_ns,
+                          t.mean_ns, t.min_ns, t.max_ns, t.p10_ns, t.p90_ns, t.loop_wall_ns};
   run.message = reply.message;
   if (reply.kind == ReplyKind::kDone && reply.case_id == case_id) {
     run.outcome = CaseRun::Outcome::kReturned;

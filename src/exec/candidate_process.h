@@ -15,6 +15,16 @@
 namespace kforge {
 
 class TensorArena;
+enum class RunOp : uint32_t;
+
+/// Timing of a bench call (see WireTiming in runner_protocol.h).
+struct CaseTiming {
+  int reps = 0;
+  int rotations = 0;
+  uint64_t flush_bytes = 0;
+  double median_ns = 0, mean_ns = 0, min_ns = 0, max_ns = 0, p10_ns = 0, p90_ns = 0;
+  int64_t loop_wall_ns = 0;
+};
 
 struct CaseRun {
   enum class Outcome {
@@ -37,6 +47,7 @@ struct CaseRun {
   int64_t elapsed_ns = 0;
   std::string message;
   std::vector<ProbeStats> probes;
+  CaseTiming timing;  ///< Bench() only
 };
 
 std::string_view OutcomeName(CaseRun::Outcome o);
@@ -62,6 +73,10 @@ class CandidateProcess {
   LoadResult Start(int64_t timeout_ms);
   /// Runs one case; the arena holds num_inputs inputs, then the outputs. After any outcome but kReturned the process is gone.
   CaseRun Run(uint64_t case_id, const TensorArena& arena, size_t num_inputs, int64_t timeout_ms);
+  /// GPU runner: `warmup` untimed then `reps` timed calls (L3); outputs of the last come
+  /// back in the arena. Same outcomes as Run().
+  CaseRun Bench(uint64_t case_id, const TensorArena& arena, size_t num_inputs, int warmup, int reps,
+                int64_t timeout_ms);
   bool alive() const { return child_ != nullptr && !child_->finished(); }
   /// Files the child created outside its scratch directory (see SandboxSpec).
   std::vector<std::string> EscapedWrites() const { return spec_->FindEscapedWrites(); }
@@ -69,6 +84,8 @@ class CandidateProcess {
   std::string OutputTail(size_t max_bytes = 4096) const;
 
  private:
+  CaseRun Call(uint64_t case_id, const TensorArena& arena, size_t num_inputs, int64_t timeout_ms, RunOp op,
+               int warmup, int reps);
   bool Receive(struct RunReply* reply, int64_t timeout_ms, CaseRun* failure);
 
   std::string so_path_;

@@ -200,6 +200,11 @@ CompileResult CompileCudaCandidate(const std::string& source, const CompilerOpti
   if (options.probes) result.flags.push_back("-DKFORGE_PROBES=1");
   // nvcc lives under the toolkit root (bin/, include/, nvvm/, lib64/): make it all visible.
   std::filesystem::path root = std::filesystem::path(result.compiler).parent_path().parent_path();
+  if (!options.extra_flags.empty()) {
+    // Libraries the extra flags link are found at run time in the toolkit, as at build time.
+    result.flags.insert(result.flags.end(), options.extra_flags.begin(), options.extra_flags.end());
+    for (const char* lib : {"/lib64", "/lib"}) result.flags.push_back("-Xlinker=-rpath=" + root.string() + lib);
+  }
   return CompileInSandbox(source, options, "cuda", "cu", std::move(result), {{root.string(), root.string()}});
 }
 

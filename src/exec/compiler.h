@@ -27,6 +27,7 @@ struct CompilerOptions {
   SandboxLimits limits;
   bool probes = false;  ///< compile with -DKFORGE_PROBES=1 (see include/kforge/probe.h)
   std::string cuda_arch = "sm_90";  ///< for CUDA candidates: the device's architecture
+  std::vector<std::string> extra_flags;  ///< trusted code only (bench baselines): e.g. -lcublas
 };
 
 /// Directory holding kforge's candidate-side headers (<kforge/probe.h>).

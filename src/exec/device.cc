@@ -1,7 +1,10 @@
 #include "exec/device.h"
 
+#include "core/clock.h"
 #include "core/error.h"
+#include "core/fs.h"
 #include "core/subprocess.h"
+#include "exec/compiler.h"
 #include "exec/sandbox.h"
 
 namespace kforge {
@@ -30,6 +33,51 @@ CudaDevice ProbeCudaDevice() {
   cached.arch = j.value("arch", "");
   cached.info = j;
   return cached;
+}
+
+namespace {
+
+DeviceCeilings FromJson(const nlohmann::json& j, const std::string& path) {
+  DeviceCeilings c;
+  c.present = true;
+  c.copy_bytes_per_s = j.value("copy_bytes_per_s", 0.0);
+  c.fp32_flops_per_s = j.value("fp32_matmul_flops_per_s", 0.0);
+  c.bf16_flops_per_s = j.value("bf16_matmul_flops_per_s", 0.0);
+  c.path = path;
+  c.raw = j;
+  return c;
+}
+
+}  // namespace
+
+std::string CeilingsPath(const CudaDevice& device, const std::string& cache_dir) {
+  std::string id = device.info.value("uuid", "");
+  if (id.empty()) id = device.arch;
+  return (cache_dir.empty() ? DefaultCacheDir() : cache_dir) + "/devices/" + id + ".json";
+}
+
+DeviceCeilings LoadCeilings(const CudaDevice& device, const std::string& cache_dir) {
+  std::string path = CeilingsPath(device, cache_dir), text, error;
+  if (!TryReadFile(path, &text, &error)) return DeviceCeilings{false, 0, 0, 0, path, nullptr};
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.contains("copy_bytes_per_s"))
+    throw EnvironmentError("the stored ceilings " + path + " are unreadable; run 'kforge device calibrate' again");
+  return FromJson(j, path);
+}
+
+DeviceCeilings CalibrateCeilings(const CudaDevice& device, const std::string& cache_dir) {
+  SpawnOptions opts;
+  opts.argv = {RunnerPath(/*gpu=*/true), "calibrate"};
+  auto r = LiveProcessRunner().Run(opts, 600000);
+  if (!r.status.ok()) throw EnvironmentError("device calibration failed: " + r.output);
+  nlohmann::json j = nlohmann::json::parse(r.output.substr(std::min(r.output.find('{'), r.output.size())), nullptr, false);
+  if (j.is_discarded()) throw EnvironmentError("device calibration printed an unreadable result: " + r.output);
+  j["device"] = device.info;
+  j["measured_at_unix"] = SystemClock().WallMicros() / 1000000;
+  std::string path = CeilingsPath(device, cache_dir);
+  MakeDirs(path.substr(0, path.rfind('/')));
+  WriteFileAtomic(path, j.dump(2) + "\n");
+  return FromJson(j, path);
 }
 
 }  // namespace kforge

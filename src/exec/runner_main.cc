@@ -37,6 +37,7 @@
 #ifdef KFORGE_GPU_RUNNER
 #include <cuda_runtime.h>
 
+#include "exec/gpu/calibrate.h"
 #include "exec/gpu/launch_counter.h"
 #endif
 
@@ -214,7 +215,8 @@ bool ReceiveRequest(RunRequest* req, int* arena_fd) {
       std::memcpy(arena_fd, CMSG_DATA(c), sizeof(int));
   if (n != static_cast<ssize_t>(sizeof *req) || req->magic != kRunnerMagic ||
       req->version != kRunnerProtocolVersion || *arena_fd < 0 ||
-      req->num_inputs + req->num_outputs > kMaxWireTensors)
+      req->num_inputs + req->num_outputs > kMaxWireTensors ||
+      (req->op != RunOp::kRun && req->op != RunOp::kBench) || req->warmup > 100000 || req->reps > 100000)
     DieWith(FatalKind::kProtocol, 0, -1, "malformed request from the engine");
   return true;
 }
@@ -254,6 +256,8 @@ void SendProbes() {
 /// Initialised before the seccomp filter: driver start-up touches more of the system than
 /// later calls do.
 bool InitGpu(std::string* error) {
+  // Precision is pinned: no library may silently use TF32 for fp32 matrix products.
+  ::setenv("NVIDIA_TF32_OVERRIDE", "0", 1);
   int n = 0;
   cudaError_t e = cudaGetDeviceCount(&n);
   if (e != cudaSuccess || n == 0) {
@@ -306,6 +310,83 @@ int64_t RunOnGpu(RunFn fn, const RunRequest& req, char* host, int* rc, RunReply*
   return static_cast<int64_t>(ms * 1e6);
 }
 
+/// L3 timing (RunOp::kBench), see WireTiming. Inputs are the arena's; every timed call is
+/// bracketed by CUDA events on the given stream and followed by a device-wide synchronise,
+/// so no call overlaps the next one's timing and no stream is left running.
+void BenchOnGpu(RunFn fn, const RunRequest& req, char* host, int* rc, RunReply* done) {
+  StopLaunchCounting();
+  cudaDeviceProp prop{};
+  cudaGetDeviceProperties(&prop, 0);
+  size_t l2 = prop.l2CacheSize > 0 ? static_cast<size_t>(prop.l2CacheSize) : (64u << 20);
+  size_t flush_bytes = 2 * l2;
+  size_t free_bytes = 0, total_bytes = 0;
+  cudaMemGetInfo(&free_bytes, &total_bytes);
+  uint32_t rotations = static_cast<uint32_t>(std::clamp<size_t>((4 * l2 + req.arena_bytes - 1) / req.arena_bytes, 1, 32));
+  while (rotations > 1 && rotations * req.arena_bytes > free_bytes / 2) --rotations;
+  void* flush = nullptr;
+  cudaError_t e = cudaMalloc(&flush, flush_bytes);
+  if (e != cudaSuccess) DieWith(FatalKind::kOutOfMemory, 0, -1, "cudaMalloc of the L2 flush buffer failed");
+  std::vector<void*> arenas(rotations, nullptr);
+  std::vector<DLTensor> tensors(static_cast<size_t>(rotations) * kMaxWireTensors);
+  const uint32_t n = req.num_inputs + req.num_outputs;
+  for (uint32_t r = 0; r < rotations; ++r) {
+    if (cudaMalloc(&arenas[r], req.arena_bytes) != cudaSuccess)
+      DieWith(FatalKind::kOutOfMemory, 0, -1, "cudaMalloc of a rotating tensor arena failed");
+    if ((e = cudaMemcpy(arenas[r], host, req.arena_bytes, cudaMemcpyHostToDevice)) != cudaSuccess)
+      DieCuda(e, "copying inputs");
+    for (uint32_t i = 0; i < n; ++i)
+      ToDLTensor(req.tensors[i], static_cast<char*>(arenas[r]), &tensors[r * kMaxWireTensors + i]);
+  }
+  auto call = [&](uint32_t r) {
+    DLTensor* t = &tensors[r * kMaxWireTensors];
+    return fn(t, static_cast<int>(req.num_inputs), t + req.num_inputs, static_cast<int>(req.num_outputs), g_stream);
+  };
+  *rc = 0;
+  for (uint32_t w = 0; w < req.warmup && *rc == 0; ++w) *rc = call(w % rotations);
+  if ((e = cudaDeviceSynchronize()) != cudaSuccess) DieCuda(e, "during warm-up");
+  std::vector<float> ms;
+  cudaEvent_t start, stop;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
+  int64_t loop_start = NowNanos();
+  for (uint32_t i = 0; i < req.reps && *rc == 0; ++i) {
+    uint32_t r = (i + 1) % rotations;  // the last call lands on copy 0, whose outputs go back
+    if (i + 1 == req.reps) r = 0;
+    cudaMemsetAsync(flush, static_cast<int>(i & 0xff), flush_bytes, g_stream);
+    cudaEventRecord(start, g_stream);
+    *rc = call(r);
+    cudaEventRecord(stop, g_stream);
+    if ((e = cudaDeviceSynchronize()) != cudaSuccess) DieCuda(e, "during timing");
+    float t = 0;
+    cudaEventElapsedTime(&t, start, stop);
+    ms.push_back(t);
+  }
+  int64_t loop_wall = NowNanos() - loop_start;
+  if ((e = cudaGetLastError()) != cudaSuccess) DieCuda(e, "after timing");
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  if ((e = cudaMemcpy(host, arenas[0], req.arena_bytes, cudaMemcpyDeviceToHost)) != cudaSuccess)
+    DieCuda(e, "copying outputs");
+  for (void* a : arenas) cudaFree(a);
+  cudaFree(flush);
+  WireTiming& t = done->timing;
+  t.reps = static_cast<uint32_t>(ms.size());
+  t.rotations = rotations;
+  t.flush_bytes = flush_bytes;
+  t.loop_wall_ns = loop_wall;
+  if (ms.empty()) return;
+  std::sort(ms.begin(), ms.end());
+  auto at = [&](double q) { return 1e6 * ms[static_cast<size_t>(q * (ms.size() - 1) + 0.5)]; };
+  double sum = 0;
+  for (float v : ms) sum += v;
+  t.median_ns = at(0.5);
+  t.p10_ns = at(0.1);
+  t.p90_ns = at(0.9);
+  t.min_ns = 1e6 * ms.front();
+  t.max_ns = 1e6 * ms.back();
+  t.mean_ns = 1e6 * sum / ms.size();
+}
+
 int PrintDevice() {
   std::string error;
   if (!InitGpu(&error)) {
@@ -318,10 +399,12 @@ int PrintDevice() {
   cudaDriverGetVersion(&driver);
   cudaRuntimeGetVersion(&runtime);
   cudaGetDeviceCount(&count);
-  std::printf("{\"name\": \"%s\", \"compute_capability\": \"%d.%d\", \"arch\": \"sm_%d%d\", "
+  char uuid[33];
+  for (int i = 0; i < 16; ++i) std::snprintf(uuid + 2 * i, 3, "%02x", static_cast<unsigned char>(p.uuid.bytes[i]));
+  std::printf("{\"name\": \"%s\", \"uuid\": \"%s\", \"l2_bytes\": %d, \"compute_capability\": \"%d.%d\", \"arch\": \"sm_%d%d\", "
               "\"memory_bytes\": %zu, \"multiprocessors\": %d, \"driver_version\": %d, \"runtime_version\": %d, "
               "\"device_count\": %d}\n",
-              p.name, p.major, p.minor, p.major, p.minor, p.totalGlobalMem, p.multiProcessorCount, driver, runtime, count);
+              p.name, uuid, p.l2CacheSize, p.major, p.minor, p.major, p.minor, p.totalGlobalMem, p.multiProcessorCount, driver, runtime, count);
   return 0;
 }
 #endif
@@ -370,8 +453,11 @@ int Serve(const char* so_path) {
     int threads_before = CountThreads();
     RunReply done;
 #ifdef KFORGE_GPU_RUNNER
-    int64_t elapsed = RunOnGpu(fn, req, static_cast<char*>(base), &rc, &done);
+    int64_t elapsed = 0;
+    if (req.op == RunOp::kBench) BenchOnGpu(fn, req, static_cast<char*>(base), &rc, &done);
+    else elapsed = RunOnGpu(fn, req, static_cast<char*>(base), &rc, &done);
 #else
+    if (req.op != RunOp::kRun) DieWith(FatalKind::kProtocol, 0, -1, "timing runs need the GPU runner");
     DLTensor tensors[kMaxWireTensors];
     for (uint32_t i = 0; i < req.num_inputs + req.num_outputs; ++i)
       ToDLTensor(req.tensors[i], static_cast<char*>(base), &tensors[i]);
@@ -474,6 +560,14 @@ int main(int argc, char** argv) {
   }
 #ifdef KFORGE_GPU_RUNNER
   if (mode == "device") return PrintDevice();
+  if (mode == "calibrate") {
+    std::string error;
+    if (!InitGpu(&error)) {
+      std::fprintf(stderr, "%s\n", error.c_str());
+      return 3;
+    }
+    return CalibrateDevice();
+  }
 #endif
   ApplyLimits(limits);
   if (mode == "exec") {

@@ -32,10 +32,18 @@ struct WireTensor {
   uint64_t offset = 0;  ///< byte offset of the first element in the arena
 };
 
+enum class RunOp : uint32_t {
+  kRun = 0,    ///< one call of kforge_run on the arena; outputs come back in it
+  kBench = 1,  ///< GPU runner: warm-up calls, then `reps` timed calls (RunReply.timing)
+};
+
 struct RunRequest {
   uint32_t magic = kRunnerMagic;
   uint32_t version = kRunnerProtocolVersion;
   uint64_t case_id = 0;
+  RunOp op = RunOp::kRun;
+  uint32_t warmup = 0;  ///< kBench: untimed calls first
+  uint32_t reps = 0;    ///< kBench: timed calls
   uint64_t arena_bytes = 0;
   uint32_t num_inputs = 0;
   uint32_t num_outputs = 0;
@@ -73,6 +81,17 @@ enum class FatalKind : uint32_t {
   kDeviceError = 6,      ///< a CUDA error (illegal address, launch failure): the context is lost
 };
 
+/// kBench results: CUDA-event times of each timed call on the given stream, L2 flushed
+/// before every call and inputs rotated through copies of the arena, every stream
+/// synchronised after every call. Outputs of the last call on copy 0 come back in the arena.
+struct WireTiming {
+  uint32_t reps = 0;
+  uint32_t rotations = 0;     ///< arena copies cycled through (inputs not hot in L2)
+  uint64_t flush_bytes = 0;   ///< written before each call to evict L2
+  double median_ns = 0, mean_ns = 0, min_ns = 0, max_ns = 0, p10_ns = 0, p90_ns = 0;
+  int64_t loop_wall_ns = 0;   ///< host wall clock over the timed loop (a plausibility bound)
+};
+
 struct RunReply {
   uint32_t magic = kRunnerMagic;
   uint32_t version = kRunnerProtocolVersion;
@@ -91,6 +110,7 @@ struct RunReply {
   int64_t elapsed_ns = 0;
   char message[448] = {};
   WireProbe probe;  ///< valid when kind == kProbe
+  WireTiming timing;  ///< valid for a kBench request's kDone
 };
 
 }  // namespace kforge

@@ -11,6 +11,7 @@
 #include "core/task.h"
 #include "exec/device.h"
 #include "testing/testing.h"
+#include "verify/bench.h"
 #include "verify/verifier.h"
 
 namespace kforge {
@@ -66,6 +67,35 @@ TEST_F(CudaTest, EveryNearMissFailsWithItsLabelledClass) {
         << c["file"] << ": " << v.Summary();
     EXPECT_TRUE(v.integrity.empty()) << c["file"] << ": " << v.Summary();
   }
+}
+
+TEST_F(CudaTest, CalibrateThenBenchReportsSpeedupAndRoofline) {
+  TempDir cache_dir("kforge-bench-test");
+  std::string cache = cache_dir.path();
+  DeviceCeilings c = CalibrateCeilings(device_, cache);
+  ASSERT_TRUE(c.present);
+  EXPECT_GT(c.copy_bytes_per_s, 1e11);  // any datacenter GPU copies faster than 100 GB/s
+  EXPECT_GT(c.fp32_flops_per_s, 1e12);
+  EXPECT_GT(c.bf16_flops_per_s, c.fp32_flops_per_s);
+  EXPECT_TRUE(LoadCeilings(device_, cache).present);
+  Task t = LoadTaskFile(testing::SourceDir() + "/tasks/relu.json");
+  BenchOptions o;
+  o.reps = 20;
+  o.seed = 3;
+  o.cache_dir = cache;
+  o.baselines_dir = testing::SourceDir() + "/baselines/cuda";
+  BenchReport r = RunBench(t, testing::SourceDir() + "/examples/cuda/correct/relu.cu", o);
+  EXPECT_TRUE(r.ok()) << r.Text();
+  EXPECT_EQ(r.candidate.timing.reps, 20);
+  EXPECT_GT(r.candidate.timing.median_ns, 0);
+  EXPECT_GE(r.candidate.timing.rotations, 1);
+  EXPECT_GT(r.speedup, 0);
+  EXPECT_GT(r.roofline_fraction, 0.05) << r.Text();
+  EXPECT_LE(r.roofline_fraction, 1.1) << r.Text();
+  // A wrong kernel is never timed.
+  BenchReport bad = RunBench(t, testing::SourceDir() + "/examples/cuda/nearmiss/relu_missing_tail_guard.cu", o);
+  EXPECT_FALSE(bad.timed);
+  EXPECT_FALSE(bad.ok());
 }
 
 TEST_F(CudaTest, IllegalAddressIsAVerdictAndTheEngineGoesOn) {

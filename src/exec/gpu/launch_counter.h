@@ -20,5 +20,7 @@ bool StartLaunchCounting(cudaStream_t stream, std::string* error);
 /// Drains the activity buffers (after the device was synchronised) and returns the kernels
 /// recorded since the previous call.
 KernelCounts TakeKernelCounts();
+/// Stops recording (timing runs: activity records cost a little per launch).
+void StopLaunchCounting();
 
 }  // namespace kforge

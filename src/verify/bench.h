@@ -1,0 +1,70 @@
+#pragma once
+// L3: performance of a verified CUDA candidate (kforge bench). The candidate is verified
+// first (a wrong or cheating kernel is never timed), then it and the task's baseline (cuBLAS
+// where a vendor library exists, else a straightforward kernel, from baselines/cuda) are
+// timed in the same run on the task's bench shape: CUDA events on the given stream after
+// warm-up, many repetitions, L2 flushed before each, inputs rotated through copies that do
+// not fit in L2 together, every stream synchronised after each call. The two outputs must
+// agree within the task's tolerance. The task's FLOP and byte formulas against the
+// device's calibrated ceilings give the roofline floor and the achieved fraction of it.
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+
+#include "core/task.h"
+#include "exec/candidate_process.h"
+#include "exec/device.h"
+#include "verify/compare.h"
+#include "verify/verdict.h"
+
+namespace kforge {
+
+struct BenchOptions {
+  int warmup = 10;
+  int reps = 100;
+  bool full = false;            ///< certify on the full set (not only the light set) before timing
+  std::string case_name;        ///< a case of cases.bench or cases.full; empty: the first bench case
+  std::string baseline_path;    ///< override the bundled baseline
+  std::string baselines_dir;    ///< baselines/cuda of the installation (manifest.json and <task>.cu)
+  std::optional<uint64_t> seed;
+  std::string cache_dir;
+  int64_t timeout_ms = 300000;  ///< for the whole timed loop of one kernel
+};
+
+struct KernelTiming {
+  std::string label;  ///< "candidate" or "baseline"
+  std::string path;
+  std::string kind;   ///< baseline: "cuBLAS SGEMM ..." or "straightforward kernel"
+  double compile_seconds = 0;
+  bool compile_cached = false;
+  CaseTiming timing;
+};
+
+struct BenchReport {
+  std::string task;
+  std::string case_name;
+  Bindings params;
+  Verdict verdict;  ///< the verification that gated the timing
+  bool timed = false;
+  KernelTiming candidate, baseline;
+  double speedup = 0;  ///< baseline median / candidate median
+  CompareResult agreement;  ///< candidate outputs against the baseline's
+  bool agrees = false;
+  double flops = 0, bytes = 0;
+  DeviceCeilings ceilings;
+  double floor_seconds = 0;       ///< max(flops / peak, bytes / bandwidth); 0 without ceilings
+  std::string bound;              ///< "memory" or "compute"
+  double roofline_fraction = 0;   ///< floor / candidate median
+  double baseline_roofline_fraction = 0;
+  std::vector<std::string> suspects;  ///< results that cannot be right (faster than the floor, ...)
+  bool ok() const { return verdict.passed && timed && agrees && suspects.empty(); }
+  nlohmann::json ToJson() const;
+  std::string Text() const;
+};
+
+/// Throws EnvironmentError without a GPU and UsageError for a task without a baseline or an
+/// unknown case; a candidate that fails verification is a report with timed = false.
+BenchReport RunBench(const Task& task, const std::string& candidate_path, const BenchOptions& options);
+
+}  // namespace kforge
