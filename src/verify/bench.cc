@@ -201,8 +201,12 @@ BenchReport RunBench(const Task& task, const std::string& candidate_path, const 
   r.flops = static_cast<double>(EvalExpr(task.flops, kase.params));
   r.bytes = static_cast<double>(EvalExpr(task.bytes, kase.params));
   r.ceilings = LoadCeilings(device, options.cache_dir);
-  if (r.ceilings.present && r.ceilings.copy_bytes_per_s > 0 && r.ceilings.fp32_flops_per_s > 0) {
-    double mem_s = r.bytes / r.ceilings.copy_bytes_per_s, compute_s = r.flops / r.ceilings.fp32_flops_per_s;
+  // 16-bit inputs may use tensor cores: their ceiling is the bf16 matrix rate.
+  bool low_precision = false;
+  for (const auto& t : task.inputs) low_precision |= t.dtype == DType::kFloat16 || t.dtype == DType::kBFloat16;
+  double peak = low_precision ? r.ceilings.bf16_flops_per_s : r.ceilings.fp32_flops_per_s;
+  if (r.ceilings.present && r.ceilings.copy_bytes_per_s > 0 && peak > 0) {
+    double mem_s = r.bytes / r.ceilings.copy_bytes_per_s, compute_s = r.flops / peak;
     r.floor_seconds = std::max(mem_s, compute_s);
     r.bound = mem_s >= compute_s ? "memory" : "compute";
     r.roofline_fraction = med > 0 ? r.floor_seconds / med : 0;

@@ -4,7 +4,7 @@
 
 __global__ void relu_kernel(const float* x, float* y, int64_t n) {
   int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-  if (i < n) y[i] = x[i] > 0 ? x[i] : 0;
+  if (i < n) y[i] = (x[i] > 0 || x[i] != x[i]) ? x[i] : 0;
 }
 // Launch through the runtime API instead of <<<>>>.
 extern "C" int kforge_run(const DLTensor* in, int, DLTensor* out, int, void* stream) {

@@ -7,10 +7,10 @@ __global__ void relu_vec(const float* __restrict__ x, float* __restrict__ y, int
   int64_t i = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) * 4;
   if (i + 3 < n) {
     float4 v = *reinterpret_cast<const float4*>(x + i);
-    v.x = v.x > 0 ? v.x : 0; v.y = v.y > 0 ? v.y : 0; v.z = v.z > 0 ? v.z : 0; v.w = v.w > 0 ? v.w : 0;
+    v.x = (v.x > 0 || v.x != v.x) ? v.x : 0; v.y = (v.y > 0 || v.y != v.y) ? v.y : 0; v.z = (v.z > 0 || v.z != v.z) ? v.z : 0; v.w = (v.w > 0 || v.w != v.w) ? v.w : 0;
     *reinterpret_cast<float4*>(y + i) = v;
   } else {
-    for (; i < n; ++i) y[i] = x[i] > 0 ? x[i] : 0;
+    for (; i < n; ++i) y[i] = (x[i] > 0 || x[i] != x[i]) ? x[i] : 0;
   }
 }
 extern "C" int kforge_run(const DLTensor* in, int, DLTensor* out, int, void* stream) {
