@@ -16,7 +16,7 @@ namespace kforge {
 CommandAction SetupVerify(CLI::App& sub) {
   struct Args {
     std::string task, candidate, backend = "cpu", dist;
-    bool full = false, json = false, forensics = false, probes = false;
+    bool full = false, json = false, forensics = false, probes = false, sanitize = false;
     uint64_t seed = 0;
     double timeout_s = 10;
     double memory_gib = 4;
@@ -29,6 +29,9 @@ CommandAction SetupVerify(CLI::App& sub) {
   sub.add_flag("--json", a->json, "print the verdict as one JSON object on stdout");
   sub.add_flag("--forensics", a->forensics, "add the engine's diagnosis of a failing verdict");
   sub.add_flag("--probes", a->probes, "enable KFORGE_PROBE in the candidate (include <kforge/probe.h>)");
+  sub.add_flag("--sanitize", a->sanitize,
+               "cuda: when a verdict looks like a race or a memory error, re-run the failing case under "
+               "compute-sanitizer (racecheck or memcheck)");
   sub.add_option("--backend", a->backend, "where the candidate runs: cpu, or cuda (needs an NVIDIA GPU)")
       ->check(CLI::IsMember({"cpu", "cuda"}));
   auto* seed = sub.add_option("--seed", a->seed, "run seed (default: fresh); recorded in the verdict");
@@ -49,6 +52,8 @@ CommandAction SetupVerify(CLI::App& sub) {
     opts.backend = a->backend;
     opts.probes = a->probes;
     opts.diagnose = a->forensics;
+    opts.sanitize = a->sanitize;
+    if (a->sanitize && a->backend != "cuda") throw UsageError("--sanitize needs --backend cuda (compute-sanitizer checks GPU kernels)");
     if (*seed) opts.seed = a->seed;
     opts.case_timeout_ms = static_cast<int64_t>(a->timeout_s * 1000);
     opts.limits.address_space_bytes = static_cast<int64_t>(a->memory_gib * (1 << 30));

@@ -49,6 +49,12 @@ CandidateProcess::~CandidateProcess() {
   if (child_ && !child_->finished()) child_->Wait(2000);
 }
 
+std::string CandidateProcess::Finish(int64_t timeout_ms, size_t max_bytes) {
+  control_.Reset();
+  if (child_ && !child_->finished()) child_->Wait(timeout_ms);
+  return OutputTail(max_bytes);
+}
+
 std::string CandidateProcess::OutputTail(size_t max_bytes) const {
   return dir_ ? ReadFileTail(dir_->path() + "/candidate.log", max_bytes) : "";
 }
@@ -78,7 +84,8 @@ LoadResult CandidateProcess::Start(int64_t timeout_ms) {
     // The CUDA driver reserves large virtual ranges: an address-space limit would break it.
     limits.address_space_bytes = 0;
   }
-  std::vector<std::string> cmd = {bwrap ? "/kforge/kforge-runner" : runner, "run"};
+  std::vector<std::string> cmd = tool_;
+  cmd.insert(cmd.end(), {bwrap ? "/kforge/kforge-runner" : runner, "run"});
   for (const auto& a : LimitArgs(limits)) cmd.push_back(a);
   cmd.insert(cmd.end(), {"--so", bwrap ? "/kforge/candidate.so" : so_path_});
 

@@ -69,6 +69,9 @@ class CandidateProcess {
                    size_t arena_bytes, bool gpu = false);
   ~CandidateProcess();
 
+  /// Runs the runner under a tool (e.g. {"compute-sanitizer", "--tool", "memcheck"}); its
+  /// report lands in the candidate's output (OutputTail). Call before Start().
+  void set_tool(std::vector<std::string> tool) { tool_ = std::move(tool); }
   /// Starts the child and waits for it to load the candidate.
   LoadResult Start(int64_t timeout_ms);
   /// Runs one case; the arena holds num_inputs inputs, then the outputs. After any outcome but kReturned the process is gone.
@@ -80,6 +83,9 @@ class CandidateProcess {
   bool alive() const { return child_ != nullptr && !child_->finished(); }
   /// Files the child created outside its scratch directory (see SandboxSpec).
   std::vector<std::string> EscapedWrites() const { return spec_->FindEscapedWrites(); }
+  /// Closes the control socket and waits up to `timeout_ms` for the runner to exit (a tool
+  /// wrapping it writes its summary then). Returns the output's tail.
+  std::string Finish(int64_t timeout_ms, size_t max_bytes = 16384);
   /// Last bytes the candidate wrote to stdout/stderr.
   std::string OutputTail(size_t max_bytes = 4096) const;
 
@@ -93,6 +99,7 @@ class CandidateProcess {
   SandboxLimits limits_;
   size_t arena_bytes_;
   bool gpu_ = false;
+  std::vector<std::string> tool_;
   std::unique_ptr<TempDir> dir_;
   std::unique_ptr<SandboxSpec> spec_;
   ScopedFd control_;

@@ -1,5 +1,11 @@
 #include "exec/device.h"
 
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string_view>
+#include <vector>
+
 #include "core/clock.h"
 #include "core/error.h"
 #include "core/fs.h"
@@ -78,6 +84,25 @@ DeviceCeilings CalibrateCeilings(const CudaDevice& device, const std::string& ca
   MakeDirs(path.substr(0, path.rfind('/')));
   WriteFileAtomic(path, j.dump(2) + "\n");
   return FromJson(j, path);
+}
+
+std::string FindComputeSanitizer() {
+  if (const char* env = std::getenv("KFORGE_COMPUTE_SANITIZER"); env && *env) return env;
+  std::vector<std::string> candidates;
+#ifdef KFORGE_CUDA_ROOT
+  candidates.push_back(std::string(KFORGE_CUDA_ROOT) + "/bin/compute-sanitizer");
+#endif
+  candidates.push_back("/usr/local/cuda/bin/compute-sanitizer");
+  if (const char* path = std::getenv("PATH"))
+    for (std::string_view rest = path; !rest.empty();) {
+      size_t colon = rest.find(':');
+      candidates.push_back(std::string(rest.substr(0, colon)) + "/compute-sanitizer");
+      rest = colon == std::string_view::npos ? std::string_view() : rest.substr(colon + 1);
+    }
+  for (const auto& c : candidates)
+    if (::access(c.c_str(), X_OK) == 0) return c;
+  throw EnvironmentError("compute-sanitizer not found; install the CUDA toolkit's sanitizer or set "
+                         "KFORGE_COMPUTE_SANITIZER");
 }
 
 }  // namespace kforge

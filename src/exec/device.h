@@ -30,6 +30,10 @@ DeviceCeilings LoadCeilings(const CudaDevice& device, const std::string& cache_d
 /// Throws EnvironmentError when the measurement fails (no cuBLAS, not enough memory).
 DeviceCeilings CalibrateCeilings(const CudaDevice& device, const std::string& cache_dir = "");
 
+/// compute-sanitizer's path ($KFORGE_COMPUTE_SANITIZER, the toolkit's, or PATH); throws
+/// EnvironmentError when there is none.
+std::string FindComputeSanitizer();
+
 /// Asks kforge-gpu-runner for device 0. Throws EnvironmentError with a sentence a user can
 /// act on when there is no usable GPU (no driver, no device, no GPU runner built).
 CudaDevice ProbeCudaDevice();

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <iostream>
 
 #include <nlohmann/json.hpp>
 
@@ -96,6 +97,48 @@ TEST_F(CudaTest, CalibrateThenBenchReportsSpeedupAndRoofline) {
   BenchReport bad = RunBench(t, testing::SourceDir() + "/examples/cuda/nearmiss/relu_missing_tail_guard.cu", o);
   EXPECT_FALSE(bad.timed);
   EXPECT_FALSE(bad.ok());
+}
+
+TEST_F(CudaTest, SanitizerRunsMemcheckOnAnOutOfBoundsWriteAndRacecheckOnARace) {
+  Task relu = LoadTaskFile(testing::SourceDir() + "/tasks/relu.json");
+  VerifyOptions o;
+  o.backend = "cuda";
+  o.seed = 11;
+  o.sanitize = true;
+  Verdict oob = Verifier(relu).Verify(testing::SourceDir() + "/examples/cuda/nearmiss/relu_missing_tail_guard.cu", o);
+  ASSERT_FALSE(oob.sanitizer.is_null()) << oob.Summary();
+  EXPECT_EQ(oob.sanitizer.value("tool", ""), "memcheck") << oob.sanitizer.dump(2);
+  EXPECT_GT(oob.sanitizer.value("errors", -1), 0) << oob.sanitizer.dump(2);
+  // A deterministic wrong result is neither: the sanitizer is not run, and says why.
+  Task add = LoadTaskFile(testing::SourceDir() + "/tasks/add_bias.json");
+  Verdict wrong = Verifier(add).Verify(testing::SourceDir() + "/examples/cuda/nearmiss/add_bias_row_broadcast.cu", o);
+  ASSERT_FALSE(wrong.sanitizer.is_null());
+  EXPECT_FALSE(wrong.sanitizer.value("nondeterministic", true));
+  EXPECT_TRUE(wrong.sanitizer.contains("skipped"));
+  // The missing __syncthreads race: when re-runs differ, racecheck must report hazards.
+  Task softmax = LoadTaskFile(testing::SourceDir() + "/tasks/softmax.json");
+  o.full = true;
+  Verdict race = Verifier(softmax).Verify(testing::SourceDir() + "/examples/cuda/nearmiss/softmax_missing_syncthreads.cu", o);
+  ASSERT_FALSE(race.sanitizer.is_null());
+  std::cout << "race verdict sanitizer: " << race.sanitizer.dump(2) << "\n";
+  if (race.sanitizer.value("nondeterministic", false)) {
+    EXPECT_EQ(race.sanitizer.value("tool", ""), "racecheck");
+    EXPECT_GT(race.sanitizer.value("errors", -1), 0) << race.sanitizer.dump(2);
+  }
+}
+
+TEST_F(CudaTest, RecipeRepairerRepairsACudaNearMiss) {
+  TempDir dir("kforge-cuda-repair");
+  auto r = testing::RunCli({"repair", "conv2d", testing::SourceDir() + "/examples/cuda/nearmiss/conv2d_flipped_kernel.cu",
+                            "--backend", "cuda", "--seed", "1", "--out", dir.path() + "/run", "--json", "--quiet"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto s = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(s.is_discarded()) << r.out;
+  EXPECT_EQ(s["backend"], "cuda");
+  EXPECT_TRUE(s.value("success", false)) << r.out;
+  EXPECT_TRUE(std::filesystem::exists(dir.path() + "/run/final.cu"));
+  auto v = testing::RunCli({"verify", "conv2d", dir.path() + "/run/final.cu", "--backend", "cuda", "--full"});
+  EXPECT_EQ(v.exit_code, 0) << v.out << v.err;
 }
 
 TEST_F(CudaTest, IllegalAddressIsAVerdictAndTheEngineGoesOn) {

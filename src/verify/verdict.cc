@@ -126,6 +126,7 @@ nlohmann::json Verdict::ToJson() const {
   j["backend"] = backend;
   if (!device.is_null()) j["device"] = device;
   if (!launch_accounting.empty()) j["launch_accounting"] = launch_accounting;
+  if (!sanitizer.is_null()) j["sanitizer"] = sanitizer;
   j["sandbox"] = sandbox;
   j["seed"] = seed;
   j["full"] = full_requested;
@@ -195,6 +196,13 @@ std::string Verdict::Summary() const {
                          r.first[k].expected);
       }
     }
+  }
+  if (!sanitizer.is_null()) {
+    s += fmt::format("  sanitizer: case '{}' re-run twice on identical inputs: {}\n", sanitizer.value("case", ""),
+                     sanitizer.value("nondeterministic", false) ? "results DIFFER (a race?)" : "same results");
+    if (sanitizer.contains("skipped")) s += "    not run: " + sanitizer.value("skipped", "") + "\n";
+    else s += fmt::format("    compute-sanitizer --tool {}: {} error(s)\n{}", sanitizer.value("tool", ""),
+                          sanitizer.value("errors", -1), sanitizer.value("report", ""));
   }
   for (const auto& f : integrity)
     s += f.line > 0 ? fmt::format("  integrity {} (line {}): {}\n", f.check, f.line, f.detail)

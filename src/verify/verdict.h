@@ -109,6 +109,9 @@ struct Verdict {
   uint64_t seed = 0;
   bool full_requested = false;
   bool probes = false;  ///< compiled with KFORGE_PROBES=1
+  /// cuda, with VerifyOptions::sanitize: the determinism re-run and the compute-sanitizer
+  /// pass ({"nondeterministic", "tool", "errors", "report"}); null when not run.
+  nlohmann::json sanitizer;
   std::string launch_accounting;  ///< cuda: "cupti", or why kernels could not be counted
   nlohmann::json device;  ///< the GPU (cuda backend): name, arch, driver and runtime versions
 

@@ -3,7 +3,11 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <optional>
+#include <regex>
 #include <memory>
+
+#include <fmt/format.h>
 
 #include "core/clock.h"
 #include "core/error.h"
@@ -136,6 +140,75 @@ class Run {
 
   void set_sandbox_mode(SandboxMode m) { sandbox_mode_ = m; }
 
+  /// The sanitizer pass (VerifyOptions::sanitize): re-runs a failing case twice on identical
+  /// inputs, each in a fresh process; results that differ point to a race (racecheck), an
+  /// out-of-bounds write or a device error to memcheck. Runs that tool on the case.
+  nlohmann::json RunSanitizer(const std::string& so_path, const Case& kase, Distribution dist, FailureClass failure) {
+    nlohmann::json j;
+    auto once = [&]() -> std::optional<CaseEvidence> {
+      CandidateProcess proc(so_path, sandbox_mode_, options_.limits, ArenaBytes(kase.params), true);
+      if (!proc.Start(options_.load_timeout_ms).ok) return std::nullopt;
+      return RunTrial(proc, "sanitizer", kase, dist, kSanitizerTrial);
+    };
+    auto stats = [](const CaseEvidence& e) {
+      std::string s = e.outcome;
+      for (const auto& o : e.outputs)
+        s += fmt::format("|{} {} {} {:.17g} {:.17g}", o.compare.mismatches, o.compare.unwritten,
+                         o.compare.nan_inf_mismatches, o.compare.max_abs_error, o.compare.rel_l2_error);
+      return s;
+    };
+    judging_ = false;
+    auto a = once(), b = once();
+    bool nondeterministic = a && b && stats(*a) != stats(*b);
+    j["case"] = kase.name;
+    j["distribution"] = std::string(DistributionName(dist));
+    j["nondeterministic"] = nondeterministic;
+    std::string tool;
+    if (nondeterministic) tool = "racecheck";
+    else if (failure == FailureClass::kOutOfBoundsWrite || failure == FailureClass::kRuntimeError) tool = "memcheck";
+    if (tool.empty()) {
+      judging_ = true;
+      j["skipped"] = "identical inputs gave identical results and nothing was written out of bounds: neither a race "
+                     "nor a memory error is indicated";
+      return j;
+    }
+    j["tool"] = tool;
+    std::string sanitizer;
+    try {
+      sanitizer = FindComputeSanitizer();
+    } catch (const EnvironmentError& e) {
+      judging_ = true;
+      j["skipped"] = e.what();
+      return j;
+    }
+    CandidateProcess proc(so_path, sandbox_mode_, options_.limits, ArenaBytes(kase.params), true);
+    proc.set_tool({sanitizer, "--tool", tool, "--print-limit", "20", "--show-backtrace", "no"});
+    if (!proc.Start(options_.load_timeout_ms * 6).ok) {
+      judging_ = true;
+      j["skipped"] = "the candidate did not load under compute-sanitizer: " + proc.Finish(5000, 2048);
+      return j;
+    }
+    timeout_scale_ = 30;  // racecheck slows kernels by orders of magnitude
+    RunTrial(proc, "sanitizer", kase, dist, kSanitizerTrial);
+    timeout_scale_ = 1;
+    judging_ = true;
+    std::string report = proc.Finish(60000);
+    static const std::regex summary(R"(ERROR SUMMARY: (\d+) error)");
+    std::smatch m;
+    j["errors"] = std::regex_search(report, m, summary) ? std::stoi(m[1]) : -1;
+    // The report's first findings, without the banner lines.
+    std::string findings;
+    for (size_t pos = 0; pos < report.size() && findings.size() < 3000;) {
+      size_t end = report.find('\n', pos);
+      std::string line = report.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+      if (line.rfind("========= ", 0) == 0 && line.find("COMPUTE-SANITIZER") == std::string::npos) findings += line.substr(10) + "\n";
+      if (end == std::string::npos) break;
+      pos = end + 1;
+    }
+    j["report"] = findings;
+    return j;
+  }
+
   /// One extra trial of `kase` with all-ones inputs, recorded in set "diagnostic".
   void RunDiagnostic(const std::string& so_path, const Case& kase) {
     CandidateProcess proc(so_path, sandbox_mode_, options_.limits, ArenaBytes(kase.params), options_.backend == "cuda");
@@ -171,6 +244,7 @@ class Run {
   }
 
   void AddIntegrity(const std::string& check, const std::string& detail) {
+    if (!judging_) return;  // re-runs under a tool are evidence for forensics, not the verdict
     for (const auto& f : verdict_->integrity)
       if (f.check == check && f.detail == detail) return;
     verdict_->integrity.push_back({check, detail});
@@ -212,7 +286,7 @@ class Run {
     ev.reference_ms = Seconds(clock, ref_start) * 1000;
 
     int64_t run_start = clock.MonotonicNanos();
-    CaseRun run = proc.Run(trial, arena, n_in, options_.case_timeout_ms);
+    CaseRun run = proc.Run(trial, arena, n_in, options_.case_timeout_ms * timeout_scale_);
     ev.run_ms = Seconds(clock, run_start) * 1000;
     ev.outcome = std::string(OutcomeName(run.outcome));
     ev.threads_after = run.threads_after;
@@ -311,7 +385,7 @@ class Run {
   /// GPU launch accounting (the runner's CUPTI counts): a call that returned success must
   /// have run a kernel, and only on the stream it was given. Returns true on a violation.
   bool CheckKernelLaunches(const CaseRun& run) {
-    if (options_.backend != "cuda") return false;
+    if (options_.backend != "cuda" || !judging_) return false;
     if (run.kernels_on_stream < 0) {
       if (verdict_->launch_accounting.empty()) verdict_->launch_accounting = "not counted: " + run.message;
       return false;
@@ -339,6 +413,9 @@ class Run {
   Verdict* verdict_;
   ReferenceFn reference_;
   SandboxMode sandbox_mode_ = SandboxMode::kBubblewrap;
+  int64_t timeout_scale_ = 1;
+  bool judging_ = true;
+  static constexpr uint64_t kSanitizerTrial = 777777;
   struct PreviousOutput {
     std::string inputs, outputs;
     bool passed = false;
@@ -377,6 +454,19 @@ const CaseEvidence* WorstCase(const Verdict& v) {
 }
 
 /// The first failing case of a set that failed on its numbers, for a diagnostic trial.
+/// The first failing case of the verdict and its distribution (for the sanitizer pass).
+const Case* FirstFailingCase(const Verdict& v, const Task& task, Distribution* dist) {
+  for (const auto& c : v.cases) {
+    if (c.passed() || c.set == "diagnostic" || c.outcome == "load_failed") continue;
+    std::string name = c.name.substr(0, c.name.find('#'));
+    if (!TryParseDistribution(c.distribution, dist)) continue;
+    for (const auto* list : {&task.light, &task.full})
+      for (const auto& k : *list)
+        if (k.name == name) return &k;
+  }
+  return nullptr;
+}
+
 const Case* NumericFailureCase(const Verdict& v, const Task& task) {
   for (const auto& c : v.cases) {
     if (c.passed() || c.set == "diagnostic") continue;
@@ -528,10 +618,16 @@ Verdict Verifier::VerifySource(const std::string& source, const std::string& lab
       v.cases[0].failure = FailureClass::kBuildError;
     v.message = "the candidate compiled but could not be loaded: " + v.cases[0].message;
   }
+  auto sanitize = [&] {
+    Distribution dist;
+    if (options.sanitize && options.backend == "cuda" && v.integrity.empty())
+      if (const Case* k = FirstFailingCase(v, task_, &dist)) v.sanitizer = run.RunSanitizer(compiled.so_path, *k, dist, v.failure);
+  };
   if (!light_ok) {
     if (const CaseEvidence* worst = WorstCase(v)) v.failure = worst->failure;
     if (options.diagnose && v.integrity.empty())
       if (const Case* k = NumericFailureCase(v, task_)) run.RunDiagnostic(compiled.so_path, *k);
+    sanitize();
     return done();
   }
   v.level = Level::kL2Light;
@@ -543,6 +639,7 @@ Verdict Verifier::VerifySource(const std::string& source, const std::string& lab
     if (const CaseEvidence* worst = WorstCase(v)) v.failure = worst->failure;
     if (options.diagnose && v.integrity.empty())
       if (const Case* k = NumericFailureCase(v, task_)) run.RunDiagnostic(compiled.so_path, *k);
+    sanitize();
     return done();
   }
   v.level = Level::kL2Full;

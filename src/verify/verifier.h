@@ -28,6 +28,10 @@ struct VerifyOptions {
   /// all-ones inputs (set "diagnostic"; it never counts towards the verdict). Indexing bugs
   /// become exact offsets there: a sum that drops 3 elements per row returns K - 3.
   bool diagnose = false;
+  /// cuda: when the verdict looks like a race (a failing case re-run on identical inputs
+  /// gives different results) or an out-of-bounds access, re-run that case under
+  /// compute-sanitizer (racecheck or memcheck) and record its report in the verdict.
+  bool sanitize = false;
   SandboxLimits limits;
 };
 
