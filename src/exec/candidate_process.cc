@@ -88,6 +88,7 @@ LoadResult CandidateProcess::Start(int64_t timeout_ms) {
   cmd.insert(cmd.end(), {bwrap ? "/kforge/kforge-runner" : runner, "run"});
   for (const auto& a : LimitArgs(limits)) cmd.push_back(a);
   cmd.insert(cmd.end(), {"--so", bwrap ? "/kforge/candidate.so" : so_path_});
+  if (gpu_ && !tool_.empty()) cmd.push_back("--separate-allocations");
 
   int fds[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0)

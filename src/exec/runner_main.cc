@@ -49,6 +49,9 @@ using RunFn = int (*)(const DLTensor*, int, DLTensor*, int, void*);
 #ifdef KFORGE_GPU_RUNNER
 cudaStream_t g_stream = nullptr;
 bool g_counting_launches = false;
+/// --separate-allocations (runs under compute-sanitizer): one exact-size cudaMalloc per
+/// tensor instead of one arena, so that memcheck sees a write past a tensor's end.
+bool g_separate_allocations = false;
 std::string g_launch_counting_error;
 #endif
 
@@ -276,7 +279,43 @@ bool InitGpu(std::string* error) {
 /// One call on the GPU: the whole arena (guards and poison included) goes to the device and
 /// comes back, so the engine checks device-side writes exactly as host ones. Returns the
 /// kernel time from CUDA events.
+size_t WireBytes(const WireTensor& w) {
+  size_t n = (w.bits + 7) / 8;
+  for (int d = 0; d < w.ndim; ++d) n *= static_cast<size_t>(w.shape[d]);
+  return n;
+}
+
+/// One call with every tensor in its own allocation (see g_separate_allocations).
+void RunSeparately(RunFn fn, const RunRequest& req, char* host, int* rc) {
+  const uint32_t n = req.num_inputs + req.num_outputs;
+  DLTensor tensors[kMaxWireTensors];
+  void* ptrs[kMaxWireTensors] = {};
+  cudaError_t e;
+  for (uint32_t i = 0; i < n; ++i) {
+    size_t bytes = WireBytes(req.tensors[i]);
+    if (cudaMalloc(&ptrs[i], bytes) != cudaSuccess) DieWith(FatalKind::kOutOfMemory, 0, -1, "cudaMalloc of a tensor failed");
+    if ((e = cudaMemcpy(ptrs[i], host + req.tensors[i].offset, bytes, cudaMemcpyHostToDevice)) != cudaSuccess)
+      DieCuda(e, "copying inputs");
+    WireTensor w = req.tensors[i];
+    w.offset = 0;
+    ToDLTensor(w, static_cast<char*>(ptrs[i]), &tensors[i]);
+  }
+  *rc = fn(tensors, static_cast<int>(req.num_inputs), tensors + req.num_inputs, static_cast<int>(req.num_outputs),
+           g_stream);
+  if ((e = cudaDeviceSynchronize()) != cudaSuccess) DieCuda(e, "after kforge_run");
+  for (uint32_t i = 0; i < n; ++i) {
+    if ((e = cudaMemcpy(host + req.tensors[i].offset, ptrs[i], WireBytes(req.tensors[i]), cudaMemcpyDeviceToHost)) !=
+        cudaSuccess)
+      DieCuda(e, "copying outputs");
+    cudaFree(ptrs[i]);
+  }
+}
+
 int64_t RunOnGpu(RunFn fn, const RunRequest& req, char* host, int* rc, RunReply* done) {
+  if (g_separate_allocations) {
+    RunSeparately(fn, req, host, rc);
+    return 0;
+  }
   void* dev = nullptr;
   cudaError_t e = cudaMalloc(&dev, req.arena_bytes);
   if (e != cudaSuccess) DieWith(FatalKind::kOutOfMemory, 0, -1, "cudaMalloc of the tensor arena failed");
@@ -555,6 +594,9 @@ int main(int argc, char** argv) {
     else if (a == "--fsize") limits.fsize = value();
     else if (a == "--nofile") limits.nofile = value();
     else if (a == "--so" && i + 1 < argc) so = argv[++i];
+#ifdef KFORGE_GPU_RUNNER
+    else if (a == "--separate-allocations") g_separate_allocations = true;
+#endif
     else if (a == "--") { ++i; break; }
     else Usage();
   }

@@ -193,7 +193,9 @@ class Run {
     timeout_scale_ = 1;
     judging_ = true;
     std::string report = proc.Finish(60000);
-    static const std::regex summary(R"(ERROR SUMMARY: (\d+) error)");
+    // memcheck ends with "ERROR SUMMARY: N errors", racecheck with "RACECHECK SUMMARY: ...
+    // (N errors, M warnings)".
+    static const std::regex summary(R"((?:ERROR SUMMARY: |RACECHECK SUMMARY: [^(]*\()(\d+) error)");
     std::smatch m;
     j["errors"] = std::regex_search(report, m, summary) ? std::stoi(m[1]) : -1;
     // The report's first findings, without the banner lines.
