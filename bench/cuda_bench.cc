@@ -4,7 +4,8 @@
 //  3. timing spread: the same kernel benched several times in separate processes;
 //  4. speedup over the baseline and roofline fraction of every bundled correct kernel.
 //
-//   cuda_bench [--out bench/results/cuda_h200.json] [--reps N] [--runs N]
+//   cuda_bench [--out bench/results/cuda_h200.json] [--reps N] [--runs N] [--kernels a,b,...]
+// With --kernels, only the ceilings and the speedup/roofline table of those tasks.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -41,10 +42,17 @@ int main(int argc, char** argv) {
   std::string src = KFORGE_SOURCE_DIR;
   std::string out_path = src + "/bench/results/cuda_h200.json";
   int reps = 100, runs = 5;
+  std::vector<std::string> only;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out_path = argv[++i];
     else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--runs") && i + 1 < argc) runs = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--kernels") && i + 1 < argc)
+      for (std::string_view rest = argv[++i]; !rest.empty();) {
+        size_t comma = rest.find(',');
+        only.emplace_back(rest.substr(0, comma));
+        rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+      }
   }
   kforge::TempDir cold("kforge-cuda-bench");
   nlohmann::json doc;
@@ -57,6 +65,17 @@ int main(int argc, char** argv) {
   fmt::print("device: {} ({})\nceilings: copy {:.0f} GB/s, fp32 matmul {:.1f} TFLOP/s (no TF32), bf16 matmul {:.1f} TFLOP/s\n\n",
              device.name, device.arch, c.copy_bytes_per_s / 1e9, c.fp32_flops_per_s / 1e12, c.bf16_flops_per_s / 1e12);
 
+  kforge::BenchOptions bo;
+  bo.reps = reps;
+  bo.seed = 1;
+  bo.cache_dir = cold.path();
+  bo.baselines_dir = src + "/baselines/cuda";
+  std::vector<std::string> kernels(std::begin(kTasks), std::end(kTasks));
+  if (!only.empty()) {
+    kernels = only;
+    goto table;
+  }
+  {
   // 2. Time to a verdict, cold compile cache.
   fmt::print("{:<18} {:>10} {:>10} {:>10} {:>8}\n", "time to verdict", "compile_s", "rest_s", "total_s", "trials");
   for (const char* name : {"relu", "softmax", "layernorm", "matmul", "attention"}) {
@@ -72,12 +91,6 @@ int main(int argc, char** argv) {
     doc["time_to_verdict"].push_back({{"task", name}, {"passed", v.passed}, {"compile_seconds", v.compile.seconds},
                                       {"total_seconds", v.total_seconds}, {"trials", v.cases.size()}});
   }
-
-  kforge::BenchOptions bo;
-  bo.reps = reps;
-  bo.seed = 1;
-  bo.cache_dir = cold.path();
-  bo.baselines_dir = src + "/baselines/cuda";
 
   // 3. Spread of the same kernel over separate runs.
   fmt::print("\n{:<18} {:>12} {:>12} {:>12} {:>14}\n", "spread", "min_med_us", "max_med_us", "cv_of_median",
@@ -102,10 +115,12 @@ int main(int argc, char** argv) {
                              {"worst_in_run_p90_over_p10", in_run}});
   }
 
+  }
+table:
   // 4. Speedup and roofline of every bundled correct kernel.
   fmt::print("\n{:<18} {:>12} {:>12} {:>8} {:>8} {:>9} {:>9}  {}\n", "kernel", "median_us", "baseline_us", "speedup",
              "bound", "roofline", "baseline", "notes");
-  for (const char* name : kTasks) {
+  for (const std::string& name : kernels) {
     kforge::BenchReport rep;
     try {
       rep = kforge::RunBench(LoadTask(name), Correct(name), bo);

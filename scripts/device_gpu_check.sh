@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the cuda backend's tests and benchmarks on a GPU machine from a build carried in
 # devbuild/ (scripts/make_devbuild.sh). Writes its report and results to $OUT (or ./device-out).
-#   device_gpu_check.sh [tests|bench|all]   (default all; each half fits one 10-minute call)
+#   device_gpu_check.sh [tests|bench|lowp|all]   (default all; each part fits one 10-minute call;
+#   lowp: the speedup/roofline table of the float16/bfloat16 kernels only)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT="${OUT:-$PWD/device-out}"
@@ -11,6 +12,12 @@ export KFORGE_SOURCE_DIR="$PWD" KFORGE_BINARY_DIR="$PWD/devbuild" KFORGE_CACHE_D
 export KFORGE_DLPACK_INCLUDE="$PWD/devbuild/dlpack-include"
 if ! command -v bwrap >/dev/null; then export KFORGE_SANDBOX=none; fi
 what="${1:-all}"
+if [ "$what" = lowp ]; then
+  devbuild/cuda_bench --out "$OUT/cuda_h200_lowp.json" --kernels \
+    relu_f16,gelu_bf16,layernorm_bf16,rmsnorm_f16,softmax_f16,softmax_bf16,matmul_f16,matmul_bf16,attention_bf16 2>&1 |
+    tee "$OUT/lowp_report.txt"
+  exit 0
+fi
 if [ "$what" != bench ]; then
 {
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv

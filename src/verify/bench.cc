@@ -39,30 +39,6 @@ const Case& PickCase(const Task& task, const std::string& name) {
   return *best;
 }
 
-struct Baseline {
-  std::string path, kind;
-  std::vector<std::string> link;
-};
-
-Baseline FindBaseline(const Task& task, const BenchOptions& options) {
-  if (!options.baseline_path.empty()) return {options.baseline_path, "given with --baseline", {}};
-  std::string text, error;
-  if (!TryReadFile(options.baselines_dir + "/manifest.json", &text, &error))
-    throw EnvironmentError("cannot read the bench baselines: " + error);
-  nlohmann::json m = nlohmann::json::parse(text, nullptr, false);
-  if (m.is_discarded()) throw EnvironmentError(options.baselines_dir + "/manifest.json is not valid JSON");
-  Baseline b{options.baselines_dir + "/" + task.name + ".cu", "straightforward kernel", {}};
-  if (m["baselines"].contains(task.name)) {
-    const auto& e = m["baselines"][task.name];
-    b.path = options.baselines_dir + "/" + e.value("file", task.name + ".cu");
-    b.kind = e.value("kind", b.kind);
-    b.link = e.value("link", std::vector<std::string>{});
-  }
-  if (!FileExists(b.path))
-    throw UsageError("task '" + task.name + "' has no bench baseline (" + b.path + "); give one with --baseline FILE");
-  return b;
-}
-
 class Timer {
  public:
   Timer(const Task& task, const Case& kase, uint64_t seed, const BenchOptions& options, const CudaDevice& device)
@@ -166,6 +142,24 @@ nlohmann::json TimingJson(const KernelTiming& k) {
 
 }  // namespace
 
+Baseline FindBaseline(const Task& task, const std::string& baselines_dir) {
+  std::string text, error;
+  if (!TryReadFile(baselines_dir + "/manifest.json", &text, &error))
+    throw EnvironmentError("cannot read the bench baselines: " + error);
+  nlohmann::json m = nlohmann::json::parse(text, nullptr, false);
+  if (m.is_discarded()) throw EnvironmentError(baselines_dir + "/manifest.json is not valid JSON");
+  Baseline b{baselines_dir + "/" + task.name + ".cu", "straightforward kernel", {}};
+  if (m["baselines"].contains(task.name)) {
+    const auto& e = m["baselines"][task.name];
+    b.path = baselines_dir + "/" + e.value("file", task.name + ".cu");
+    b.kind = e.value("kind", b.kind);
+    b.link = e.value("link", std::vector<std::string>{});
+  }
+  if (!FileExists(b.path))
+    throw UsageError("task '" + task.name + "' has no bench baseline (" + b.path + "); give one with --baseline FILE");
+  return b;
+}
+
 BenchReport RunBench(const Task& task, const std::string& candidate_path, const BenchOptions& options) {
   CudaDevice device = ProbeCudaDevice();
   BenchReport r;
@@ -173,7 +167,8 @@ BenchReport RunBench(const Task& task, const std::string& candidate_path, const 
   const Case& kase = PickCase(task, options.case_name);
   r.case_name = kase.name;
   r.params = kase.params;
-  Baseline baseline = FindBaseline(task, options);
+  Baseline baseline = options.baseline_path.empty() ? FindBaseline(task, options.baselines_dir)
+                                                    : Baseline{options.baseline_path, "given with --baseline", {}};
 
   VerifyOptions vo;
   vo.backend = "cuda";

@@ -63,6 +63,15 @@ struct BenchReport {
   std::string Text() const;
 };
 
+/// The kernel kforge bench compares a task's candidates against (baselines/cuda/manifest.json).
+struct Baseline {
+  std::string path;
+  std::string kind;               ///< "cuBLAS SGEMM ..." or "straightforward kernel"
+  std::vector<std::string> link;  ///< extra link flags (-lcublas)
+};
+/// Throws UsageError when the task has none.
+Baseline FindBaseline(const Task& task, const std::string& baselines_dir);
+
 /// Throws EnvironmentError without a GPU and UsageError for a task without a baseline or an
 /// unknown case; a candidate that fails verification is a report with timed = false.
 BenchReport RunBench(const Task& task, const std::string& candidate_path, const BenchOptions& options);

@@ -141,6 +141,27 @@ TEST_F(CudaTest, RecipeRepairerRepairsACudaNearMiss) {
   EXPECT_EQ(v.exit_code, 0) << v.out << v.err;
 }
 
+// The baselines kforge bench trusts are themselves checked against the CPU reference, on
+// the full set's smaller shapes.
+TEST_F(CudaTest, EveryBaselinePassesFullAgainstTheReference) {
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(testing::SourceDir() + "/tasks")) {
+    if (e.path().extension() != ".json") continue;
+    Task t = LoadTaskFile(e.path().string());
+    Baseline b = FindBaseline(t, testing::SourceDir() + "/baselines/cuda");
+    VerifyOptions o;
+    o.backend = "cuda";
+    o.full = true;
+    o.seed = 21;
+    o.trusted = true;
+    o.trusted_link_flags = b.link;
+    Verdict v = Verifier(t).Verify(b.path, o);
+    EXPECT_TRUE(v.passed) << b.path << ": " << v.Summary();
+    ++n;
+  }
+  EXPECT_GE(n, 27);
+}
+
 TEST_F(CudaTest, IllegalAddressIsAVerdictAndTheEngineGoesOn) {
   Verdict bad = Verify("relu", "hostile/illegal_address.cu", false);
   EXPECT_EQ(bad.failure, FailureClass::kRuntimeError) << bad.Summary();

@@ -32,6 +32,10 @@ struct VerifyOptions {
   /// gives different results) or an out-of-bounds access, re-run that case under
   /// compute-sanitizer (racecheck or memcheck) and record its report in the verdict.
   bool sanitize = false;
+  /// Trusted code only (kforge bench's baselines, checked against the reference in tests):
+  /// skip the static integrity checks and link with these flags (e.g. -lcublas).
+  bool trusted = false;
+  std::vector<std::string> trusted_link_flags;
   SandboxLimits limits;
 };
 
