@@ -40,6 +40,10 @@ struct BadTask {
 };
 
 const BadTask kBadTasks[] = {
+    {"{\"n\": 3, \"distributions\": [\"uniform\"]}]}", "{\"n\": 3, \"distributions\": [\"uniform\"]}], \"huge\": []}",
+     "unknown field 'huge' (expected light, full and optionally bench)"},
+    {"{\"n\": 3, \"distributions\": [\"uniform\"]}]}", "{\"n\": 3, \"distributions\": [\"uniform\"]}], \"bench\": [{\"n\": 0}]}",
+     "cases.bench"},
     {"\"schema_version\": 1", "\"schema_version\": 99", "newer than this kforge understands"},
     {"\"name\": \"t\",", "", "missing required field 'name'"},
     {"\"dtype\": \"float32\", \"shape\": [\"n\"]}],\n  \"outputs\"", "\"dtype\": \"float33\", \"shape\": [\"n\"]}],\n  \"outputs\"", "unknown dtype 'float33'"},
@@ -73,6 +77,17 @@ TEST(TaskTest, MalformedTasksGetErrorsThatNameTheProblem) {
       EXPECT_NE(std::string(e.what()).find("bad.json"), std::string::npos);
     }
   }
+}
+
+TEST(TaskTest, BenchCasesAreOptional) {
+  EXPECT_TRUE(ParseTask(kGood, "t.json").bench.empty());
+  std::string text = kGood;
+  std::string full_end = "{\"n\": 3, \"distributions\": [\"uniform\"]}]";
+  text.replace(text.find(full_end), full_end.size(), full_end + ", \"bench\": [{\"name\": \"huge\", \"n\": 1048576}]");
+  Task t = ParseTask(text, "t.json");
+  ASSERT_EQ(t.bench.size(), 1u);
+  EXPECT_EQ(t.bench[0].name, "huge");
+  EXPECT_EQ(t.bench[0].params.at("n"), 1048576);
 }
 
 TEST(TaskTest, NotJsonAndMissingFile) {

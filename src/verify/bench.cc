@@ -142,6 +142,29 @@ nlohmann::json TimingJson(const KernelTiming& k) {
 
 }  // namespace
 
+void JudgeTiming(const DeviceCeilings& ceilings, bool low_precision, BenchReport* report) {
+  BenchReport& r = *report;
+  r.ceilings = ceilings;
+  double med = r.candidate.timing.median_ns * 1e-9, base_med = r.baseline.timing.median_ns * 1e-9;
+  // 16-bit inputs may use tensor cores: their ceiling is the bf16 matrix rate.
+  double peak = low_precision ? ceilings.bf16_flops_per_s : ceilings.fp32_flops_per_s;
+  if (ceilings.present && ceilings.copy_bytes_per_s > 0 && peak > 0) {
+    double mem_s = r.bytes / ceilings.copy_bytes_per_s, compute_s = r.flops / peak;
+    r.floor_seconds = std::max(mem_s, compute_s);
+    r.bound = mem_s >= compute_s ? "memory" : "compute";
+    r.roofline_fraction = med > 0 ? r.floor_seconds / med : 0;
+    r.baseline_roofline_fraction = base_med > 0 ? r.floor_seconds / base_med : 0;
+    if (r.roofline_fraction > kSuspectFraction)
+      r.suspects.push_back(fmt::format("faster than the roofline floor allows ({:.1f}% of the floor time): work "
+                                       "skipped, or done where the timer cannot see it",
+                                       100 / r.roofline_fraction));
+  }
+  // The host saw the timed loop take at least as long as the event times add up to.
+  const CaseTiming& t = r.candidate.timing;
+  if (t.loop_wall_ns > 0 && t.min_ns * t.reps > 1.05 * static_cast<double>(t.loop_wall_ns))
+    r.suspects.push_back("the CUDA event times exceed the host's wall clock over the same loop");
+}
+
 Baseline FindBaseline(const Task& task, const std::string& baselines_dir) {
   std::string text, error;
   if (!TryReadFile(baselines_dir + "/manifest.json", &text, &error))
@@ -195,26 +218,9 @@ BenchReport RunBench(const Task& task, const std::string& candidate_path, const 
   r.speedup = med > 0 ? base_med / med : 0;
   r.flops = static_cast<double>(EvalExpr(task.flops, kase.params));
   r.bytes = static_cast<double>(EvalExpr(task.bytes, kase.params));
-  r.ceilings = LoadCeilings(device, options.cache_dir);
-  // 16-bit inputs may use tensor cores: their ceiling is the bf16 matrix rate.
   bool low_precision = false;
   for (const auto& t : task.inputs) low_precision |= t.dtype == DType::kFloat16 || t.dtype == DType::kBFloat16;
-  double peak = low_precision ? r.ceilings.bf16_flops_per_s : r.ceilings.fp32_flops_per_s;
-  if (r.ceilings.present && r.ceilings.copy_bytes_per_s > 0 && peak > 0) {
-    double mem_s = r.bytes / r.ceilings.copy_bytes_per_s, compute_s = r.flops / peak;
-    r.floor_seconds = std::max(mem_s, compute_s);
-    r.bound = mem_s >= compute_s ? "memory" : "compute";
-    r.roofline_fraction = med > 0 ? r.floor_seconds / med : 0;
-    r.baseline_roofline_fraction = base_med > 0 ? r.floor_seconds / base_med : 0;
-    if (r.roofline_fraction > kSuspectFraction)
-      r.suspects.push_back(fmt::format("faster than the roofline floor allows ({:.1f}% of the floor time): work "
-                                       "skipped, or done where the timer cannot see it",
-                                       100 / r.roofline_fraction));
-  }
-  // The host saw the timed loop take at least as long as the event times add up to.
-  const CaseTiming& t = r.candidate.timing;
-  if (t.loop_wall_ns > 0 && t.min_ns * t.reps > 1.05 * static_cast<double>(t.loop_wall_ns))
-    r.suspects.push_back("the CUDA event times exceed the host's wall clock over the same loop");
+  JudgeTiming(LoadCeilings(device, options.cache_dir), low_precision, &r);
   return r;
 }
 

@@ -72,6 +72,11 @@ struct Baseline {
 /// Throws UsageError when the task has none.
 Baseline FindBaseline(const Task& task, const std::string& baselines_dir);
 
+/// Roofline floor and fraction from the report's flops, bytes and timings, and the
+/// plausibility checks: a candidate faster than the floor allows (by more than 10%), or CUDA
+/// event times that add up to more than the host's wall clock over the same loop, is suspect.
+void JudgeTiming(const DeviceCeilings& ceilings, bool low_precision, BenchReport* report);
+
 /// Throws EnvironmentError without a GPU and UsageError for a task without a baseline or an
 /// unknown case; a candidate that fails verification is a report with timed = false.
 BenchReport RunBench(const Task& task, const std::string& candidate_path, const BenchOptions& options);
