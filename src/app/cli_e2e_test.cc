@@ -79,7 +79,7 @@ TEST(CliTest, HostileCandidatesGetTheRightVerdictAndLeaveNoTrace) {
   auto manifest = LoadJson(dir + "/manifest.json");
   for (const auto& c : manifest["candidates"]) {
     std::string file = c["file"];
-    auto r = RunCli({"verify", manifest["task"], dir + "/" + file, "--json", "--timeout", "2",
+    auto r = RunCli({"verify", manifest["task"], dir + "/" + file, "--json", "--timeout", "5",
                      "--memory", "1"});
     EXPECT_EQ(r.exit_code, 1) << file << "\n" << r.err;
     auto v = ParseVerdict(r);
