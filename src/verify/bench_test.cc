@@ -3,6 +3,16 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <atomic>
+#include <thread>
+
+#include "core/error.h"
+#include "core/fs.h"
+#include "core/task.h"
+#include "exec/compiler.h"
+#include "testing/testing.h"
+
 namespace kforge {
 namespace {
 
@@ -75,6 +85,51 @@ TEST(BenchJudgeTest, NoCeilingsNoRoofline) {
   EXPECT_EQ(r.floor_seconds, 0);
   EXPECT_EQ(r.roofline_fraction, 0);
   EXPECT_TRUE(r.suspects.empty());
+}
+
+// The CUDA half of the tree only runs on a GPU; this keeps it compiling everywhere nvcc is:
+// every baseline (with its link flags) and every bundled correct and near-miss kernel.
+TEST(BenchJudgeTest, EveryBundledCudaSourceCompiles) {
+  std::string nvcc, version;
+  try {
+    FindNvcc(&nvcc, &version);
+  } catch (const EnvironmentError& e) {
+    GTEST_SKIP() << "no CUDA toolkit on this machine: " << e.what();
+  }
+  struct Job {
+    std::string path;
+    std::vector<std::string> link;
+  };
+  std::vector<Job> jobs;
+  for (const auto& e : std::filesystem::directory_iterator(testing::SourceDir() + "/tasks")) {
+    if (e.path().extension() != ".json") continue;
+    Baseline b = FindBaseline(LoadTaskFile(e.path().string()), testing::SourceDir() + "/baselines/cuda");
+    jobs.push_back({b.path, b.link});
+  }
+  for (const char* dir : {"/examples/cuda/correct", "/examples/cuda/nearmiss"})
+    for (const auto& e : std::filesystem::directory_iterator(testing::SourceDir() + dir))
+      if (e.path().extension() == ".cu") jobs.push_back({e.path().string(), {}});
+  ASSERT_GE(jobs.size(), 27u + 27u + 22u);
+  std::atomic<size_t> next{0};
+  std::vector<std::string> failures(jobs.size());
+  auto worker = [&] {
+    for (size_t i; (i = next++) < jobs.size();) {
+      std::string src, error;
+      if (!TryReadFile(jobs[i].path, &src, &error)) {
+        failures[i] = error;
+        continue;
+      }
+      CompilerOptions o;
+      o.cuda_arch = "sm_90";
+      o.extra_flags = jobs[i].link;
+      CompileResult r = CompileCudaCandidate(src, o);
+      if (!r.ok) failures[i] = r.log;
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < std::max(2u, std::thread::hardware_concurrency()); ++t) pool.emplace_back(worker);
+  for (auto& t : pool) t.join();
+  for (size_t i = 0; i < jobs.size(); ++i) EXPECT_TRUE(failures[i].empty()) << jobs[i].path << ":\n" << failures[i];
 }
 
 }  // namespace
