@@ -22,12 +22,16 @@ namespace {
 /// work, or the timer missed it.
 constexpr double kSuspectFraction = 1.10;
 
+/// The case named `name` among the bench and full cases; by default the first bench case,
+/// else the largest full case.
 const Case& PickCase(const Task& task, const std::string& name) {
-  for (const auto* set : {&task.bench, &task.full})
-    for (const auto& c : *set)
-      if (name.empty() ? set == &task.bench : c.name == name) return c;
-  if (!name.empty()) throw UsageError("task '" + task.name + "' has no bench or full case named '" + name + "'");
-  // No bench case: the largest full case.
+  if (!name.empty()) {
+    for (const auto* set : {&task.bench, &task.full})
+      for (const auto& c : *set)
+        if (c.name == name) return c;
+    throw UsageError("task '" + task.name + "' has no bench or full case named '" + name + "'");
+  }
+  if (!task.bench.empty()) return task.bench.front();
   const Case* best = nullptr;
   int64_t best_elems = -1;
   for (const auto& c : task.full) {
@@ -97,7 +101,6 @@ class Timer {
   CompareResult Agreement(const std::vector<std::vector<double>>& cand, const std::vector<std::vector<double>>& base,
                           std::vector<char>* storage) const {
     CompareResult worst;
-    size_t n_in = task_.inputs.size();
     for (size_t o = 0; o < task_.outputs.size(); ++o) {
       const TensorSpec& spec = task_.outputs[o];
       std::vector<int64_t> shape = ResolveShape(spec, kase_.params);
@@ -117,7 +120,6 @@ class Timer {
       }
       CompareResult r = CompareOutput(ci);
       if (o == 0 || !r.passed()) worst = std::move(r);
-      (void)n_in;
     }
     return worst;
   }
