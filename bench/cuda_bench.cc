@@ -26,7 +26,9 @@ namespace {
 
 const char* kTasks[] = {"relu", "gelu", "silu", "add_bias", "sum_lastdim", "mean_lastdim", "argmax_lastdim",
                         "cumsum_lastdim", "softmax", "log_softmax", "layernorm", "rmsnorm", "matmul",
-                        "batched_matmul", "conv2d", "maxpool2d", "attention", "causal_attention"};
+                        "batched_matmul", "conv2d", "maxpool2d", "attention", "causal_attention", "relu_f16",
+                        "gelu_bf16", "layernorm_bf16", "rmsnorm_f16", "softmax_f16", "softmax_bf16", "matmul_f16",
+                        "matmul_bf16", "attention_bf16"};
 
 kforge::Task LoadTask(const std::string& name) {
   return kforge::LoadTaskFile(std::string(KFORGE_SOURCE_DIR) + "/tasks/" + name + ".json");
