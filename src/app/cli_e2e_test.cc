@@ -14,11 +14,7 @@ namespace {
 using testing::RunCli;
 using testing::SourceDir;
 
-nlohmann::json LoadJson(const std::string& path) {
-  std::string text, error;
-  EXPECT_TRUE(TryReadFile(path, &text, &error)) << path << ": " << error;
-  return nlohmann::json::parse(text);
-}
+using testing::ReadJson;
 
 nlohmann::json ParseVerdict(const testing::CliResult& r) {
   try {
@@ -47,7 +43,7 @@ TEST(CliTest, EveryCorrectCandidatePassesFull) {
 
 TEST(CliTest, EveryNearMissFailsWithItsLabelledClass) {
   std::string dir = SourceDir() + "/examples/cpu/nearmiss";
-  auto manifest = LoadJson(dir + "/manifest.json");
+  auto manifest = ReadJson(dir + "/manifest.json");
   ASSERT_GE(manifest["candidates"].size(), 15u);
   std::set<std::string> bug_classes;
   for (const auto& c : manifest["candidates"]) {
@@ -76,7 +72,7 @@ TEST(CliTest, EveryNearMissFailsWithItsLabelledClass) {
 
 TEST(CliTest, HostileCandidatesGetTheRightVerdictAndLeaveNoTrace) {
   std::string dir = SourceDir() + "/examples/cpu/hostile";
-  auto manifest = LoadJson(dir + "/manifest.json");
+  auto manifest = ReadJson(dir + "/manifest.json");
   for (const auto& c : manifest["candidates"]) {
     std::string file = c["file"];
     auto r = RunCli({"verify", manifest["task"], dir + "/" + file, "--json", "--timeout", "5",

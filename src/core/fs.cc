@@ -114,6 +114,18 @@ std::string ExecutableDir() {
   return p.parent_path().string();
 }
 
+std::string FindInPath(const std::string& name) {
+  const char* env = std::getenv("PATH");
+  std::string_view rest = env ? env : "/usr/bin:/bin";
+  while (!rest.empty()) {
+    size_t colon = rest.find(':');
+    std::string dir(rest.substr(0, colon));
+    rest = colon == std::string_view::npos ? std::string_view() : rest.substr(colon + 1);
+    if (!dir.empty() && ::access((dir + "/" + name).c_str(), X_OK) == 0) return dir + "/" + name;
+  }
+  return "";
+}
+
 TempDir::TempDir(std::string_view prefix, const std::string& parent) {
   std::string base = parent;
   if (base.empty()) {

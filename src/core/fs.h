@@ -43,6 +43,8 @@ void MakeDirs(const std::string& path);
 void RemoveTree(const std::string& path);
 /// Absolute path of the running executable's directory.
 std::string ExecutableDir();
+/// The first executable `name` in $PATH (or /usr/bin:/bin when PATH is unset); "" if none.
+std::string FindInPath(const std::string& name);
 
 /// A fresh directory removed (recursively) on destruction unless Keep() was called.
 class TempDir {

@@ -49,21 +49,8 @@ void FindHostCompiler(std::string* path, std::string* version) {
     if (!r.status.ok())
       throw EnvironmentError("the C++ compiler '" + name + "' does not run: " + r.output);
     std::string resolved = name;
-    if (name.find('/') == std::string::npos) {
-      const char* env_path = std::getenv("PATH");
-      std::string p = env_path ? env_path : "/usr/bin:/bin";
-      size_t start = 0;
-      while (start <= p.size()) {
-        size_t end = p.find(':', start);
-        std::string dir = p.substr(start, end == std::string::npos ? std::string::npos : end - start);
-        if (!dir.empty() && ::access((dir + "/" + name).c_str(), X_OK) == 0) {
-          resolved = dir + "/" + name;
-          break;
-        }
-        if (end == std::string::npos) break;
-        start = end + 1;
-      }
-    }
+    if (name.find('/') == std::string::npos)
+      if (std::string found = FindInPath(name); !found.empty()) resolved = found;
     std::error_code ec;
     auto canonical = std::filesystem::canonical(resolved, ec);
     cached_path = ec ? resolved : canonical.string();

@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <cstdlib>
-#include <string_view>
 #include <vector>
 
 #include "core/clock.h"
@@ -93,14 +92,9 @@ std::string FindComputeSanitizer() {
   candidates.push_back(std::string(KFORGE_CUDA_ROOT) + "/bin/compute-sanitizer");
 #endif
   candidates.push_back("/usr/local/cuda/bin/compute-sanitizer");
-  if (const char* path = std::getenv("PATH"))
-    for (std::string_view rest = path; !rest.empty();) {
-      size_t colon = rest.find(':');
-      candidates.push_back(std::string(rest.substr(0, colon)) + "/compute-sanitizer");
-      rest = colon == std::string_view::npos ? std::string_view() : rest.substr(colon + 1);
-    }
+  candidates.push_back(FindInPath("compute-sanitizer"));
   for (const auto& c : candidates)
-    if (::access(c.c_str(), X_OK) == 0) return c;
+    if (!c.empty() && ::access(c.c_str(), X_OK) == 0) return c;
   throw EnvironmentError("compute-sanitizer not found; install the CUDA toolkit's sanitizer or set "
                          "KFORGE_COMPUTE_SANITIZER");
 }

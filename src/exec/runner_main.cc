@@ -427,11 +427,6 @@ void BenchOnGpu(RunFn fn, const RunRequest& req, char* host, int* rc, RunReply* 
 }
 
 int PrintDevice() {
-  std::string error;
-  if (!InitGpu(&error)) {
-    std::fprintf(stderr, "%s\n", error.c_str());
-    return 3;
-  }
   cudaDeviceProp p{};
   cudaGetDeviceProperties(&p, 0);
   int driver = 0, runtime = 0, count = 0;
@@ -446,36 +441,40 @@ int PrintDevice() {
               p.name, uuid, p.l2CacheSize, p.major, p.minor, p.major, p.minor, p.totalGlobalMem, p.multiProcessorCount, driver, runtime, count);
   return 0;
 }
+/// Modes `device` and `calibrate`: the GPU's description or its measured ceilings as JSON on
+/// stdout; exit 3, with the reason on stderr, without a usable GPU.
+int DescribeGpu(bool calibrate) {
+  std::string error;
+  if (!InitGpu(&error)) {
+    std::fprintf(stderr, "%s\n", error.c_str());
+    return 3;
+  }
+  return calibrate ? CalibrateDevice() : PrintDevice();
+}
+
 #endif
+
+/// Tells the engine the candidate could not be loaded, and why.
+int LoadFailed(const char* why) {
+  RunReply r;
+  r.kind = ReplyKind::kLoadFailed;
+  CopyMessage(&r, why);
+  SendReply(r);
+  return 1;
+}
 
 int Serve(const char* so_path) {
   std::string error;
 #ifdef KFORGE_GPU_RUNNER
-  if (!InitGpu(&error)) {
-    RunReply r;
-    r.kind = ReplyKind::kLoadFailed;
-    CopyMessage(&r, error.c_str());
-    SendReply(r);
-    return 1;
-  }
+  if (!InitGpu(&error)) return LoadFailed(error.c_str());
 #endif
-  if (!InstallSeccomp(&error)) {
-    RunReply r;
-    r.kind = ReplyKind::kLoadFailed;
-    CopyMessage(&r, error.c_str());
-    SendReply(r);
-    return 1;
-  }
+  if (!InstallSeccomp(&error)) return LoadFailed(error.c_str());
   void* handle = ::dlopen(so_path, RTLD_NOW | RTLD_LOCAL);
   RunFn fn = handle ? reinterpret_cast<RunFn>(::dlsym(handle, "kforge_run")) : nullptr;
   if (fn == nullptr) {
-    RunReply r;
-    r.kind = ReplyKind::kLoadFailed;
     const char* why = ::dlerror();
-    CopyMessage(&r, handle == nullptr ? (why ? why : "dlopen failed")
-                                      : "the candidate does not export extern \"C\" kforge_run");
-    SendReply(r);
-    return 1;
+    return LoadFailed(handle == nullptr ? (why ? why : "dlopen failed")
+                                        : "the candidate does not export extern \"C\" kforge_run");
   }
   RunReply ready;
   ready.kind = ReplyKind::kReady;
@@ -601,15 +600,7 @@ int main(int argc, char** argv) {
     else Usage();
   }
 #ifdef KFORGE_GPU_RUNNER
-  if (mode == "device") return PrintDevice();
-  if (mode == "calibrate") {
-    std::string error;
-    if (!InitGpu(&error)) {
-      std::fprintf(stderr, "%s\n", error.c_str());
-      return 3;
-    }
-    return CalibrateDevice();
-  }
+  if (mode == "device" || mode == "calibrate") return DescribeGpu(mode == "calibrate");
 #endif
   ApplyLimits(limits);
   if (mode == "exec") {

@@ -9,6 +9,14 @@
 
 namespace kforge::testing {
 
+nlohmann::json ReadJson(const std::string& path) {
+  std::string text, error;
+  EXPECT_TRUE(TryReadFile(path, &text, &error)) << path << ": " << error;
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  EXPECT_FALSE(j.is_discarded()) << path << " is not valid JSON";
+  return j;
+}
+
 std::string SourceDir() {
   // A build carried to another machine (the GPU host) runs from a different checkout path.
   if (const char* env = std::getenv("KFORGE_SOURCE_DIR"); env && *env) return env;

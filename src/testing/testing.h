@@ -4,12 +4,18 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace kforge::testing {
 
 /// Root of the source tree (for bundled tasks and examples).
 std::string SourceDir();
 /// Path of a built executable ("kforge", "kforge-runner").
 std::string BinaryPath(const std::string& name);
+
+/// A JSON file of the source tree (manifests); a test failure, naming the file, when it
+/// cannot be read or parsed.
+nlohmann::json ReadJson(const std::string& path);
 
 struct CliResult {
   int exit_code = -1;

@@ -43,95 +43,43 @@ const Case& PickCase(const Task& task, const std::string& name) {
   return *best;
 }
 
-class Timer {
- public:
-  Timer(const Task& task, const Case& kase, uint64_t seed, const BenchOptions& options, const CudaDevice& device)
-      : task_(task), kase_(kase), seed_(seed), options_(options), device_(device) {}
+/// Compiles one kernel and times it on `arena` (the bench case's inputs, shared by both
+/// kernels); its raw output bytes, in task order, land in `outputs`.
+KernelTiming TimeKernel(const std::string& label, const std::string& path, const std::string& kind,
+                        const std::vector<std::string>& link, const CudaDevice& device, const BenchOptions& options,
+                        size_t num_inputs, TensorArena& arena, std::vector<std::string>* outputs) {
+  KernelTiming k;
+  k.label = label;
+  k.path = path;
+  k.kind = kind;
+  std::string source, error;
+  if (!TryReadFile(path, &source, &error)) throw UsageError("cannot read " + label + " " + path + ": " + error);
+  CompilerOptions copts;
+  copts.cache_dir = options.cache_dir;
+  copts.cuda_arch = device.arch;
+  copts.extra_flags = link;
+  CompileResult compiled = CompileCudaCandidate(source, copts);
+  if (!compiled.ok) throw UsageError("the " + label + " " + path + " does not compile:\n" + compiled.log);
+  k.compile_seconds = compiled.seconds;
+  k.compile_cached = compiled.cached;
 
-  /// Compiles and times one kernel; its outputs (as doubles) land in `outputs`.
-  KernelTiming Time(const std::string& label, const std::string& path, const std::string& kind,
-                    const std::vector<std::string>& link, std::vector<std::vector<double>>* outputs) {
-    KernelTiming k;
-    k.label = label;
-    k.path = path;
-    k.kind = kind;
-    std::string source, error;
-    if (!TryReadFile(path, &source, &error)) throw UsageError("cannot read " + label + " " + path + ": " + error);
-    CompilerOptions copts;
-    copts.cache_dir = options_.cache_dir;
-    copts.cuda_arch = device_.arch;
-    copts.extra_flags = link;
-    CompileResult compiled = CompileCudaCandidate(source, copts);
-    if (!compiled.ok) throw UsageError("the " + label + " " + path + " does not compile:\n" + compiled.log);
-    k.compile_seconds = compiled.seconds;
-    k.compile_cached = compiled.cached;
-
-    std::vector<ArenaTensor> layout;
-    for (const auto* list : {&task_.inputs, &task_.outputs})
-      for (const auto& t : *list) layout.push_back(ArenaTensor{t.dtype, ResolveShape(t, kase_.params)});
-    TensorArena arena(layout);
-    size_t n_in = task_.inputs.size();
-    Distribution dist = kase_.distributions.empty() ? Distribution::kNormal : kase_.distributions.front();
-    inputs_.assign(n_in, {});
-    for (size_t i = 0; i < n_in; ++i)
-      inputs_[i] = FillInput(dist, MixSeed(seed_, i), arena.tensor(i).dtype, arena.data(i), NumElements(arena.tensor(i).shape));
-    for (size_t o = n_in; o < arena.size(); ++o) PoisonOutput(arena.tensor(o).dtype, arena.data(o), NumElements(arena.tensor(o).shape));
-
-    SandboxLimits limits;
-    limits.address_space_bytes = 0;
-    CandidateProcess proc(compiled.so_path, ResolveSandboxMode(), limits, arena.total_bytes(), /*gpu=*/true);
-    LoadResult load = proc.Start(60000);
-    if (!load.ok) throw EnvironmentError("cannot load the " + label + " for timing: " + load.message);
-    CaseRun run = proc.Bench(1, arena, n_in, options_.warmup, options_.reps, options_.timeout_ms);
-    if (run.outcome != CaseRun::Outcome::kReturned || run.rc != 0)
-      throw EnvironmentError(fmt::format("the {} failed while being timed ({}, rc {}): {}", label,
-                                         OutcomeName(run.outcome), run.rc, run.message));
-    k.timing = run.timing;
-    outputs->clear();
-    for (size_t o = n_in; o < arena.size(); ++o) {
-      const ArenaTensor& t = arena.tensor(o);
-      std::vector<double> v(static_cast<size_t>(NumElements(t.shape)));
-      for (size_t i = 0; i < v.size(); ++i) v[i] = LoadAsDouble(arena.data(o), t.dtype, i);
-      outputs->push_back(std::move(v));
-    }
-    return k;
-  }
-
-  /// Compares the candidate's outputs with the baseline's within the task's tolerance.
-  CompareResult Agreement(const std::vector<std::vector<double>>& cand, const std::vector<std::vector<double>>& base,
-                          std::vector<char>* storage) const {
-    CompareResult worst;
-    for (size_t o = 0; o < task_.outputs.size(); ++o) {
-      const TensorSpec& spec = task_.outputs[o];
-      std::vector<int64_t> shape = ResolveShape(spec, kase_.params);
-      storage->assign(cand[o].size() * DTypeSize(spec.dtype), 0);
-      for (size_t i = 0; i < cand[o].size(); ++i) StoreFromDouble(storage->data(), spec.dtype, i, cand[o][i]);
-      CompareInput ci;
-      ci.spec = &spec;
-      ci.shape = shape;
-      ci.got = storage->data();
-      ci.reference = &base[o];
-      ci.tolerance = task_.ToleranceFor(spec.dtype);
-      ci.reduction_size = EvalExpr(task_.reduction_size, kase_.params);
-      ci.comparison = task_.comparison;
-      if (task_.comparison == Comparison::kArgmax) {
-        ci.argmax_source = &inputs_[0];
-        ci.argmax_cols = ResolveShape(task_.inputs[0], kase_.params).back();
-      }
-      CompareResult r = CompareOutput(ci);
-      if (o == 0 || !r.passed()) worst = std::move(r);
-    }
-    return worst;
-  }
-
- private:
-  const Task& task_;
-  const Case& kase_;
-  uint64_t seed_;
-  const BenchOptions& options_;
-  const CudaDevice& device_;
-  std::vector<std::vector<double>> inputs_;
-};
+  for (size_t o = num_inputs; o < arena.size(); ++o)
+    PoisonOutput(arena.tensor(o).dtype, arena.data(o), NumElements(arena.tensor(o).shape));
+  SandboxLimits limits;
+  limits.address_space_bytes = 0;
+  CandidateProcess proc(compiled.so_path, ResolveSandboxMode(), limits, arena.total_bytes(), /*gpu=*/true);
+  LoadResult load = proc.Start(60000);
+  if (!load.ok) throw EnvironmentError("cannot load the " + label + " for timing: " + load.message);
+  CaseRun run = proc.Bench(1, arena, num_inputs, options.warmup, options.reps, options.timeout_ms);
+  if (run.outcome != CaseRun::Outcome::kReturned || run.rc != 0)
+    throw EnvironmentError(fmt::format("the {} failed while being timed ({}, rc {}): {}", label,
+                                       OutcomeName(run.outcome), run.rc, run.message));
+  k.timing = run.timing;
+  outputs->clear();
+  for (size_t o = num_inputs; o < arena.size(); ++o)
+    outputs->emplace_back(static_cast<const char*>(arena.data(o)), arena.tensor(o).bytes);
+  return k;
+}
 
 nlohmann::json TimingJson(const KernelTiming& k) {
   const CaseTiming& t = k.timing;
@@ -148,6 +96,7 @@ void JudgeTiming(const DeviceCeilings& ceilings, bool low_precision, BenchReport
   BenchReport& r = *report;
   r.ceilings = ceilings;
   double med = r.candidate.timing.median_ns * 1e-9, base_med = r.baseline.timing.median_ns * 1e-9;
+  r.speedup = med > 0 ? base_med / med : 0;
   // 16-bit inputs may use tensor cores: their ceiling is the bf16 matrix rate.
   double peak = low_precision ? ceilings.bf16_flops_per_s : ceilings.fp32_flops_per_s;
   if (ceilings.present && ceilings.copy_bytes_per_s > 0 && peak > 0) {
@@ -185,6 +134,32 @@ Baseline FindBaseline(const Task& task, const std::string& baselines_dir) {
   return b;
 }
 
+CompareResult CompareWithBaseline(const Task& task, const Bindings& params, const std::vector<std::string>& candidate,
+                                  const std::vector<std::string>& baseline, const std::vector<double>& argmax_source) {
+  CompareResult worst;
+  for (size_t o = 0; o < task.outputs.size(); ++o) {
+    const TensorSpec& spec = task.outputs[o];
+    std::vector<int64_t> shape = ResolveShape(spec, params);
+    std::vector<double> reference(static_cast<size_t>(NumElements(shape)));
+    for (size_t i = 0; i < reference.size(); ++i) reference[i] = LoadAsDouble(baseline[o].data(), spec.dtype, i);
+    CompareInput ci;
+    ci.spec = &spec;
+    ci.shape = shape;
+    ci.got = candidate[o].data();
+    ci.reference = &reference;
+    ci.tolerance = task.ToleranceFor(spec.dtype);
+    ci.reduction_size = EvalExpr(task.reduction_size, params);
+    ci.comparison = task.comparison;
+    if (task.comparison == Comparison::kArgmax) {
+      ci.argmax_source = &argmax_source;
+      ci.argmax_cols = ResolveShape(task.inputs[0], params).back();
+    }
+    CompareResult r = CompareOutput(ci);
+    if (o == 0 || !r.passed()) worst = std::move(r);
+  }
+  return worst;
+}
+
 BenchReport RunBench(const Task& task, const std::string& candidate_path, const BenchOptions& options) {
   CudaDevice device = ProbeCudaDevice();
   BenchReport r;
@@ -203,21 +178,26 @@ BenchReport RunBench(const Task& task, const std::string& candidate_path, const 
   r.verdict = Verifier(task).Verify(candidate_path, vo);
   if (!r.verdict.passed) return r;  // a wrong or cheating kernel is never timed
 
+  // The bench case's inputs, generated once for both kernels.
+  TensorArena arena(CaseLayout(task, kase.params));
+  const size_t n_in = task.inputs.size();
+  Distribution dist = kase.distributions.empty() ? Distribution::kNormal : kase.distributions.front();
   uint64_t seed = MixSeed(r.verdict.seed, 0xbe4c);
-  Timer timer(task, kase, seed, options, device);
-  std::vector<std::vector<double>> cand_out, base_out;
-  r.baseline = timer.Time("baseline", baseline.path, baseline.kind, baseline.link, &base_out);
-  r.candidate = timer.Time("candidate", candidate_path, "", {}, &cand_out);
+  std::vector<double> argmax_source;
+  for (size_t i = 0; i < n_in; ++i) {
+    std::vector<double> values =
+        FillInput(dist, MixSeed(seed, i), arena.tensor(i).dtype, arena.data(i), NumElements(arena.tensor(i).shape));
+    if (i == 0 && task.comparison == Comparison::kArgmax) argmax_source = std::move(values);
+  }
+  std::vector<std::string> cand_out, base_out;
+  r.baseline = TimeKernel("baseline", baseline.path, baseline.kind, baseline.link, device, options, n_in, arena, &base_out);
+  r.candidate = TimeKernel("candidate", candidate_path, "", {}, device, options, n_in, arena, &cand_out);
   r.timed = true;
-  std::vector<char> storage;
-  r.agreement = timer.Agreement(cand_out, base_out, &storage);
-  r.agrees = r.agreement.passed();
-  if (!r.agrees)
+  r.agreement = CompareWithBaseline(task, kase.params, cand_out, base_out, argmax_source);
+  if (!r.agrees())
     r.suspects.push_back(fmt::format("at the bench shape the candidate's outputs differ from the baseline's "
                                      "({} of {} elements outside tolerance, max abs error {:.3g})",
                                      r.agreement.mismatches, r.agreement.elements, r.agreement.max_abs_error));
-  double med = r.candidate.timing.median_ns * 1e-9, base_med = r.baseline.timing.median_ns * 1e-9;
-  r.speedup = med > 0 ? base_med / med : 0;
   r.flops = static_cast<double>(EvalExpr(task.flops, kase.params));
   r.bytes = static_cast<double>(EvalExpr(task.bytes, kase.params));
   bool low_precision = false;
@@ -237,7 +217,7 @@ nlohmann::json BenchReport::ToJson() const {
   j["candidate"] = TimingJson(candidate);
   j["baseline"] = TimingJson(baseline);
   j["speedup"] = speedup;
-  j["outputs_agree_with_baseline"] = agrees;
+  j["outputs_agree_with_baseline"] = agrees();
   j["agreement"] = {{"max_abs_error", agreement.max_abs_error}, {"mismatches", agreement.mismatches}};
   j["flops"] = flops;
   j["bytes"] = bytes;
@@ -274,7 +254,7 @@ std::string BenchReport::Text() const {
                      floor_seconds * 1e6, 100 * roofline_fraction, 100 * baseline_roofline_fraction);
   else
     s += "  roofline: no calibrated ceilings for this device (run 'kforge device calibrate')\n";
-  s += fmt::format("  outputs agree with the baseline: {}\n", agrees ? "yes" : "NO");
+  s += fmt::format("  outputs agree with the baseline: {}\n", agrees() ? "yes" : "NO");
   for (const auto& x : suspects) s += "  SUSPECT: " + x + "\n";
   return s;
 }

@@ -50,7 +50,7 @@ struct BenchReport {
   KernelTiming candidate, baseline;
   double speedup = 0;  ///< baseline median / candidate median
   CompareResult agreement;  ///< candidate outputs against the baseline's
-  bool agrees = false;
+  bool agrees() const { return agreement.passed(); }
   double flops = 0, bytes = 0;
   DeviceCeilings ceilings;
   double floor_seconds = 0;       ///< max(flops / peak, bytes / bandwidth); 0 without ceilings
@@ -58,7 +58,7 @@ struct BenchReport {
   double roofline_fraction = 0;   ///< floor / candidate median
   double baseline_roofline_fraction = 0;
   std::vector<std::string> suspects;  ///< results that cannot be right (faster than the floor, ...)
-  bool ok() const { return verdict.passed && timed && agrees && suspects.empty(); }
+  bool ok() const { return verdict.passed && timed && agrees() && suspects.empty(); }
   nlohmann::json ToJson() const;
   std::string Text() const;
 };
@@ -72,7 +72,13 @@ struct Baseline {
 /// Throws UsageError when the task has none.
 Baseline FindBaseline(const Task& task, const std::string& baselines_dir);
 
-/// Roofline floor and fraction from the report's flops, bytes and timings, and the
+/// Compares a candidate's outputs with the baseline's at the bench shape within the task's
+/// tolerance. Outputs are raw bytes in task order; `argmax_source` is the first input as
+/// doubles when the task compares argmax indices.
+CompareResult CompareWithBaseline(const Task& task, const Bindings& params, const std::vector<std::string>& candidate,
+                                  const std::vector<std::string>& baseline, const std::vector<double>& argmax_source);
+
+/// Speedup, roofline floor and fraction from the report's flops, bytes and timings, and the
 /// plausibility checks: a candidate faster than the floor allows (by more than 10%), or CUDA
 /// event times that add up to more than the host's wall clock over the same loop, is suspect.
 void JudgeTiming(const DeviceCeilings& ceilings, bool low_precision, BenchReport* report);

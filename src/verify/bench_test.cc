@@ -44,6 +44,7 @@ TEST(BenchJudgeTest, MemoryBoundFloorAndFraction) {
   EXPECT_NEAR(r.floor_seconds, 1e-3, 1e-9);
   EXPECT_NEAR(r.roofline_fraction, 0.5, 1e-9);
   EXPECT_NEAR(r.baseline_roofline_fraction, 0.25, 1e-9);
+  EXPECT_NEAR(r.speedup, 2.0, 1e-9);
   EXPECT_TRUE(r.suspects.empty());
 }
 
@@ -85,6 +86,27 @@ TEST(BenchJudgeTest, NoCeilingsNoRoofline) {
   EXPECT_EQ(r.floor_seconds, 0);
   EXPECT_EQ(r.roofline_fraction, 0);
   EXPECT_TRUE(r.suspects.empty());
+}
+
+TEST(BenchJudgeTest, CandidateOutputsAreComparedWithTheBaselinesWithinTolerance) {
+  Task relu = LoadTaskFile(testing::SourceDir() + "/tasks/relu.json");
+  Bindings params{{"n", 1000}};
+  std::vector<float> base(1000);
+  for (size_t i = 0; i < base.size(); ++i) base[i] = static_cast<float>(i) * 0.5f;
+  auto bytes = [](const std::vector<float>& v) { return std::string(reinterpret_cast<const char*>(v.data()), v.size() * 4); };
+  std::vector<float> cand = base;
+  EXPECT_TRUE(CompareWithBaseline(relu, params, {bytes(cand)}, {bytes(base)}, {}).passed());
+  cand[7] += 1.0f;
+  CompareResult r = CompareWithBaseline(relu, params, {bytes(cand)}, {bytes(base)}, {});
+  EXPECT_EQ(r.mismatches, 1);
+  EXPECT_EQ(r.elements, 1000);
+  // argmax tasks compare indices, with ties against the source row accepted.
+  Task argmax = LoadTaskFile(testing::SourceDir() + "/tasks/argmax_lastdim.json");
+  Bindings shape{{"rows", 1}, {"cols", 4}};
+  std::vector<double> row = {1, 3, 3, 0};
+  auto idx = [](int64_t i) { return std::string(reinterpret_cast<const char*>(&i), sizeof i); };
+  EXPECT_TRUE(CompareWithBaseline(argmax, shape, {idx(2)}, {idx(1)}, row).passed());
+  EXPECT_FALSE(CompareWithBaseline(argmax, shape, {idx(0)}, {idx(1)}, row).passed());
 }
 
 // The CUDA half of the tree only runs on a GPU; this keeps it compiling everywhere nvcc is:

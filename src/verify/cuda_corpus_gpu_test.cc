@@ -23,9 +23,7 @@ class CudaCorpusTest : public ::testing::Test {
     } catch (const EnvironmentError& e) {
       GTEST_SKIP() << "no GPU here: " << e.what();
     }
-    std::string text, error;
-    ASSERT_TRUE(TryReadFile(Dir() + "/manifest.json", &text, &error)) << error;
-    manifest_ = nlohmann::json::parse(text);
+    manifest_ = testing::ReadJson(Dir() + "/manifest.json");
   }
   static std::string Dir() { return testing::SourceDir() + "/examples/hacks"; }
   Verdict Verify(const nlohmann::json& entry, bool full) {

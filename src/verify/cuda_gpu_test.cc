@@ -57,9 +57,7 @@ TEST_F(CudaTest, EveryCorrectCandidateIsBundled) {
 }
 
 TEST_F(CudaTest, EveryNearMissFailsWithItsLabelledClass) {
-  std::string text, error;
-  ASSERT_TRUE(TryReadFile(testing::SourceDir() + "/examples/cuda/nearmiss/manifest.json", &text, &error)) << error;
-  auto manifest = nlohmann::json::parse(text);
+  auto manifest = testing::ReadJson(testing::SourceDir() + "/examples/cuda/nearmiss/manifest.json");
   ASSERT_GE(manifest["candidates"].size(), 15u);
   for (const auto& c : manifest["candidates"]) {
     Verdict v = Verify(c["task"], "nearmiss/" + c["file"].get<std::string>());

@@ -18,11 +18,7 @@ namespace {
 
 std::string HacksDir() { return testing::SourceDir() + "/examples/hacks"; }
 
-nlohmann::json Manifest() {
-  std::string text, error;
-  EXPECT_TRUE(TryReadFile(HacksDir() + "/manifest.json", &text, &error));
-  return nlohmann::json::parse(text);
-}
+nlohmann::json Manifest() { return testing::ReadJson(HacksDir() + "/manifest.json"); }
 
 std::string Read(const std::string& rel) {
   std::string text, error;

@@ -99,13 +99,7 @@ class Checker {
            opts_.allowed_libraries.end();
   }
   void Add(const std::string& check, const std::string& detail, int line) {
-    for (const auto& f : findings_)
-      if (f.check == check && f.detail == detail) return;
-    IntegrityFinding f;
-    f.check = check;
-    f.detail = detail;
-    f.line = line;
-    findings_.push_back(std::move(f));
+    AddFinding(&findings_, check, detail, line);
   }
   /// Ancestors come from the traversal stack: ts_node_parent costs a walk from the root.
   bool HasAncestor(TSNode, const char* type) const {

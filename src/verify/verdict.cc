@@ -114,6 +114,13 @@ bool TryParseFailureClass(std::string_view name, FailureClass* out) {
   return false;
 }
 
+void AddFinding(std::vector<IntegrityFinding>* findings, const std::string& check, const std::string& detail,
+                int line) {
+  for (const auto& f : *findings)
+    if (f.check == check && f.detail == detail) return;
+  findings->push_back({check, detail, line});
+}
+
 nlohmann::json Verdict::ToJson() const {
   nlohmann::json j;
   j["schema_version"] = schema_version;

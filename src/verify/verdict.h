@@ -80,6 +80,10 @@ struct IntegrityFinding {
   int line = 0;        ///< 1-based source line for static checks; 0 when not tied to a line
 };
 
+/// Appends a finding unless the same check already reported the same detail.
+void AddFinding(std::vector<IntegrityFinding>* findings, const std::string& check, const std::string& detail,
+                int line = 0);
+
 struct CompileEvidence {
   bool attempted = false;
   bool ok = false;

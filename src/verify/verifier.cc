@@ -144,6 +144,22 @@ class Run {
   /// inputs, each in a fresh process; results that differ point to a race (racecheck), an
   /// out-of-bounds write or a device error to memcheck. Runs that tool on the case.
   nlohmann::json RunSanitizer(const std::string& so_path, const Case& kase, Distribution dist, FailureClass failure) {
+    judging_ = false;  // re-runs are evidence for forensics, not part of the verdict
+    nlohmann::json j = SanitizerPass(so_path, kase, dist, failure);
+    judging_ = true;
+    return j;
+  }
+
+  /// One extra trial of `kase` with all-ones inputs, recorded in set "diagnostic".
+  void RunDiagnostic(const std::string& so_path, const Case& kase) {
+    CandidateProcess proc(so_path, sandbox_mode_, options_.limits, ArenaBytes(kase.params), options_.backend == "cuda");
+    if (!proc.Start(options_.load_timeout_ms).ok) return;
+    CaseEvidence ev = RunTrial(proc, "diagnostic", kase, Distribution::kOnes, 999999);
+    verdict_->cases.push_back(std::move(ev));
+  }
+
+ private:
+  nlohmann::json SanitizerPass(const std::string& so_path, const Case& kase, Distribution dist, FailureClass failure) {
     nlohmann::json j;
     auto once = [&]() -> std::optional<CaseEvidence> {
       CandidateProcess proc(so_path, sandbox_mode_, options_.limits, ArenaBytes(kase.params), true);
@@ -157,7 +173,6 @@ class Run {
                          o.compare.nan_inf_mismatches, o.compare.max_abs_error, o.compare.rel_l2_error);
       return s;
     };
-    judging_ = false;
     auto a = once(), b = once();
     bool nondeterministic = a && b && stats(*a) != stats(*b);
     j["case"] = kase.name;
@@ -167,7 +182,6 @@ class Run {
     if (nondeterministic) tool = "racecheck";
     else if (failure == FailureClass::kOutOfBoundsWrite || failure == FailureClass::kRuntimeError) tool = "memcheck";
     if (tool.empty()) {
-      judging_ = true;
       j["skipped"] = "identical inputs gave identical results and nothing was written out of bounds: neither a race "
                      "nor a memory error is indicated";
       return j;
@@ -177,21 +191,16 @@ class Run {
     try {
       sanitizer = FindComputeSanitizer();
     } catch (const EnvironmentError& e) {
-      judging_ = true;
       j["skipped"] = e.what();
       return j;
     }
     CandidateProcess proc(so_path, sandbox_mode_, options_.limits, ArenaBytes(kase.params), true);
     proc.set_tool({sanitizer, "--tool", tool, "--print-limit", "20", "--show-backtrace", "no"});
     if (!proc.Start(options_.load_timeout_ms * 6).ok) {
-      judging_ = true;
       j["skipped"] = "the candidate did not load under compute-sanitizer: " + proc.Finish(5000, 2048);
       return j;
     }
-    timeout_scale_ = 30;  // racecheck slows kernels by orders of magnitude
-    RunTrial(proc, "sanitizer", kase, dist, kSanitizerTrial);
-    timeout_scale_ = 1;
-    judging_ = true;
+    RunTrial(proc, "sanitizer", kase, dist, kSanitizerTrial, /*timeout_scale=*/30);  // racecheck is slow
     std::string report = proc.Finish(60000);
     // memcheck ends with "ERROR SUMMARY: N errors", racecheck with "RACECHECK SUMMARY: ...
     // (N errors, M warnings)".
@@ -211,20 +220,10 @@ class Run {
     return j;
   }
 
-  /// One extra trial of `kase` with all-ones inputs, recorded in set "diagnostic".
-  void RunDiagnostic(const std::string& so_path, const Case& kase) {
-    CandidateProcess proc(so_path, sandbox_mode_, options_.limits, ArenaBytes(kase.params), options_.backend == "cuda");
-    if (!proc.Start(options_.load_timeout_ms).ok) return;
-    CaseEvidence ev = RunTrial(proc, "diagnostic", kase, Distribution::kOnes, 999999);
-    verdict_->cases.push_back(std::move(ev));
-  }
 
- private:
   size_t ArenaBytes(const Bindings& params) const {
     std::vector<size_t> sizes;
-    for (const auto* list : {&task_.inputs, &task_.outputs})
-      for (const auto& t : *list)
-        sizes.push_back(static_cast<size_t>(NumElements(ResolveShape(t, params))) * DTypeSize(t.dtype));
+    for (const auto& t : CaseLayout(task_, params)) sizes.push_back(static_cast<size_t>(NumElements(t.shape)) * DTypeSize(t.dtype));
     return TensorArena::BytesFor(sizes);
   }
 
@@ -247,9 +246,7 @@ class Run {
 
   void AddIntegrity(const std::string& check, const std::string& detail) {
     if (!judging_) return;  // re-runs under a tool are evidence for forensics, not the verdict
-    for (const auto& f : verdict_->integrity)
-      if (f.check == check && f.detail == detail) return;
-    verdict_->integrity.push_back({check, detail});
+    AddFinding(&verdict_->integrity, check, detail);
   }
 
   void CheckEscapes(const CandidateProcess& proc) {
@@ -259,13 +256,11 @@ class Run {
   }
 
   CaseEvidence RunTrial(CandidateProcess& proc, const std::string& set, const Case& kase,
-                        Distribution dist, uint64_t trial) {
+                        Distribution dist, uint64_t trial,
+                        int64_t timeout_scale = 1) {
     Clock& clock = SystemClock();
     CaseEvidence ev = NewEvidence(set, kase, dist, trial);
-    std::vector<ArenaTensor> layout;
-    for (const auto* list : {&task_.inputs, &task_.outputs})
-      for (const auto& t : *list) layout.push_back(ArenaTensor{t.dtype, ResolveShape(t, kase.params)});
-    TensorArena arena(layout);
+    TensorArena arena(CaseLayout(task_, kase.params));
     size_t n_in = task_.inputs.size();
 
     std::vector<RefTensor> ref_in(n_in), ref_out(task_.outputs.size());
@@ -288,7 +283,7 @@ class Run {
     ev.reference_ms = Seconds(clock, ref_start) * 1000;
 
     int64_t run_start = clock.MonotonicNanos();
-    CaseRun run = proc.Run(trial, arena, n_in, options_.case_timeout_ms * timeout_scale_);
+    CaseRun run = proc.Run(trial, arena, n_in, options_.case_timeout_ms * timeout_scale);
     ev.run_ms = Seconds(clock, run_start) * 1000;
     ev.outcome = std::string(OutcomeName(run.outcome));
     ev.threads_after = run.threads_after;
@@ -415,7 +410,6 @@ class Run {
   Verdict* verdict_;
   ReferenceFn reference_;
   SandboxMode sandbox_mode_ = SandboxMode::kBubblewrap;
-  int64_t timeout_scale_ = 1;
   bool judging_ = true;
   static constexpr uint64_t kSanitizerTrial = 777777;
   struct PreviousOutput {
@@ -456,15 +450,21 @@ const CaseEvidence* WorstCase(const Verdict& v) {
 }
 
 /// The first failing case of a set that failed on its numbers, for a diagnostic trial.
+/// The task case a trial ran ("#repeat" runs of light cases included).
+const Case* CaseOf(const CaseEvidence& c, const Task& task) {
+  std::string name = c.name.substr(0, c.name.find('#'));
+  for (const auto* list : {&task.light, &task.full})
+    for (const auto& k : *list)
+      if (k.name == name) return &k;
+  return nullptr;
+}
+
 /// The first failing case of the verdict and its distribution (for the sanitizer pass).
 const Case* FirstFailingCase(const Verdict& v, const Task& task, Distribution* dist) {
   for (const auto& c : v.cases) {
     if (c.passed() || c.set == "diagnostic" || c.outcome == "load_failed") continue;
-    std::string name = c.name.substr(0, c.name.find('#'));
     if (!TryParseDistribution(c.distribution, dist)) continue;
-    for (const auto* list : {&task.light, &task.full})
-      for (const auto& k : *list)
-        if (k.name == name) return &k;
+    if (const Case* k = CaseOf(c, task)) return k;
   }
   return nullptr;
 }
@@ -475,10 +475,7 @@ const Case* NumericFailureCase(const Verdict& v, const Task& task) {
     if (c.failure != FailureClass::kWrongResult && c.failure != FailureClass::kPrecision &&
         c.failure != FailureClass::kUnwrittenOutput)
       return nullptr;
-    std::string name = c.name.substr(0, c.name.find('#'));
-    for (const auto* list : {&task.light, &task.full})
-      for (const auto& k : *list)
-        if (k.name == name) return &k;
+    if (const Case* k = CaseOf(c, task)) return k;
   }
   return nullptr;
 }
@@ -508,6 +505,13 @@ std::string DescribeFailure(const Verdict& v) {
 }
 
 }  // namespace
+
+std::vector<ArenaTensor> CaseLayout(const Task& task, const Bindings& params) {
+  std::vector<ArenaTensor> layout;
+  for (const auto* list : {&task.inputs, &task.outputs})
+    for (const auto& t : *list) layout.push_back(ArenaTensor{t.dtype, ResolveShape(t, params)});
+  return layout;
+}
 
 std::string_view KforgeVersion() { return "0.1.0"; }
 

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/task.h"
+#include "exec/arena.h"
 #include "exec/sandbox.h"
 #include "verify/verdict.h"
 
@@ -38,6 +39,9 @@ struct VerifyOptions {
   std::vector<std::string> trusted_link_flags;
   SandboxLimits limits;
 };
+
+/// The tensor-arena layout of one case of `task`: its inputs, then its outputs.
+std::vector<ArenaTensor> CaseLayout(const Task& task, const Bindings& params);
 
 class Verifier {
  public:
