@@ -4,7 +4,8 @@
 #include <algorithm>
 #include <vector>
 
-// One query row at a time: scores, stable softmax, weighted sum of values.
+// One query row at a time: scores, stable softmax, weighted sum of values; dot products
+// and sums in double (heavy-tailed scores reach ~1e3, where float32 sums cost the tolerance).
 extern "C" int kforge_run(const DLTensor* in, int, DLTensor* out, int, void*) {
   constexpr bool kCausal = 1;
   const float* q = static_cast<const float*>(in[0].data);
@@ -13,7 +14,7 @@ extern "C" int kforge_run(const DLTensor* in, int, DLTensor* out, int, void*) {
   float* o = static_cast<float*>(out[0].data);
   int64_t bh = in[0].shape[0] * in[0].shape[1], s = in[0].shape[2], d = in[0].shape[3];
   float scale = 1.0f / std::sqrt(static_cast<float>(d));
-  std::vector<float> p(s);
+  std::vector<double> p(s);
   for (int64_t t = 0; t < bh; ++t) {
     const float* qt = q + t * s * d;
     const float* kt = k + t * s * d;
@@ -21,19 +22,19 @@ extern "C" int kforge_run(const DLTensor* in, int, DLTensor* out, int, void*) {
     float* ot = o + t * s * d;
     for (int64_t i = 0; i < s; ++i) {
       int64_t last = kCausal ? i : s - 1;
-      float m = -INFINITY;
+      double m = -INFINITY;
       for (int64_t j = 0; j <= last; ++j) {
-        float dot = 0;
-        for (int64_t e = 0; e < d; ++e) dot += qt[i * d + e] * kt[j * d + e];
+        double dot = 0;
+        for (int64_t e = 0; e < d; ++e) dot += static_cast<double>(qt[i * d + e]) * kt[j * d + e];
         p[j] = dot * scale;
         m = std::max(m, p[j]);
       }
-      float sum = 0;
+      double sum = 0;
       for (int64_t j = 0; j <= last; ++j) sum += (p[j] = std::exp(p[j] - m));
       for (int64_t e = 0; e < d; ++e) {
-        float acc = 0;
+        double acc = 0;
         for (int64_t j = 0; j <= last; ++j) acc += p[j] * vt[j * d + e];
-        ot[i * d + e] = acc / sum;
+        ot[i * d + e] = static_cast<float>(acc / sum);
       }
     }
   }
