@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/subprocess.h"
+#include "core/text.h"
 #include "core/task.h"
 
 namespace kforge {
@@ -45,7 +46,7 @@ std::vector<Proposal> ExternalRepairer::Propose(const RepairContext& ctx) {
   auto r = LiveProcessRunner().Run(opts, timeout_ms_);
   if (!r.status.ok())
     throw EnvironmentError("the external repairer '" + command_ + "' " + r.status.Describe() + ": " +
-                           r.output.substr(0, 2000));
+                           CutText(r.output, 2000));
   std::string proposed, error;
   if (!TryReadFile(dir.path() + "/" + ctx.file_name, &proposed, &error) || proposed == ctx.source) return {};
   return {Proposal{proposed, "external", "edited by '" + command_ + "'"}};

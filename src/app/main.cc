@@ -1,5 +1,6 @@
 // kforge: generate, verify, debug and repair compute kernels.
 #include <CLI/CLI.hpp>
+#include <sys/prctl.h>
 
 #include <iostream>
 
@@ -68,6 +69,16 @@ int Main(int argc, char** argv) {
   } catch (const Error& e) {
     std::cerr << "kforge: " << e.what() << "\n";
     return 2;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "kforge: out of memory; nothing was lost, but this command did not finish\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "kforge: internal error: " << e.what()
+              << "\nThis is a bug in kforge; please report it with the command you ran.\n";
+    return 2;
+  } catch (...) {
+    std::cerr << "kforge: internal error (unknown exception); please report it with the command you ran.\n";
+    return 2;
   }
   return 2;
 }
@@ -75,4 +86,9 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace kforge
 
-int main(int argc, char** argv) { return kforge::Main(argc, argv); }
+int main(int argc, char** argv) {
+  // Candidates run as our user when bubblewrap is off: a non-dumpable engine cannot be read
+  // (/proc/<pid>/mem) or attached to by a process without CAP_SYS_PTRACE over it.
+  ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+  return kforge::Main(argc, argv);
+}

@@ -1,10 +1,12 @@
 #include "core/fs.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -94,17 +96,79 @@ void MakeDirs(const std::string& path) {
   if (ec) throw EnvironmentError("cannot create directory " + path + ": " + ec.message());
 }
 
-void RemoveTree(const std::string& path) {
-  std::error_code ec;
-  // Sandboxed children may leave read-only directories behind; make them writable first.
-  for (auto it = std::filesystem::recursive_directory_iterator(
-           path, std::filesystem::directory_options::skip_permission_denied, ec);
-       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
-    if (it->is_directory(ec) && !it->is_symlink(ec))
-      std::filesystem::permissions(it->path(), std::filesystem::perms::owner_all,
-                                   std::filesystem::perm_options::add, ec);
+namespace {
+
+/// Names in a directory (without "." and ".."); reads through a duplicate descriptor.
+std::vector<std::string> ListDir(int dir_fd) {
+  std::vector<std::string> names;
+  int fd = ::dup(dir_fd);
+  if (fd < 0) return names;
+  DIR* d = ::fdopendir(fd);
+  if (d == nullptr) {
+    ::close(fd);
+    return names;
   }
-  std::filesystem::remove_all(path, ec);
+  ::rewinddir(d);
+  while (dirent* e = ::readdir(d)) {
+    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) names.emplace_back(e->d_name);
+  }
+  ::closedir(d);
+  return names;
+}
+
+int OpenDirNoFollow(int at, const char* name) {
+  return ::openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+}  // namespace
+
+std::string RemoveTree(const std::string& path) {
+  ScopedFd top(OpenDirNoFollow(AT_FDCWD, path.c_str()));
+  if (!top.valid()) {
+    if (errno == ENOENT) return "";
+    if (errno == ENOTDIR || errno == ELOOP) return ::unlink(path.c_str()) == 0 ? "" : path + ": " + std::strerror(errno);
+    return "cannot open " + path + ": " + std::strerror(errno);
+  }
+  ::fchmod(top.get(), 0700);
+  uint64_t moved = 0;
+  std::string last_error;
+  for (;;) {
+    std::vector<std::string> names = ListDir(top.get());
+    if (names.empty()) break;
+    bool progress = false;
+    for (const auto& name : names) {
+      if (::unlinkat(top.get(), name.c_str(), 0) == 0) {
+        progress = true;
+        continue;
+      }
+      if (errno != EISDIR) {
+        last_error = name + ": " + std::strerror(errno);
+        continue;
+      }
+      ScopedFd sub(OpenDirNoFollow(top.get(), name.c_str()));
+      if (!sub.valid()) {
+        last_error = name + ": " + std::strerror(errno);
+        continue;
+      }
+      ::fchmod(sub.get(), 0700);
+      for (const auto& child : ListDir(sub.get())) {
+        if (::unlinkat(sub.get(), child.c_str(), 0) == 0) {
+          progress = true;
+          continue;
+        }
+        // A directory: move it up beside its parent; a later pass empties it.
+        std::string flat = ".kforge-rm-" + std::to_string(moved++);
+        if (::renameat(sub.get(), child.c_str(), top.get(), flat.c_str()) == 0) progress = true;
+        else last_error = name + "/" + child + ": " + std::strerror(errno);
+      }
+      if (::unlinkat(top.get(), name.c_str(), AT_REMOVEDIR) == 0) progress = true;
+      else last_error = name + ": " + std::strerror(errno);
+    }
+    if (!progress) return "cannot remove everything in " + path + " (" + last_error + ")";
+  }
+  top.Reset();
+  if (::rmdir(path.c_str()) != 0) return "cannot remove " + path + ": " + std::strerror(errno);
+  return "";
 }
 
 std::string ExecutableDir() {
@@ -142,8 +206,15 @@ TempDir::TempDir(std::string_view prefix, const std::string& parent) {
   path_ = buf.data();
 }
 
+std::string TempDir::Remove() {
+  if (removed_ || keep_) return "";
+  removed_ = true;
+  return RemoveTree(path_);
+}
+
 TempDir::~TempDir() {
-  if (!keep_) RemoveTree(path_);
+  std::string error = Remove();
+  if (!error.empty()) std::fprintf(stderr, "kforge: could not clean up a temporary directory: %s\n", error.c_str());
 }
 
 }  // namespace kforge

@@ -39,8 +39,11 @@ void CopyFileAtomic(const std::string& from, const std::string& to);
 bool FileExists(const std::string& path);
 /// mkdir -p; throws EnvironmentError on failure.
 void MakeDirs(const std::string& path);
-/// rm -rf; best effort.
-void RemoveTree(const std::string& path);
+/// rm -rf, with no limit on depth (a candidate can leave a chain of folders far deeper than
+/// PATH_MAX or the open-file limit): subdirectories are moved up to the top level before they
+/// are emptied, so at most two descriptors are open. Read-only directories are made writable.
+/// Returns "" on success (or when `path` does not exist), else what could not be removed.
+std::string RemoveTree(const std::string& path);
 /// Absolute path of the running executable's directory.
 std::string ExecutableDir();
 /// The first executable `name` in $PATH (or /usr/bin:/bin when PATH is unset); "" if none.
@@ -56,10 +59,14 @@ class TempDir {
   TempDir& operator=(const TempDir&) = delete;
   const std::string& path() const { return path_; }
   void Keep() { keep_ = true; }
+  /// Removes the directory now; "" on success, else why not (see RemoveTree). The destructor
+  /// does this too and reports a failure on stderr.
+  std::string Remove();
 
  private:
   std::string path_;
   bool keep_ = false;
+  bool removed_ = false;
 };
 
 }  // namespace kforge

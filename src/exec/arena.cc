@@ -1,5 +1,6 @@
 #include "exec/arena.h"
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -31,9 +32,13 @@ TensorArena::TensorArena(std::vector<ArenaTensor> tensors) : tensors_(std::move(
     sizes.push_back(t.bytes);
   }
   total_ = BytesFor(sizes);
-  fd_.Reset(::memfd_create("kforge-arena", MFD_CLOEXEC));
+  fd_.Reset(::memfd_create("kforge-arena", MFD_CLOEXEC | MFD_ALLOW_SEALING));
   if (!fd_.valid() || ::ftruncate(fd_.get(), static_cast<off_t>(total_)) != 0)
     throw EnvironmentError(std::string("cannot allocate the tensor arena: ") + std::strerror(errno));
+  // The candidate receives this descriptor: sealed, it can neither shrink the file under the
+  // engine's mapping (a SIGBUS in the engine) nor grow it.
+  if (::fcntl(fd_.get(), F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0)
+    throw EnvironmentError(std::string("cannot seal the tensor arena: ") + std::strerror(errno));
   void* p = ::mmap(nullptr, total_, PROT_READ | PROT_WRITE, MAP_SHARED, fd_.get(), 0);
   if (p == MAP_FAILED)
     throw EnvironmentError(std::string("cannot map the tensor arena: ") + std::strerror(errno));

@@ -12,8 +12,11 @@
 
 #include "core/clock.h"
 #include "core/error.h"
+#include "core/text.h"
 #include "exec/arena.h"
+#include "exec/pids_cgroup.h"
 #include "exec/runner_protocol.h"
+#include "exec/runner_reply.h"
 
 namespace kforge {
 
@@ -27,6 +30,7 @@ std::string_view OutcomeName(CaseRun::Outcome o) {
     case CaseRun::Outcome::kFileSizeLimit: return "file_size_limit";
     case CaseRun::Outcome::kRunnerLost: return "runner_lost";
     case CaseRun::Outcome::kDeviceError: return "device_error";
+    case CaseRun::Outcome::kProtocolViolation: return "protocol_violation";
   }
   return "?";
 }
@@ -49,6 +53,33 @@ CandidateProcess::~CandidateProcess() {
   if (child_ && !child_->finished()) child_->Wait(2000);
 }
 
+EscapeScan CandidateProcess::EscapedWrites(int64_t deadline_ns) const {
+  return spec_ ? spec_->ScanJail(deadline_ns, SystemClock()) : EscapeScan{};
+}
+
+std::string CandidateProcess::Cleanup() {
+  control_.Reset();
+  if (child_ && !child_->finished()) {
+    child_->Wait(2000);
+    if (!child_->finished()) child_->Kill();
+  }
+  pids_.reset();
+  return dir_ ? dir_->Remove() : "";
+}
+
+std::vector<std::string> CandidateProcess::Layers() const {
+  std::vector<std::string> out;
+  if (mode_ == SandboxMode::kBubblewrap) out.push_back("bubblewrap");
+  static const std::pair<uint32_t, const char*> kNames[] = {
+      {kLayerSeccomp, "seccomp"},         {kLayerNoNewPrivs, "no_new_privs"},
+      {kLayerNoCapabilities, "no_capabilities"}, {kLayerUserNamespace, "user_namespace"},
+      {kLayerLandlock, "landlock"},       {kLayerSignalScope, "landlock_signal_scope"},
+      {kLayerPidsCgroup, "pids_cgroup"},  {kLayerTaskLimit, "rlimit_nproc"}};
+  for (const auto& [bit, name] : kNames)
+    if (layers_ & bit) out.push_back(name);
+  return out;
+}
+
 std::string CandidateProcess::Finish(int64_t timeout_ms, size_t max_bytes) {
   control_.Reset();
   if (child_ && !child_->finished()) child_->Wait(timeout_ms);
@@ -56,7 +87,7 @@ std::string CandidateProcess::Finish(int64_t timeout_ms, size_t max_bytes) {
 }
 
 std::string CandidateProcess::OutputTail(size_t max_bytes) const {
-  return dir_ ? ReadFileTail(dir_->path() + "/candidate.log", max_bytes) : "";
+  return dir_ ? ReadTextTail(dir_->path() + "/candidate.log", max_bytes) : "";
 }
 
 LoadResult CandidateProcess::Start(int64_t timeout_ms) {
@@ -88,7 +119,23 @@ LoadResult CandidateProcess::Start(int64_t timeout_ms) {
   cmd.insert(cmd.end(), {bwrap ? "/kforge/kforge-runner" : runner, "run"});
   for (const auto& a : LimitArgs(limits)) cmd.push_back(a);
   cmd.insert(cmd.end(), {"--so", bwrap ? "/kforge/candidate.so" : so_path_});
+  cmd.insert(cmd.end(), {"--scratch", bwrap ? "/scratch" : scratch, "--read", bwrap ? "/kforge" : so_path_});
+  if (bwrap) cmd.push_back("--in-jail");
+#ifdef KFORGE_CUDA_ROOT
+  if (gpu_) {
+    std::error_code ec;
+    std::string real = std::filesystem::canonical(KFORGE_CUDA_ROOT, ec).string();
+    cmd.insert(cmd.end(), {"--read", KFORGE_CUDA_ROOT});
+    if (!ec) cmd.insert(cmd.end(), {"--read", real});
+  }
+#endif
   if (gpu_ && !tool_.empty()) cmd.push_back("--separate-allocations");
+  std::string no_cgroup;
+  if (limits_.max_tasks > 0) {
+    cmd.insert(cmd.end(), {"--tasks", std::to_string(limits_.max_tasks)});
+    pids_ = PidsCgroup::Create(limits_.max_tasks, &no_cgroup);
+    if (pids_) cmd.insert(cmd.end(), {"--cgroup-fd", std::to_string(kCgroupFd)});
+  }
 
   int fds[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0)
@@ -99,64 +146,71 @@ LoadResult CandidateProcess::Start(int64_t timeout_ms) {
   opts.argv = spec_->Wrap(cmd);
   opts.output_path = dir_->path() + "/candidate.log";
   opts.inherit_fds = {{theirs.get(), kControlFd}};
+  if (pids_) opts.inherit_fds.push_back({pids_->procs_fd(), kCgroupFd});
   child_ = Subprocess::Start(opts);
   theirs.Reset();
 
-  RunReply reply;
+  ParsedReply parsed;
   CaseRun failure;
   LoadResult load;
-  if (!Receive(&reply, timeout_ms, &failure)) {
+  int64_t deadline = SystemClock().MonotonicNanos() + timeout_ms * 1000000;
+  bool received = Receive(&parsed, deadline, 0, &failure);
+  if (received && parsed.reply.kind == ReplyKind::kHello) {
+    layers_ = parsed.reply.layers;
+    received = Receive(&parsed, deadline, 0, &failure);
+  }
+  if (!received) {
     load.timed_out = failure.outcome == CaseRun::Outcome::kTimedOut;
     load.message = "the runner did not load the candidate: " + failure.message;
     std::string tail = OutputTail(2048);
     if (!tail.empty()) load.message += "\n" + tail;
     return load;
   }
+  const RunReply& reply = parsed.reply;
   if (reply.kind == ReplyKind::kReady) {
     load.ok = true;
+    load.threads_started = reply.threads_after - 1;
   } else if (reply.kind == ReplyKind::kFatal) {
-    load.message = std::string("the candidate died while loading (static initialisers): ") +
-                   reply.message;
+    load.message = "the candidate died while loading (static initialisers): " + parsed.message;
+  } else if (reply.kind == ReplyKind::kLoadFailed) {
+    load.message = parsed.message;
   } else {
-    load.message = reply.message;
+    child_->Kill();
+    load.message = "the candidate's process sent an unexpected message while loading";
   }
   return load;
 }
 
-bool CandidateProcess::Receive(RunReply* reply, int64_t timeout_ms, CaseRun* failure) {
-  int64_t deadline = SystemClock().MonotonicNanos() + timeout_ms * 1000000;
+bool CandidateProcess::Receive(ParsedReply* reply, int64_t deadline_ns, uint64_t expected_case, CaseRun* failure) {
+  Clock& clock = SystemClock();
+  RunReply buf;
+  auto take = [&](ssize_t got) {
+    *reply = ParseReply(&buf, static_cast<size_t>(got), expected_case);
+    if (reply->valid) return true;
+    child_->Kill();
+    failure->outcome = CaseRun::Outcome::kProtocolViolation;
+    failure->message = "the candidate's process sent a malformed message on the control channel: " + reply->why;
+    return false;
+  };
   for (;;) {
-    int64_t left_ms = (deadline - SystemClock().MonotonicNanos()) / 1000000;
+    int64_t left_ms = (deadline_ns - clock.MonotonicNanos()) / 1000000;
     if (left_ms <= 0) {
       child_->Kill();
       failure->outcome = CaseRun::Outcome::kTimedOut;
-      failure->message = "no answer within " + std::to_string(timeout_ms) + " ms; killed";
+      failure->message = "no answer within the time limit; killed";
       return false;
     }
     pollfd pfds[2] = {{control_.get(), POLLIN, 0}, {child_->exit_fd(), POLLIN, 0}};
-    int n = ::poll(pfds, 2, static_cast<int>(left_ms));
+    int n = ::poll(pfds, 2, static_cast<int>(std::min<int64_t>(left_ms, 1 << 30)));
     if (n < 0 && errno == EINTR) continue;
     if (pfds[0].revents & POLLIN) {
-      ssize_t got = ::recv(control_.get(), reply, sizeof *reply, MSG_DONTWAIT);
-      if (got == static_cast<ssize_t>(sizeof *reply) && reply->magic == kRunnerMagic &&
-          reply->version == kRunnerProtocolVersion) {
-        reply->message[sizeof reply->message - 1] = '\0';
-        return true;
-      }
-      if (got > 0) {
-        child_->Kill();
-        failure->outcome = CaseRun::Outcome::kRunnerLost;
-        failure->message = "malformed message on the control socket";
-        return false;
-      }
+      ssize_t got = ::recv(control_.get(), &buf, sizeof buf, MSG_DONTWAIT | MSG_TRUNC);
+      if (got > 0) return take(got);
     }
     if ((pfds[1].revents & POLLIN) || (pfds[0].revents & (POLLHUP | POLLERR))) {
       // Drain a reply sent just before exit, if any.
-      ssize_t got = ::recv(control_.get(), reply, sizeof *reply, MSG_DONTWAIT);
-      if (got == static_cast<ssize_t>(sizeof *reply) && reply->magic == kRunnerMagic) {
-        reply->message[sizeof reply->message - 1] = '\0';
-        return true;
-      }
+      ssize_t got = ::recv(control_.get(), &buf, sizeof buf, MSG_DONTWAIT | MSG_TRUNC);
+      if (got > 0) return take(got);
       ExitStatus st = child_->Wait(2000);
       // bubblewrap reports a child killed by signal N as exit code 128 + N.
       int sig = st.kind == ExitStatus::Kind::kSignaled ? st.signal
@@ -231,13 +285,15 @@ CaseRun CandidateProcess::Call(uint64_t case_id, const TensorArena& arena, size_
     run.message = "the candidate's process " + st.Describe();
     return run;
   }
-  RunReply reply;
+  // One deadline for the whole call: probe messages and other chatter do not extend it.
+  int64_t deadline = SystemClock().MonotonicNanos() + timeout_ms * 1000000;
+  ParsedReply parsed;
   for (;;) {
-    if (!Receive(&reply, timeout_ms, &run)) return run;
-    if (reply.kind != ReplyKind::kProbe) break;
-    const WireProbe& w = reply.probe;
+    if (!Receive(&parsed, deadline, case_id, &run)) return run;
+    if (parsed.reply.kind != ReplyKind::kProbe) break;
+    const WireProbe& w = parsed.reply.probe;
     ProbeStats p;
-    p.name = std::string(w.name, strnlen(w.name, sizeof w.name));
+    p.name = parsed.probe_name;
     p.count = w.count;
     p.nan_count = w.nan_count;
     p.inf_count = w.inf_count;
@@ -248,6 +304,7 @@ CaseRun CandidateProcess::Call(uint64_t case_id, const TensorArena& arena, size_
     p.sample.assign(w.sample, w.sample + std::min<int64_t>(w.count, kProbeSample));
     if (run.probes.size() < kMaxProbesPerCall) run.probes.push_back(std::move(p));
   }
+  const RunReply& reply = parsed.reply;
   run.rc = reply.rc;
   run.signal = reply.signal;
   run.syscall_nr = reply.syscall_nr;
@@ -258,9 +315,15 @@ CaseRun CandidateProcess::Call(uint64_t case_id, const TensorArena& arena, size_
   const WireTiming& t = reply.timing;
   run.timing = CaseTiming{static_cast<int>(t.reps), static_cast<int>(t.rotations), t.flush_bytes, t.median_ns,
                           t.mean_ns, t.min_ns, t.max_ns, t.p10_ns, t.p90_ns, t.loop_wall_ns};
-  run.message = reply.message;
-  if (reply.kind == ReplyKind::kDone && reply.case_id == case_id) {
+  run.message = parsed.message;
+  if (reply.kind == ReplyKind::kDone) {
     run.outcome = CaseRun::Outcome::kReturned;
+    return run;
+  }
+  if (reply.kind != ReplyKind::kFatal) {
+    child_->Kill();
+    run.outcome = CaseRun::Outcome::kProtocolViolation;
+    run.message = "the candidate's process sent an unexpected message on the control channel while a case ran";
     return run;
   }
   switch (reply.fatal) {
@@ -273,8 +336,7 @@ CaseRun CandidateProcess::Call(uint64_t case_id, const TensorArena& arena, size_
   }
   if (run.outcome == CaseRun::Outcome::kForbiddenSyscall)
     run.message += ": " + SyscallName(run.syscall_nr);
-  if (run.outcome == CaseRun::Outcome::kCrashed && run.signal > 0)
-    run.message += std::string(" (SIG") + sigabbrev_np(run.signal) + ": " + strsignal(run.signal) + ")";
+  if (run.outcome == CaseRun::Outcome::kCrashed && run.signal > 0) run.message += " (" + DescribeSignal(run.signal) + ")";
   child_->Wait(2000);
   return run;
 }

@@ -15,6 +15,7 @@
 namespace kforge {
 
 class TensorArena;
+class PidsCgroup;
 enum class RunOp : uint32_t;
 
 /// Timing of a bench call (see WireTiming in runner_protocol.h).
@@ -36,6 +37,7 @@ struct CaseRun {
     kFileSizeLimit,     ///< wrote past the file-size limit
     kRunnerLost,        ///< the child vanished without saying why
     kDeviceError,       ///< a CUDA error (illegal address, launch failure, ...)
+    kProtocolViolation, ///< a malformed or unexpected message on the control channel
   };
   Outcome outcome = Outcome::kRunnerLost;
   int rc = 0;
@@ -57,6 +59,7 @@ std::string SyscallName(int nr);
 struct LoadResult {
   bool ok = false;
   bool timed_out = false;
+  int threads_started = 0;  ///< threads the candidate's static constructors left running
   std::string message;
 };
 
@@ -81,8 +84,15 @@ class CandidateProcess {
   CaseRun Bench(uint64_t case_id, const TensorArena& arena, size_t num_inputs, int warmup, int reps,
                 int64_t timeout_ms);
   bool alive() const { return child_ != nullptr && !child_->finished(); }
-  /// Files the child created outside its scratch directory (see SandboxSpec).
-  std::vector<std::string> EscapedWrites() const { return spec_->FindEscapedWrites(); }
+  /// The confinement layers that held for this process ("bubblewrap", "seccomp",
+  /// "landlock", "pids_cgroup", ...), as the runner reported them before loading the
+  /// candidate. Empty before Start().
+  std::vector<std::string> Layers() const;
+  /// Files the child created outside its scratch directory (see SandboxSpec::ScanJail).
+  EscapeScan EscapedWrites(int64_t deadline_ns) const;
+  /// Ends the child (if still running) and removes its directories. "" on success, else
+  /// what could not be removed.
+  std::string Cleanup();
   /// Closes the control socket and waits up to `timeout_ms` for the runner to exit (a tool
   /// wrapping it writes its summary then). Returns the output's tail.
   std::string Finish(int64_t timeout_ms, size_t max_bytes = 16384);
@@ -92,7 +102,7 @@ class CandidateProcess {
  private:
   CaseRun Call(uint64_t case_id, const TensorArena& arena, size_t num_inputs, int64_t timeout_ms, RunOp op,
                int warmup, int reps);
-  bool Receive(struct RunReply* reply, int64_t timeout_ms, CaseRun* failure);
+  bool Receive(struct ParsedReply* reply, int64_t deadline_ns, uint64_t expected_case, CaseRun* failure);
 
   std::string so_path_;
   SandboxMode mode_;
@@ -104,6 +114,8 @@ class CandidateProcess {
   std::unique_ptr<SandboxSpec> spec_;
   ScopedFd control_;
   std::unique_ptr<Subprocess> child_;
+  std::unique_ptr<PidsCgroup> pids_;
+  uint32_t layers_ = 0;
 };
 
 }  // namespace kforge

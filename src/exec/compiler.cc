@@ -10,6 +10,7 @@
 #include "core/fs.h"
 #include "core/hash.h"
 #include "core/subprocess.h"
+#include "core/text.h"
 
 namespace kforge {
 namespace {
@@ -89,7 +90,7 @@ CompileResult CompileInSandbox(const std::string& source, const CompilerOptions&
   if (FileExists(result.so_path)) {
     result.ok = true;
     result.cached = true;
-    result.log = ReadFileTail(log_path, 64 * 1024);
+    result.log = ReadTextTail(log_path, 64 * 1024);
     return result;
   }
 
@@ -128,7 +129,7 @@ CompileResult CompileInSandbox(const std::string& source, const CompilerOptions&
   auto child = Subprocess::Start(opts);
   ExitStatus status = child->Wait(options.timeout_ms);
   result.seconds = (SystemClock().MonotonicNanos() - start) / 1e9;
-  result.log = ReadFileTail(opts.output_path, 64 * 1024);
+  result.log = ReadTextTail(opts.output_path, 64 * 1024);
   // Diagnostics name the scratch path; show the user's view instead.
   std::string from = spec.ScratchPathInside(src_name);
   for (size_t pos; (pos = result.log.find(from)) != std::string::npos;) result.log.replace(pos, from.size(), src_name);

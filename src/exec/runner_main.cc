@@ -12,8 +12,6 @@
 #include <dlfcn.h>
 #include <dlpack/dlpack.h>
 #include <fcntl.h>
-#include <linux/sched.h>
-#include <seccomp.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -32,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "exec/runner/confine.h"
 #include "exec/runner_protocol.h"
 
 #ifdef KFORGE_GPU_RUNNER
@@ -125,38 +124,6 @@ void InstallCrashHandlers() {
   sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS, SIGXFSZ}) ::sigaction(sig, &sa, nullptr);
   std::set_new_handler(OnNewFailure);
-}
-
-bool InstallSeccomp(std::string* error) {
-  scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-  if (ctx == nullptr) {
-    *error = "seccomp_init failed";
-    return false;
-  }
-  int rc = 0;
-  auto trap = [&](int nr) {
-    if (rc == 0 && nr >= 0) rc = seccomp_rule_add(ctx, SCMP_ACT_TRAP, nr, 0);
-  };
-  // No network: only local socketpairs.
-  rc = seccomp_rule_add(ctx, SCMP_ACT_TRAP, SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_NE, AF_UNIX));
-  // No new processes; threads are allowed. glibc tries clone3 first and falls back to clone
-  // on ENOSYS, where the flags are visible to the filter.
-  if (rc == 0)
-    rc = seccomp_rule_add(ctx, SCMP_ACT_TRAP, SCMP_SYS(clone), 1,
-                          SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
-  if (rc == 0) rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
-  for (int nr : {SCMP_SYS(fork), SCMP_SYS(vfork), SCMP_SYS(execve), SCMP_SYS(execveat),
-                 SCMP_SYS(ptrace), SCMP_SYS(process_vm_readv), SCMP_SYS(process_vm_writev),
-                 SCMP_SYS(mount), SCMP_SYS(umount2), SCMP_SYS(pivot_root), SCMP_SYS(chroot),
-                 SCMP_SYS(unshare), SCMP_SYS(setns), SCMP_SYS(bpf), SCMP_SYS(perf_event_open),
-                 SCMP_SYS(kexec_load), SCMP_SYS(init_module), SCMP_SYS(finit_module),
-                 SCMP_SYS(keyctl), SCMP_SYS(add_key), SCMP_SYS(request_key),
-                 SCMP_SYS(io_uring_setup), SCMP_SYS(userfaultfd)})
-    trap(nr);
-  if (rc == 0) rc = seccomp_load(ctx);
-  seccomp_release(ctx);
-  if (rc != 0) *error = std::string("cannot install the seccomp filter: ") + std::strerror(-rc);
-  return rc == 0;
 }
 
 struct Limits {
@@ -463,12 +430,22 @@ int LoadFailed(const char* why) {
   return 1;
 }
 
-int Serve(const char* so_path) {
+int Serve(const char* so_path, const ConfineOptions& confine) {
   std::string error;
+  if (!confine.scratch.empty() && ::chdir(confine.scratch.c_str()) != 0) return LoadFailed("cannot enter the scratch directory");
+  uint32_t layers = ConfineEarly(confine);
 #ifdef KFORGE_GPU_RUNNER
   if (!InitGpu(&error)) return LoadFailed(error.c_str());
 #endif
-  if (!InstallSeccomp(&error)) return LoadFailed(error.c_str());
+  if (!ConfineLate(confine, &layers, &error)) return LoadFailed(error.c_str());
+  // Confinement is in place and no candidate code has run: this report cannot be forged.
+  RunReply hello;
+  hello.kind = ReplyKind::kHello;
+  hello.layers = layers;
+  SendReply(hello);
+  // Threads alive before the candidate's static constructors run: the baseline every later
+  // count is compared with, so a thread started at load time is never part of it.
+  const int baseline_threads = CountThreads();
   void* handle = ::dlopen(so_path, RTLD_NOW | RTLD_LOCAL);
   RunFn fn = handle ? reinterpret_cast<RunFn>(::dlsym(handle, "kforge_run")) : nullptr;
   if (fn == nullptr) {
@@ -478,6 +455,8 @@ int Serve(const char* so_path) {
   }
   RunReply ready;
   ready.kind = ReplyKind::kReady;
+  int loaded_threads = CountThreads();
+  ready.threads_after = 1 + (loaded_threads > baseline_threads ? loaded_threads - baseline_threads : 0);
   SendReply(ready);
 
   RunRequest req;
@@ -488,7 +467,12 @@ int Serve(const char* so_path) {
     ::close(arena_fd);
     if (base == MAP_FAILED) DieWith(FatalKind::kOutOfMemory, 0, -1, "cannot map the tensor arena");
     int rc = 0;
+#ifdef KFORGE_GPU_RUNNER
+    // The CUDA runtime starts helper threads of its own on first use: count per call.
     int threads_before = CountThreads();
+#else
+    int threads_before = baseline_threads;
+#endif
     RunReply done;
 #ifdef KFORGE_GPU_RUNNER
     int64_t elapsed = 0;
@@ -534,7 +518,8 @@ int Serve(const char* so_path) {
 [[noreturn]] void Usage() {
   std::fprintf(stderr,
                "usage: kforge-runner exec [--as B] [--fsize B] [--nofile N] -- PROGRAM ARGS...\n"
-               "       kforge-runner run [--as B] [--fsize B] [--nofile N] --so CANDIDATE.so\n"
+               "       kforge-runner run [--as B] [--fsize B] [--nofile N] [--tasks N] [--cgroup-fd FD]\n"
+               "                         [--scratch DIR] [--read PATH]... [--in-jail] --so CANDIDATE.so\n"
                "kforge-runner is started by kforge; it is not meant to be run by hand.\n");
   std::exit(2);
 }
@@ -581,6 +566,7 @@ int main(int argc, char** argv) {
   if (argc < 2) Usage();
   std::string mode = argv[1];
   Limits limits;
+  ConfineOptions confine;
   const char* so = nullptr;
   int i = 2;
   for (; i < argc; ++i) {
@@ -593,6 +579,11 @@ int main(int argc, char** argv) {
     else if (a == "--fsize") limits.fsize = value();
     else if (a == "--nofile") limits.nofile = value();
     else if (a == "--so" && i + 1 < argc) so = argv[++i];
+    else if (a == "--scratch" && i + 1 < argc) confine.scratch = argv[++i];
+    else if (a == "--read" && i + 1 < argc) confine.read_only.push_back(argv[++i]);
+    else if (a == "--tasks") confine.max_tasks = value();
+    else if (a == "--in-jail") confine.in_jail = true;
+    else if (a == "--cgroup-fd") confine.cgroup_procs_fd = static_cast<int>(value());
 #ifdef KFORGE_GPU_RUNNER
     else if (a == "--separate-allocations") g_separate_allocations = true;
 #endif
@@ -611,7 +602,10 @@ int main(int argc, char** argv) {
   }
   if (mode == "run" && so != nullptr) {
     InstallCrashHandlers();
-    return Serve(so);
+#ifdef KFORGE_GPU_RUNNER
+    confine.gpu = true;
+#endif
+    return Serve(so, confine);
   }
   Usage();
 }

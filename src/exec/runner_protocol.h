@@ -18,8 +18,9 @@
 namespace kforge {
 
 inline constexpr uint32_t kRunnerMagic = 0x6b666f72;  // "kfor"
-inline constexpr uint32_t kRunnerProtocolVersion = 2;
+inline constexpr uint32_t kRunnerProtocolVersion = 3;
 inline constexpr int kControlFd = 3;
+inline constexpr int kCgroupFd = 4;  ///< optional: cgroup.procs of the pids cgroup to join
 inline constexpr int kMaxWireTensors = 16;
 inline constexpr int kMaxWireDims = 8;
 
@@ -56,6 +57,20 @@ enum class ReplyKind : uint32_t {
   kDone = 3,        ///< kforge_run returned; rc holds its return value
   kFatal = 4,       ///< the runner is dying; fatal says why
   kProbe = 5,       ///< statistics of one KFORGE_PROBE, sent before the call's kDone
+  kHello = 6,       ///< confinement in place, candidate not loaded yet; `layers` says which held
+};
+
+/// Confinement layers the runner put in place before loading the candidate (RunReply.layers
+/// of kHello). Sent before any candidate code runs, so the candidate cannot forge it.
+enum SandboxLayer : uint32_t {
+  kLayerSeccomp = 1u << 0,        ///< system call filter (no network, processes, ptrace, ...)
+  kLayerNoNewPrivs = 1u << 1,     ///< PR_SET_NO_NEW_PRIVS
+  kLayerNoCapabilities = 1u << 2, ///< every capability dropped, bounding set included
+  kLayerUserNamespace = 1u << 3,  ///< runs in a user namespace of its own
+  kLayerLandlock = 1u << 4,       ///< file system restricted to scratch + read-only system paths
+  kLayerSignalScope = 1u << 5,    ///< Landlock: no signals to processes outside the sandbox
+  kLayerTaskLimit = 1u << 6,      ///< RLIMIT_NPROC in force (it only binds in a user namespace)
+  kLayerPidsCgroup = 1u << 7,     ///< joined the pids cgroup the engine made for it
 };
 
 inline constexpr int kMaxProbesPerCall = 32;
@@ -102,6 +117,7 @@ struct RunReply {
   int32_t signal = 0;
   int32_t syscall_nr = -1;
   int32_t threads_after = 0;  ///< threads alive in the runner after kforge_run returned
+  uint32_t layers = 0;        ///< kHello: SandboxLayer bits
   /// GPU runner: kernels that ran during the call (CUPTI activity records), on the stream
   /// kforge_run was given and on any other stream. -1 when launches are not counted (the
   /// CPU runner, or CUPTI unavailable: `message` then says why).

@@ -5,8 +5,9 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <set>
+#include <map>
 
+#include "core/clock.h"
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/subprocess.h"
@@ -120,27 +121,80 @@ std::vector<std::string> SandboxSpec::Wrap(const std::vector<std::string>& comma
   return argv;
 }
 
-std::vector<std::string> SandboxSpec::FindEscapedWrites() const {
-  std::vector<std::string> escaped;
-  if (mode_ == SandboxMode::kNone) return escaped;
+std::map<std::string, SandboxSpec::Expected> SandboxSpec::ExpectedJail() const {
   // Every path bubblewrap itself creates as a mount point or symlink, and their parents.
-  std::set<std::string> expected = {"scratch", "tmp", "proc", "dev", "etc"};
-  for (const char* d : kDecoyDirs) expected.insert(d);
-  for (const char* p : kSystemPaths) expected.insert(std::string(p).substr(1));
-  for (const char* p : kEtcPaths) expected.insert(std::string(p).substr(1));
-  for (const auto& ro : read_only_) {
-    fs::path inside = fs::path(ro.second).relative_path();
-    for (fs::path p = inside; !p.empty(); p = p.parent_path()) expected.insert(p.string());
+  std::map<std::string, Expected> expected;
+  auto dirs_up_to = [&](const fs::path& inside) {
+    for (fs::path p = inside.parent_path(); !p.empty(); p = p.parent_path()) expected[p.string()] = Expected{Expected::kDir, ""};
+  };
+  for (const char* d : {"scratch", "tmp", "proc", "dev", "etc"}) expected[d] = Expected{Expected::kDir, ""};
+  for (const char* d : kDecoyDirs) expected[d] = Expected{Expected::kDir, ""};
+  if (gpu_) expected["sys"] = Expected{Expected::kDir, ""};
+  auto like_host = [&](const std::string& host, const fs::path& inside) {
+    std::error_code ec;
+    auto st = fs::symlink_status(host, ec);
+    if (ec) return;
+    dirs_up_to(inside);
+    if (fs::is_symlink(st)) expected[inside.string()] = Expected{Expected::kSymlink, fs::read_symlink(host, ec).string()};
+    else if (fs::is_directory(fs::status(host, ec))) expected[inside.string()] = Expected{Expected::kDir, ""};
+    else expected[inside.string()] = Expected{Expected::kEmptyFile, ""};
+  };
+  for (const char* p : kSystemPaths) like_host(p, fs::path(p).relative_path());
+  for (const char* p : kEtcPaths) like_host(p, fs::path(p).relative_path());
+  for (const auto& [host, inside] : read_only_) {
+    fs::path rel = fs::path(inside).relative_path();
+    std::error_code ec;
+    dirs_up_to(rel);
+    expected[rel.string()] = Expected{fs::is_directory(host, ec) ? Expected::kDir : Expected::kEmptyFile, ""};
   }
-  std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(jail_dir_, ec);
-       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    std::string rel = fs::relative(it->path(), jail_dir_, ec).string();
-    if (expected.count(rel)) continue;
-    escaped.push_back("/" + rel);
-    if (it->is_directory(ec)) it.disable_recursion_pending();
+  return expected;
+}
+
+EscapeScan SandboxSpec::ScanJail(int64_t deadline_ns, Clock& clock) const {
+  EscapeScan scan;
+  if (mode_ == SandboxMode::kNone) return scan;
+  const std::map<std::string, Expected> expected = ExpectedJail();
+  auto escaped = [&](const std::string& rel, const std::string& why) {
+    ++scan.count;
+    if (scan.first.size() < EscapeScan::kFirstPaths) scan.first.push_back("/" + rel + why);
+  };
+  // Breadth-first over the expected directories only: anything unexpected is reported, not
+  // entered, so a deep or wide tree the candidate made costs one entry.
+  std::vector<std::string> queue = {""};
+  int64_t visited = 0;
+  for (size_t qi = 0; qi < queue.size(); ++qi) {
+    std::string dir = jail_dir_ + (queue[qi].empty() ? "" : "/" + queue[qi]);
+    std::error_code ec;
+    for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+      if (++visited > EscapeScan::kMaxEntries || clock.MonotonicNanos() > deadline_ns) {
+        scan.incomplete = visited > EscapeScan::kMaxEntries ? "more than " + std::to_string(EscapeScan::kMaxEntries) + " entries"
+                                                            : "the scan ran out of time";
+        return scan;
+      }
+      std::string name = it->path().filename().string();
+      std::string rel = queue[qi].empty() ? name : queue[qi] + "/" + name;
+      auto want = expected.find(rel);
+      if (want == expected.end()) {
+        escaped(rel, "");
+        continue;
+      }
+      auto st = it->symlink_status(ec);
+      switch (want->second.kind) {
+        case Expected::kDir:
+          if (!fs::is_directory(st) || fs::is_symlink(st)) escaped(rel, " (replaced: no longer a directory)");
+          else queue.push_back(rel);
+          break;
+        case Expected::kSymlink:
+          if (!fs::is_symlink(st) || fs::read_symlink(it->path(), ec).string() != want->second.target)
+            escaped(rel, " (replaced: not the system symlink)");
+          break;
+        case Expected::kEmptyFile:
+          if (!fs::is_regular_file(st) || fs::file_size(it->path(), ec) != 0) escaped(rel, " (replaced or written)");
+          break;
+      }
+    }
   }
-  return escaped;
+  return scan;
 }
 
 std::string RunnerPath(bool gpu) {

@@ -12,18 +12,31 @@
 // KFORGE_SANDBOX=none drops the bubblewrap layer (for machines where user namespaces are
 // unavailable); the runner's limits and seccomp filter stay. Verdicts record the mode.
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace kforge {
 
+class Clock;
+
 enum class SandboxMode { kBubblewrap, kNone };
+
+/// Result of looking for writes outside scratch (SandboxSpec::ScanJail).
+struct EscapeScan {
+  static constexpr size_t kFirstPaths = 5;
+  static constexpr int64_t kMaxEntries = 10000;
+  int64_t count = 0;               ///< unexpected or replaced paths found
+  std::vector<std::string> first;  ///< the first kFirstPaths of them
+  std::string incomplete;          ///< why the scan stopped early, "" when it finished
+};
 
 struct SandboxLimits {
   int64_t address_space_bytes = int64_t{4} << 30;  ///< RLIMIT_AS for the child
   int64_t file_size_bytes = int64_t{64} << 20;     ///< RLIMIT_FSIZE: largest file it may write
   int64_t open_files = 256;                        ///< RLIMIT_NOFILE
+  int64_t max_tasks = 256;                         ///< threads + processes (pids cgroup, RLIMIT_NPROC)
 };
 
 /// The sandbox mode from KFORGE_SANDBOX; throws EnvironmentError with the fix when bwrap is
@@ -43,8 +56,10 @@ class SandboxSpec {
   std::vector<std::string> Wrap(const std::vector<std::string>& command) const;
   /// Path of a scratch file as the child sees it.
   std::string ScratchPathInside(const std::string& name) const;
-  /// Paths (relative to the jail root) the child created outside its scratch directory.
-  std::vector<std::string> FindEscapedWrites() const;
+  /// What the child created or replaced outside its scratch directory (bubblewrap mode):
+  /// every path in the jail must be one bubblewrap made, of the type it made. Bounded in
+  /// entries and by `deadline_ns` (monotonic), whatever the child left behind.
+  EscapeScan ScanJail(int64_t deadline_ns, Clock& clock) const;
 
   SandboxMode mode() const { return mode_; }
   const std::string& scratch_dir() const { return scratch_dir_; }
@@ -53,6 +68,12 @@ class SandboxSpec {
   SandboxMode mode_;
   std::string jail_dir_;
   std::string scratch_dir_;
+  struct Expected {
+    enum Kind { kDir, kSymlink, kEmptyFile } kind = kDir;
+    std::string target;  ///< kSymlink
+  };
+  std::map<std::string, Expected> ExpectedJail() const;
+
   std::vector<std::pair<std::string, std::string>> read_only_;
   bool gpu_ = false;
 };

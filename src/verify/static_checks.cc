@@ -9,6 +9,7 @@
 #include <set>
 
 #include "core/check.h"
+#include "core/text.h"
 
 extern "C" const TSLanguage* tree_sitter_cuda();
 
@@ -99,7 +100,7 @@ class Checker {
            opts_.allowed_libraries.end();
   }
   void Add(const std::string& check, const std::string& detail, int line) {
-    AddFinding(&findings_, check, detail, line);
+    AddFinding(&findings_, check, CutText(detail, 240), line);
   }
   /// Ancestors come from the traversal stack: ts_node_parent costs a walk from the root.
   bool HasAncestor(TSNode, const char* type) const {
@@ -161,7 +162,7 @@ class Checker {
     if ((in_function && is_static) || (!in_function && !HasAncestor(n, "parameter_list")))
       Add("static.mutable_static_state",
           std::string(device_global ? "device global" : in_function ? "function-local static" : "global") +
-              " variable survives between calls: " + Text(n).substr(0, 80),
+              " variable survives between calls: " + CutText(Text(n), 80),
           Line(n));
   }
 
@@ -191,7 +192,7 @@ class Checker {
       std::string s = Text(n);
       if (s.find("/proc/") != std::string::npos || s.find("/sys/") != std::string::npos ||
           s.find("/dev/shm") != std::string::npos)
-        Add("static.file_or_env_access", "names a system path " + s.substr(0, 60), Line(n));
+        Add("static.file_or_env_access", "names a system path " + CutText(s, 60), Line(n));
     } else if (type == "gnu_asm_expression" || type == "asm_statement") {
       std::string s = Text(n);
       if (s.find("rdtsc") != std::string::npos || s.find("globaltimer") != std::string::npos ||

@@ -135,6 +135,8 @@ nlohmann::json Verdict::ToJson() const {
   if (!launch_accounting.empty()) j["launch_accounting"] = launch_accounting;
   if (!sanitizer.is_null()) j["sanitizer"] = sanitizer;
   j["sandbox"] = sandbox;
+  j["sandbox_layers"] = sandbox_layers;
+  if (!cleanup_errors.empty()) j["cleanup_errors"] = cleanup_errors;
   j["seed"] = seed;
   j["full"] = full_requested;
   j["probes"] = probes;

@@ -109,6 +109,10 @@ struct Verdict {
   std::string candidate_sha256;
   std::string backend = "cpu";
   std::string sandbox;
+  /// The confinement layers that held for the candidate's process (CandidateProcess::Layers).
+  std::vector<std::string> sandbox_layers;
+  /// Temporary directories that could not be removed (the candidate's files are left there).
+  std::vector<std::string> cleanup_errors;
   std::string kforge_version;
   uint64_t seed = 0;
   bool full_requested = false;

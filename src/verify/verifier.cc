@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/hash.h"
+#include "core/text.h"
 #include "exec/arena.h"
 #include "exec/candidate_process.h"
 #include "exec/compiler.h"
@@ -72,7 +73,8 @@ FailureClass ClassifyOutcome(CaseRun::Outcome o) {
     case CaseRun::Outcome::kTimedOut: return FailureClass::kTimeout;
     case CaseRun::Outcome::kOutOfMemory:
     case CaseRun::Outcome::kFileSizeLimit: return FailureClass::kResourceLimit;
-    case CaseRun::Outcome::kForbiddenSyscall: return FailureClass::kIntegrity;
+    case CaseRun::Outcome::kForbiddenSyscall:
+    case CaseRun::Outcome::kProtocolViolation: return FailureClass::kIntegrity;
     case CaseRun::Outcome::kCrashed:
     case CaseRun::Outcome::kDeviceError:
     case CaseRun::Outcome::kRunnerLost: return FailureClass::kRuntimeError;
@@ -94,7 +96,11 @@ std::string ForbiddenSyscallCheck(int syscall_nr) {
 class Run {
  public:
   Run(const Task& task, const VerifyOptions& options, Verdict* verdict)
-      : task_(task), options_(options), verdict_(verdict), reference_(FindReference(task.reference)) {}
+      : task_(task),
+        options_(options),
+        verdict_(verdict),
+        reference_(FindReference(task.reference)),
+        deadline_ns_(SystemClock().MonotonicNanos() + options.total_timeout_ms * 1000000) {}
 
   /// Runs every trial of one set; returns true when all passed.
   bool RunSet(const std::string& so_path, const std::vector<Case>& cases, const std::string& set) {
@@ -104,25 +110,53 @@ class Run {
     int restarts = 0;
     bool all_passed = true;
     uint64_t trial = 0;
+    // Every process ends here: scanned once more after it has exited (a static destructor
+    // may write late), and its directories removed, loudly.
+    auto retire = [&]() -> bool {
+      if (!proc) return true;
+      proc->Finish(2000, 0);
+      bool clean = CheckEscapes(*proc);
+      std::string error = proc->Cleanup();
+      if (!error.empty()) verdict_->cleanup_errors.push_back(error);
+      proc.reset();
+      return clean;
+    };
     for (const auto& kase : cases) {
       std::vector<Distribution> dists = kase.distributions;
       if (options_.force_distribution) dists = {*options_.force_distribution};
       for (Distribution dist : dists) {
         ++trial;
+        if (OutOfTime()) {
+          CaseEvidence ev = NewEvidence(set, kase, dist, trial);
+          ev.failure = FailureClass::kTimeout;
+          ev.outcome = "not_run";
+          ev.message = "the verification's time limit (" + std::to_string(options_.total_timeout_ms / 1000) +
+                       " s) ran out before this case";
+          Finish(std::move(ev));
+          retire();
+          return false;
+        }
         if (!proc || !proc->alive()) {
+          if (!retire()) return false;
           if (restarts++ > kMaxRestarts) return false;
           proc = std::make_unique<CandidateProcess>(so_path, sandbox_mode_, options_.limits, max_arena,
                                                     options_.backend == "cuda");
-          LoadResult load = proc->Start(options_.load_timeout_ms);
+          LoadResult load = proc->Start(std::min(options_.load_timeout_ms, MillisLeft()));
+          if (verdict_->sandbox_layers.empty()) verdict_->sandbox_layers = proc->Layers();
           if (!load.ok) {
             CaseEvidence ev = NewEvidence(set, kase, dist, trial);
             ev.failure = load.timed_out ? FailureClass::kTimeout : FailureClass::kRuntimeError;
             ev.outcome = "load_failed";
             ev.message = load.message;
             Finish(std::move(ev));
-            CheckEscapes(*proc);
+            retire();
             return false;
           }
+          if (load.threads_started > 0)
+            AddIntegrity("runtime.thread_at_load",
+                         std::to_string(load.threads_started) +
+                             " thread(s) started by the candidate's static constructors were still running when "
+                             "it finished loading (work outside any call)");
         }
         CaseEvidence ev = RunTrial(*proc, set, kase, dist, trial);
         bool passed = ev.passed();
@@ -131,11 +165,15 @@ class Run {
         bool stop = ev.failure == FailureClass::kTimeout || ev.failure == FailureClass::kIntegrity;
         Finish(std::move(ev));
         all_passed &= passed;
-        CheckEscapes(*proc);
-        if (stop) return false;
+        if (!CheckEscapes(*proc)) stop = true;
+        if (stop) {
+          retire();
+          return false;
+        }
       }
     }
-    return all_passed && verdict_->integrity.empty();
+    bool clean = retire();
+    return all_passed && clean && verdict_->integrity.empty();
   }
 
   void set_sandbox_mode(SandboxMode m) { sandbox_mode_ = m; }
@@ -249,11 +287,27 @@ class Run {
     AddFinding(&verdict_->integrity, check, detail);
   }
 
-  void CheckEscapes(const CandidateProcess& proc) {
-    for (const auto& path : proc.EscapedWrites())
-      AddIntegrity("sandbox.write_outside_scratch",
-                   "the candidate created " + path + " outside its scratch directory");
+  /// Looks for writes outside scratch; false (and an integrity finding) when there are any.
+  bool CheckEscapes(const CandidateProcess& proc) {
+    Clock& clock = SystemClock();
+    int64_t deadline = std::min(deadline_ns_, clock.MonotonicNanos() + kEscapeScanMillis * 1000000);
+    EscapeScan scan = proc.EscapedWrites(deadline);
+    if (scan.count == 0 && scan.incomplete.empty()) return true;
+    std::string detail;
+    if (scan.count > 0) {
+      detail = "the candidate created or replaced " + std::to_string(scan.count) +
+               " path(s) outside its scratch directory: ";
+      for (size_t i = 0; i < scan.first.size(); ++i) detail += (i ? ", " : "") + scan.first[i];
+      if (scan.count > static_cast<int64_t>(scan.first.size())) detail += ", ...";
+    }
+    if (!scan.incomplete.empty())
+      detail += std::string(detail.empty() ? "" : "; ") + "the jail could not be fully inspected (" + scan.incomplete + ")";
+    AddIntegrity("sandbox.write_outside_scratch", CutText(detail, 1000));
+    return false;
   }
+
+  bool OutOfTime() const { return SystemClock().MonotonicNanos() >= deadline_ns_; }
+  int64_t MillisLeft() const { return std::max<int64_t>(1, (deadline_ns_ - SystemClock().MonotonicNanos()) / 1000000); }
 
   CaseEvidence RunTrial(CandidateProcess& proc, const std::string& set, const Case& kase,
                         Distribution dist, uint64_t trial,
@@ -277,14 +331,21 @@ class Run {
       ref_out[o].data.assign(static_cast<size_t>(NumElements(t.shape)), 0.0);
       PoisonOutput(t.dtype, arena.data(n_in + o), NumElements(t.shape));
     }
+    int64_t run_start = clock.MonotonicNanos();
+    CaseRun run = proc.Run(trial, arena, n_in, std::min(options_.case_timeout_ms * timeout_scale, MillisLeft()));
+    ev.run_ms = Seconds(clock, run_start) * 1000;
+    // The reference exists only after the candidate's call has returned, and is wiped once
+    // compared: no expected value is ever in this process while candidate code runs.
     int64_t ref_start = clock.MonotonicNanos();
     Intermediates inter;
     reference_(task_, ref_in, ref_out, options_.probes ? &inter : nullptr);
     ev.reference_ms = Seconds(clock, ref_start) * 1000;
-
-    int64_t run_start = clock.MonotonicNanos();
-    CaseRun run = proc.Run(trial, arena, n_in, options_.case_timeout_ms * timeout_scale);
-    ev.run_ms = Seconds(clock, run_start) * 1000;
+    struct Wipe {
+      std::vector<RefTensor>& out;
+      ~Wipe() {
+        for (auto& t : out) std::fill(t.data.begin(), t.data.end(), 0.0);
+      }
+    } wipe{ref_out};
     ev.outcome = std::string(OutcomeName(run.outcome));
     ev.threads_after = run.threads_after;
     ev.kernels_on_stream = run.kernels_on_stream;
@@ -299,6 +360,7 @@ class Run {
       ev.message = run.message;
       if (run.outcome == CaseRun::Outcome::kForbiddenSyscall)
         AddIntegrity(ForbiddenSyscallCheck(run.syscall_nr), run.message);
+      if (run.outcome == CaseRun::Outcome::kProtocolViolation) AddIntegrity("runtime.forged_reply", run.message);
       std::string tail = proc.OutputTail(1024);
       if (!tail.empty()) ev.message += "\ncandidate output (tail):\n" + tail;
       return ev;
@@ -410,6 +472,8 @@ class Run {
   Verdict* verdict_;
   ReferenceFn reference_;
   SandboxMode sandbox_mode_ = SandboxMode::kBubblewrap;
+  int64_t deadline_ns_;
+  static constexpr int64_t kEscapeScanMillis = 5000;
   bool judging_ = true;
   static constexpr uint64_t kSanitizerTrial = 777777;
   struct PreviousOutput {
@@ -536,7 +600,7 @@ Verdict Verifier::VerifySource(const std::string& source, const std::string& lab
   v.task_name = task_.name;
   v.task_origin = task_.origin;
   v.task_sha256 = task_.sha256;
-  v.candidate_path = label;
+  v.candidate_path = UntrustedText(label);
   v.candidate_sha256 = Sha256Hex(source);
   v.kforge_version = std::string(KforgeVersion());
   v.seed = options.seed ? *options.seed : SystemEntropy().FreshSeed();

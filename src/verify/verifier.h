@@ -23,6 +23,9 @@ struct VerifyOptions {
   std::optional<Distribution> force_distribution;  ///< debugging: draw every case from this
   int64_t case_timeout_ms = 10000;    ///< wall-clock limit for one kforge_run call
   int64_t load_timeout_ms = 10000;
+  /// Wall-clock limit for all trials of one verification together (absolute: nothing a
+  /// candidate does extends it); a trial never gets more than what is left.
+  int64_t total_timeout_ms = 15 * 60 * 1000;
   std::string cache_dir;              ///< compile cache; empty for the default
   bool probes = false;                ///< enable KFORGE_PROBE and compare with reference intermediates
   /// After a numeric failure, run one extra "diagnostic" trial of the failing case with

@@ -1,0 +1,200 @@
+#include "exec/runner/confine.h"
+
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/landlock.h>
+#include <linux/sched.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "exec/runner_protocol.h"
+
+namespace kforge {
+namespace {
+
+// Landlock constants newer than Debian 12's headers (the kernel reports its ABI).
+constexpr uint64_t kFsTruncate = 1ULL << 14;  // ABI 3
+constexpr uint64_t kFsIoctlDev = 1ULL << 15;  // ABI 5
+constexpr uint64_t kNetBindTcp = 1ULL << 0, kNetConnectTcp = 1ULL << 1;  // ABI 4
+constexpr uint64_t kScopeAbstractUnix = 1ULL << 0, kScopeSignal = 1ULL << 1;  // ABI 6
+
+/// The ruleset attribute of the newest ABI; its size tells the kernel which fields to read.
+struct RulesetAttr {
+  uint64_t handled_access_fs = 0;
+  uint64_t handled_access_net = 0;
+  uint64_t scoped = 0;
+};
+
+constexpr uint64_t kFsRead = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR;
+
+bool InOwnUserNamespace() {
+  // The initial namespace maps every id: "0 0 4294967295".
+  int fd = ::open("/proc/self/uid_map", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char buf[256] = {};
+  ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  unsigned long inside = 0, outside = 0, count = 0;
+  if (n <= 0 || std::sscanf(buf, "%lu %lu %lu", &inside, &outside, &count) != 3) return false;
+  return !(inside == 0 && outside == 0 && count == 4294967295UL);
+}
+
+bool DropCapabilities() {
+  ::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+  for (int cap = 0; cap <= 63; ++cap) ::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[2] = {};
+  if (::syscall(SYS_capset, &header, data) != 0) return false;
+  // Verify: the effective, permitted and bounding sets are empty.
+  if (::syscall(SYS_capget, &header, data) != 0) return false;
+  for (const auto& d : data)
+    if (d.effective || d.permitted || d.inheritable) return false;
+  return ::prctl(PR_CAPBSET_READ, CAP_SYS_ADMIN, 0, 0, 0) == 0;
+}
+
+void AllowPath(int ruleset, const char* path, uint64_t access, uint64_t handled) {
+  int fd = ::open(path, O_PATH | O_CLOEXEC);
+  if (fd < 0) return;  // absent on this machine: nothing to allow
+  struct stat st;
+  if (::fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))  // files take file rights only
+    access &= LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE |
+              kFsTruncate | kFsIoctlDev;
+  landlock_path_beneath_attr rule{};
+  rule.allowed_access = access & handled;
+  rule.parent_fd = fd;
+  ::syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0);
+  ::close(fd);
+}
+
+/// Restricts the file system (and, by ABI, TCP and signals). Returns the layers it set.
+uint32_t ApplyLandlock(const ConfineOptions& o) {
+  long abi = ::syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
+  if (abi < 1) return 0;
+  RulesetAttr attr;
+  attr.handled_access_fs = (LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1;  // every ABI-1 right
+  if (abi >= 2) attr.handled_access_fs |= LANDLOCK_ACCESS_FS_REFER;
+  if (abi >= 3) attr.handled_access_fs |= kFsTruncate;
+  if (abi >= 5) attr.handled_access_fs |= kFsIoctlDev;
+  size_t size = sizeof(uint64_t);
+  if (abi >= 4) {
+    attr.handled_access_net = kNetBindTcp | kNetConnectTcp;
+    size = 2 * sizeof(uint64_t);
+  }
+  if (abi >= 6) {
+    attr.scoped = kScopeAbstractUnix | kScopeSignal;
+    size = sizeof attr;
+  }
+  int ruleset = static_cast<int>(::syscall(SYS_landlock_create_ruleset, &attr, size, 0));
+  if (ruleset < 0) return 0;
+  const uint64_t all = attr.handled_access_fs;
+  for (const char* p : {"/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc", "/opt"})
+    AllowPath(ruleset, p, kFsRead, all);
+  for (const auto& p : o.read_only) AllowPath(ruleset, p.c_str(), kFsRead, all);
+  // Our own /proc entry only (thread counts, maps): /proc/<engine>/mem stays out of reach.
+  char self[64];
+  std::snprintf(self, sizeof self, "/proc/%d", static_cast<int>(::getpid()));
+  AllowPath(ruleset, self, kFsRead, all);
+  AllowPath(ruleset, "/dev/null", kFsRead | LANDLOCK_ACCESS_FS_WRITE_FILE, all);
+  AllowPath(ruleset, "/dev/zero", kFsRead, all);
+  AllowPath(ruleset, "/dev/urandom", kFsRead, all);
+  if (o.gpu) {
+    AllowPath(ruleset, "/dev", kFsRead | LANDLOCK_ACCESS_FS_WRITE_FILE | kFsIoctlDev, all);
+    AllowPath(ruleset, "/sys", kFsRead, all);
+    AllowPath(ruleset, "/proc/driver", kFsRead, all);
+  }
+  if (!o.scratch.empty()) AllowPath(ruleset, o.scratch.c_str(), all, all);
+  if (o.in_jail) AllowPath(ruleset, "/", all & ~(kFsRead | kFsIoctlDev), all);
+  bool ok = ::syscall(SYS_landlock_restrict_self, ruleset, 0) == 0;
+  ::close(ruleset);
+  if (!ok) return 0;
+  return kLayerLandlock | (abi >= 6 ? kLayerSignalScope : 0);
+}
+
+bool InstallSeccomp(std::string* error) {
+  scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+  if (ctx == nullptr) {
+    *error = "seccomp_init failed";
+    return false;
+  }
+  int rc = 0;
+  auto rule = [&](uint32_t action, int nr, std::initializer_list<scmp_arg_cmp> args) {
+    if (rc == 0 && nr >= 0)
+      rc = seccomp_rule_add_array(ctx, action, nr, static_cast<unsigned>(args.size()), args.size() ? args.begin() : nullptr);
+  };
+  const scmp_datum_t self = static_cast<scmp_datum_t>(::getpid());
+  // No network: only local socketpairs, never a connection to a socket by name.
+  rule(SCMP_ACT_TRAP, SCMP_SYS(socket), {SCMP_A0(SCMP_CMP_NE, AF_UNIX)});
+  rule(SCMP_ACT_TRAP, SCMP_SYS(connect), {});
+  rule(SCMP_ACT_TRAP, SCMP_SYS(bind), {});
+  // No new processes; threads are allowed. glibc tries clone3 first and falls back to clone
+  // on ENOSYS, where the flags are visible to the filter.
+  rule(SCMP_ACT_TRAP, SCMP_SYS(clone), {SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0)});
+  rule(SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), {});
+  // Signals only to ourselves (abort, pthread_kill): never to the engine or anyone else.
+  rule(SCMP_ACT_TRAP, SCMP_SYS(kill), {SCMP_A0(SCMP_CMP_NE, self)});
+  rule(SCMP_ACT_TRAP, SCMP_SYS(tgkill), {SCMP_A0(SCMP_CMP_NE, self)});
+  rule(SCMP_ACT_TRAP, SCMP_SYS(rt_sigqueueinfo), {SCMP_A0(SCMP_CMP_NE, self)});
+  rule(SCMP_ACT_TRAP, SCMP_SYS(rt_tgsigqueueinfo), {SCMP_A0(SCMP_CMP_NE, self)});
+  // The SIGSYS handler reports trapped calls; a candidate may not replace it to hide them.
+  rule(SCMP_ACT_TRAP, SCMP_SYS(rt_sigaction), {SCMP_A0(SCMP_CMP_EQ, SIGSYS), SCMP_A1(SCMP_CMP_NE, 0)});
+  for (int nr : {SCMP_SYS(tkill), SCMP_SYS(fork), SCMP_SYS(vfork), SCMP_SYS(execve), SCMP_SYS(execveat),
+                 SCMP_SYS(ptrace), SCMP_SYS(process_vm_readv), SCMP_SYS(process_vm_writev),
+                 SCMP_SYS(pidfd_open), SCMP_SYS(pidfd_send_signal), SCMP_SYS(pidfd_getfd),
+                 SCMP_SYS(process_madvise), SCMP_SYS(kcmp),
+                 SCMP_SYS(mount), SCMP_SYS(umount2), SCMP_SYS(pivot_root), SCMP_SYS(chroot),
+                 SCMP_SYS(unshare), SCMP_SYS(setns), SCMP_SYS(bpf), SCMP_SYS(perf_event_open),
+                 SCMP_SYS(kexec_load), SCMP_SYS(init_module), SCMP_SYS(finit_module),
+                 SCMP_SYS(keyctl), SCMP_SYS(add_key), SCMP_SYS(request_key),
+                 SCMP_SYS(io_uring_setup), SCMP_SYS(userfaultfd), SCMP_SYS(setuid), SCMP_SYS(setgid),
+                 SCMP_SYS(setreuid), SCMP_SYS(setregid), SCMP_SYS(setresuid), SCMP_SYS(setresgid),
+                 SCMP_SYS(capset)})
+    rule(SCMP_ACT_TRAP, nr, {});
+  if (rc == 0) rc = seccomp_load(ctx);
+  seccomp_release(ctx);
+  if (rc != 0) *error = std::string("cannot install the seccomp filter: ") + std::strerror(-rc);
+  return rc == 0;
+}
+
+}  // namespace
+
+uint32_t ConfineEarly(const ConfineOptions& o) {
+  uint32_t layers = 0;
+  if (o.cgroup_procs_fd >= 0) {
+    // "0" moves the writer; the descriptor was opened by the engine, whose credentials count.
+    if (::write(o.cgroup_procs_fd, "0", 1) == 1) layers |= kLayerPidsCgroup;
+    ::close(o.cgroup_procs_fd);
+  }
+  // RLIMIT_NPROC never binds uid 0 (the kernel exempts root's user, namespace or not).
+  if (::getuid() != 0) layers |= kLayerTaskLimit;
+  if (InOwnUserNamespace() || ::unshare(CLONE_NEWUSER) == 0) layers |= kLayerUserNamespace;
+  return layers;
+}
+
+bool ConfineLate(const ConfineOptions& o, uint32_t* layers, std::string* error) {
+  // RLIMIT_NPROC counts the processes of our user in our user namespace: without one of
+  // our own it would count every process of the engine's user.
+  bool nproc_binds = (*layers & kLayerTaskLimit) && (*layers & kLayerUserNamespace);
+  *layers &= ~kLayerTaskLimit;
+  if (o.max_tasks > 0 && nproc_binds) {
+    rlimit r{o.max_tasks, o.max_tasks};
+    if (::setrlimit(RLIMIT_NPROC, &r) == 0) *layers |= kLayerTaskLimit;
+  }
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0) *layers |= kLayerNoNewPrivs;
+  if (DropCapabilities()) *layers |= kLayerNoCapabilities;
+  *layers |= ApplyLandlock(o);
+  if (!InstallSeccomp(error)) return false;
+  *layers |= kLayerSeccomp;
+  return true;
+}
+
+}  // namespace kforge
