@@ -81,8 +81,10 @@ void ExpectHostileVerdicts(const std::string& sandbox) {
     if (sandbox == "none" && c.contains("none")) want.update(c["none"]);
     TempDir tmp("kforge-hostile-tmp");
     std::string timeout = std::to_string(c.value("timeout", 5));
-    auto r = RunCli({"verify", manifest["task"], dir + "/" + file, "--json", "--timeout", timeout, "--memory", "1"}, "",
-                    300, {"KFORGE_SANDBOX=" + sandbox, "TMPDIR=" + tmp.path()});
+    std::vector<std::string> args = {"verify", manifest["task"], dir + "/" + file, "--json", "--timeout", timeout,
+                                     "--memory", "1"};
+    for (const auto& a : c.value("args", nlohmann::json::array())) args.push_back(a);
+    auto r = RunCli(args, "", 300, {"KFORGE_SANDBOX=" + sandbox, "TMPDIR=" + tmp.path()});
     SCOPED_TRACE(file + " with KFORGE_SANDBOX=" + sandbox);
     EXPECT_EQ(r.exit_code, want["expected_failure_class"].is_null() ? 0 : 1) << r.err;
     auto v = ParseVerdict(r);

@@ -1,5 +1,6 @@
 #include "verify/compare.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string_view>
@@ -42,7 +43,45 @@ void Record(CompareResult* r, const CompareInput& in, int64_t i, double got, dou
     r->samples.push_back(Mismatch{i, {}, got, expected});
 }
 
+/// Values this many times the 90th percentile of |reference| are outliers for the scale.
+constexpr double kOutlierFactor = 1e6;
+
 }  // namespace
+
+namespace {
+
+struct Scale {
+  double rms = 0;     ///< RMS of the ordinary values
+  double cutoff = 0;  ///< magnitudes above this are outliers
+};
+
+Scale OrdinaryScale(const std::vector<double>& reference) {
+  std::vector<double> magnitudes;
+  magnitudes.reserve(reference.size());
+  for (double v : reference)
+    if (std::isfinite(v)) magnitudes.push_back(std::fabs(v));
+  if (magnitudes.empty()) return {};
+  auto quantile = [&](double q) {
+    auto at = magnitudes.begin() + static_cast<ptrdiff_t>(q * static_cast<double>(magnitudes.size() - 1));
+    std::nth_element(magnitudes.begin(), at, magnitudes.end());
+    return *at;
+  };
+  double typical = quantile(0.9);
+  if (typical == 0) typical = quantile(0.99);
+  double cutoff = kOutlierFactor * typical;
+  double sum_sq = 0;
+  int64_t count = 0;
+  for (double m : magnitudes)
+    if (m <= cutoff) {
+      sum_sq += m * m;
+      ++count;
+    }
+  return {count ? std::sqrt(sum_sq / static_cast<double>(count)) : 0.0, cutoff};
+}
+
+}  // namespace
+
+double ToleranceScale(const std::vector<double>& reference) { return OrdinaryScale(reference).rms; }
 
 std::vector<int64_t> Unravel(int64_t i, const std::vector<int64_t>& shape) {
   std::vector<int64_t> coords(shape.size());
@@ -94,19 +133,16 @@ CompareResult CompareOutput(const CompareInput& in) {
   // Reference rounded to the output type: a kernel cannot be asked for more precision than
   // its output can hold.
   std::vector<double> rounded(ref.size());
-  double sum_sq_ref = 0;
-  int64_t finite = 0;
-  for (size_t i = 0; i < ref.size(); ++i) {
-    rounded[i] = RoundToDType(ref[i], dtype);
-    if (std::isfinite(rounded[i])) {
-      sum_sq_ref += rounded[i] * rounded[i];
-      ++finite;
-    }
-  }
-  double rms = finite ? std::sqrt(sum_sq_ref / static_cast<double>(finite)) : 0.0;
+  for (size_t i = 0; i < ref.size(); ++i) rounded[i] = RoundToDType(ref[i], dtype);
+  // The absolute tolerance scales with the reference's typical magnitude, not its plain RMS:
+  // one planted +-FLT_MAX/2 would otherwise allow an error of ~1e31 on every other element.
+  Scale scale = OrdinaryScale(rounded);
   r.allowed_abs = std::max(
-      in.tolerance.atol * std::sqrt(static_cast<double>(std::max<int64_t>(1, in.reduction_size))) * rms,
+      in.tolerance.atol * std::sqrt(static_cast<double>(std::max<int64_t>(1, in.reduction_size))) * scale.rms,
       in.tolerance.floor);
+  // The relative L2 error (which tells precision loss from a wrong result) leaves the
+  // outliers out too, or one huge value would make every other error look negligible.
+  double sum_sq_ordinary = 0;
   double sum_sq_err = 0;
   for (int64_t i = 0; i < r.elements; ++i) {
     double expected = rounded[static_cast<size_t>(i)];
@@ -134,7 +170,10 @@ CompareResult CompareOutput(const CompareInput& in) {
     }
     double diff = std::fabs(got - expected);
     double allowed = r.allowed_abs + in.tolerance.rtol * std::fabs(expected);
-    sum_sq_err += diff * diff;
+    if (std::fabs(expected) <= scale.cutoff) {
+      sum_sq_err += diff * diff;
+      sum_sq_ordinary += expected * expected;
+    }
     r.max_abs_error = std::max(r.max_abs_error, diff);
     if (expected != 0) r.max_rel_error = std::max(r.max_rel_error, diff / std::fabs(expected));
     if (diff > allowed) {
@@ -144,7 +183,7 @@ CompareResult CompareOutput(const CompareInput& in) {
       r.worst_ratio = std::max(r.worst_ratio, diff / allowed);
     }
   }
-  r.rel_l2_error = sum_sq_ref > 0 ? std::sqrt(sum_sq_err / sum_sq_ref) : std::sqrt(sum_sq_err);
+  r.rel_l2_error = sum_sq_ordinary > 0 ? std::sqrt(sum_sq_err / sum_sq_ordinary) : std::sqrt(sum_sq_err);
   return r;
 }
 

@@ -54,6 +54,11 @@ struct CompareInput {
   int64_t argmax_cols = 0;
 };
 
+/// The magnitude the absolute tolerance is proportional to: the RMS of the finite reference
+/// values, leaving out outliers more than 1e6 times the 90th percentile of |reference| (the
+/// 99th when the 90th is 0). Such values are still judged, by rtol * |reference| each.
+double ToleranceScale(const std::vector<double>& reference);
+
 CompareResult CompareOutput(const CompareInput& in);
 
 /// Coordinates of flat index i in a row-major shape.

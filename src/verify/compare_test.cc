@@ -104,3 +104,36 @@ TEST(CompareTest, UnravelIsRowMajor) {
 
 }  // namespace
 }  // namespace kforge
+
+namespace kforge {
+namespace {
+
+TEST(CompareTest, OneHugeValueCannotWidenTheToleranceElsewhere) {
+  // A relu that zeroes every ordinary element whenever a huge value is present.
+  Fixture f;
+  for (int i = 0; i < 1000; ++i) {
+    double v = 0.5 + (i % 7) * 0.25;
+    f.ref.push_back(v);
+    f.got.push_back(0.0f);
+  }
+  f.ref[500] = 1.7e38;
+  f.got[500] = 1.7e38f;
+  CompareResult r = f.Run(Tol(1e-5, 1e-5));
+  EXPECT_FALSE(r.passed());
+  EXPECT_EQ(r.mismatches, 999);
+  EXPECT_LT(r.allowed_abs, 1e-3);
+}
+
+TEST(CompareTest, ToleranceScaleIgnoresOutliersButNotOrdinaryValues) {
+  std::vector<double> ref(100, 2.0);
+  EXPECT_DOUBLE_EQ(ToleranceScale(ref), 2.0);
+  ref[3] = 1e30;
+  ref[7] = -INFINITY;
+  EXPECT_DOUBLE_EQ(ToleranceScale(ref), 2.0);
+  std::vector<double> large(100, 1e30);  // all large: the scale is large
+  EXPECT_DOUBLE_EQ(ToleranceScale(large), 1e30);
+  EXPECT_EQ(ToleranceScale({}), 0.0);
+}
+
+}  // namespace
+}  // namespace kforge
