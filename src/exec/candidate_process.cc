@@ -286,7 +286,8 @@ CaseRun CandidateProcess::Call(uint64_t case_id, const TensorArena& arena, size_
     return run;
   }
   // One deadline for the whole call: probe messages and other chatter do not extend it.
-  int64_t deadline = SystemClock().MonotonicNanos() + timeout_ms * 1000000;
+  const int64_t started = SystemClock().MonotonicNanos();
+  int64_t deadline = started + timeout_ms * 1000000;
   ParsedReply parsed;
   for (;;) {
     if (!Receive(&parsed, deadline, case_id, &run)) return run;
@@ -312,6 +313,8 @@ CaseRun CandidateProcess::Call(uint64_t case_id, const TensorArena& arena, size_
   run.threads_after = reply.threads_after;
   run.kernels_on_stream = reply.kernels_on_stream;
   run.kernels_off_stream = reply.kernels_off_stream;
+  run.l2_persistence = (reply.flags & kFlagL2Persistence) != 0;
+  run.engine_wall_ns = SystemClock().MonotonicNanos() - started;
   const WireTiming& t = reply.timing;
   run.timing = CaseTiming{static_cast<int>(t.reps), static_cast<int>(t.rotations), t.flush_bytes, t.median_ns,
                           t.mean_ns, t.min_ns, t.max_ns, t.p10_ns, t.p90_ns, t.loop_wall_ns};

@@ -47,6 +47,9 @@ struct CaseRun {
   int kernels_on_stream = -1;   ///< GPU: kernels that ran on the given stream; -1 = not counted
   int kernels_off_stream = -1;  ///< GPU: kernels that ran on any other stream
   int64_t elapsed_ns = 0;
+  /// Wall time of the whole call measured by the engine, outside the candidate's reach.
+  int64_t engine_wall_ns = 0;
+  bool l2_persistence = false;  ///< GPU: persisting L2 was set up (RunFlag kFlagL2Persistence)
   std::string message;
   std::vector<ProbeStats> probes;
   CaseTiming timing;  ///< Bench() only

@@ -107,6 +107,13 @@ struct WireTiming {
   int64_t loop_wall_ns = 0;   ///< host wall clock over the timed loop (a plausibility bound)
 };
 
+/// What the GPU runner saw after a call (RunReply.flags).
+enum RunFlag : uint32_t {
+  /// The persisting-L2 limit is not 0, or the stream has an access-policy window: data can
+  /// stay in L2 across the timer's flush.
+  kFlagL2Persistence = 1u << 0,
+};
+
 struct RunReply {
   uint32_t magic = kRunnerMagic;
   uint32_t version = kRunnerProtocolVersion;
@@ -118,6 +125,7 @@ struct RunReply {
   int32_t syscall_nr = -1;
   int32_t threads_after = 0;  ///< threads alive in the runner after kforge_run returned
   uint32_t layers = 0;        ///< kHello: SandboxLayer bits
+  uint32_t flags = 0;         ///< kDone: RunFlag bits
   /// GPU runner: kernels that ran during the call (CUPTI activity records), on the stream
   /// kforge_run was given and on any other stream. -1 when launches are not counted (the
   /// CPU runner, or CUPTI unavailable: `message` then says why).

@@ -32,6 +32,7 @@ std::string CheckCommon(const RunReply& r, uint64_t expected_case) {
   if (r.threads_after < 0) return "negative thread count";
   if (r.kernels_on_stream < -1 || r.kernels_off_stream < -1) return "negative kernel count";
   if (r.elapsed_ns < 0) return "negative elapsed time";
+  if ((r.flags & ~uint32_t{kFlagL2Persistence}) != 0) return "unknown flags";
   bool about_this_case = r.case_id == expected_case;
   if ((r.kind == ReplyKind::kDone || r.kind == ReplyKind::kProbe) && !about_this_case)
     return "a reply for case " + std::to_string(r.case_id) + " while case " + std::to_string(expected_case) +

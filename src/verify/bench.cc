@@ -74,7 +74,13 @@ KernelTiming TimeKernel(const std::string& label, const std::string& path, const
   if (run.outcome != CaseRun::Outcome::kReturned || run.rc != 0)
     throw EnvironmentError(fmt::format("the {} failed while being timed ({}, rc {}): {}", label,
                                        OutcomeName(run.outcome), run.rc, run.message));
+  if (run.l2_persistence)
+    throw EnvironmentError("the " + label + " set up persisting L2 while being timed (an access-policy window or a "
+                           "persisting-L2 limit): its times would not be comparable, and kforge refuses them");
   k.timing = run.timing;
+  // The bound on the event times comes from the engine's clock, which the candidate cannot
+  // reach; the runner's own loop clock is in its address space.
+  k.timing.loop_wall_ns = run.engine_wall_ns;
   outputs->clear();
   for (size_t o = num_inputs; o < arena.size(); ++o)
     outputs->emplace_back(static_cast<const char*>(arena.data(o)), arena.tensor(o).bytes);

@@ -43,7 +43,7 @@ void Record(CompareResult* r, const CompareInput& in, int64_t i, double got, dou
     r->samples.push_back(Mismatch{i, {}, got, expected});
 }
 
-/// Values this many times the 90th percentile of |reference| are outliers for the scale.
+/// Values this many times the 90th percentile of |reference| (or 1, if larger) are outliers.
 constexpr double kOutlierFactor = 1e6;
 
 }  // namespace
@@ -66,9 +66,9 @@ Scale OrdinaryScale(const std::vector<double>& reference) {
     std::nth_element(magnitudes.begin(), at, magnitudes.end());
     return *at;
   };
-  double typical = quantile(0.9);
-  if (typical == 0) typical = quantile(0.99);
-  double cutoff = kOutlierFactor * typical;
+  // Never below 1e6: outputs that are mostly (near) zero, like a softmax of large inputs,
+  // keep their ordinary values (the 1.0 beside the 1e-40s) in the scale.
+  double cutoff = kOutlierFactor * std::max(1.0, quantile(0.9));
   double sum_sq = 0;
   int64_t count = 0;
   for (double m : magnitudes)

@@ -55,8 +55,8 @@ struct CompareInput {
 };
 
 /// The magnitude the absolute tolerance is proportional to: the RMS of the finite reference
-/// values, leaving out outliers more than 1e6 times the 90th percentile of |reference| (the
-/// 99th when the 90th is 0). Such values are still judged, by rtol * |reference| each.
+/// values, leaving out outliers more than 1e6 times the 90th percentile of |reference| (or
+/// than 1e6, if larger). Such values are still judged, by rtol * |reference| each.
 double ToleranceScale(const std::vector<double>& reference);
 
 CompareResult CompareOutput(const CompareInput& in);

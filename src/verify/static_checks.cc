@@ -40,6 +40,13 @@ const std::set<std::string> kFileOrEnv = {"fopen", "freopen", "open", "openat", 
 const std::set<std::string> kProcessOrNetwork = {
     "system", "popen", "fork", "vfork", "execv", "execve", "execvp", "execl", "execlp", "execle", "posix_spawn",
     "posix_spawnp", "socket", "connect", "bind", "dlopen", "dlsym", "ptrace", "kill", "process_vm_readv"};
+/// The GPU's persisting L2: an access-policy window or a persisting-L2 limit keeps a
+/// candidate's data resident across the timer's L2 flush.
+const std::set<std::string> kL2Persistence = {
+    "accessPolicyWindow", "cudaStreamAttributeAccessPolicyWindow", "cudaLaunchAttributeAccessPolicyWindow",
+    "cudaKernelNodeAttributeAccessPolicyWindow", "cudaLimitPersistingL2CacheSize", "cudaAccessPropertyPersisting",
+    "cudaCtxResetPersistingL2Cache", "CU_LIMIT_PERSISTING_L2_CACHE_SIZE", "CU_STREAM_ATTRIBUTE_ACCESS_POLICY_WINDOW",
+    "CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW", "CU_ACCESS_PROPERTY_PERSISTING"};
 const std::set<std::string> kTimers = {"clock", "clock_gettime", "gettimeofday", "time", "__rdtsc", "__rdtscp",
                                        "clock64", "__globaltimer", "timespec_get", "chrono"};
 
@@ -119,6 +126,8 @@ class Checker {
     if (kFileOrEnv.count(name)) Add("static.file_or_env_access", "uses '" + name + "'", Line(n));
     if (kProcessOrNetwork.count(name)) Add("static.process_or_network", "uses '" + name + "'", Line(n));
     if (kTimers.count(name)) Add("static.timer_access", "reads a clock ('" + name + "')", Line(n));
+    if (kL2Persistence.count(name))
+      Add("static.l2_persistence", "uses the persisting L2 cache ('" + name + "'): data kept resident across the timer's L2 flush", Line(n));
   }
 
   /// Macro bodies are opaque to the parser: undo token pasting and scan the text.
@@ -271,6 +280,7 @@ const std::vector<StaticCheckInfo>& StaticCheckCatalog() {
       {"static.process_or_network", "processes, sockets and the dynamic loader (dlsym into the harness)"},
       {"static.mutable_static_state", "non-const globals and function-local statics that survive between calls (result caches)"},
       {"static.timer_access", "clock reads and timer assembly (timing games)"},
+      {"static.l2_persistence", "access-policy windows and persisting-L2 limits (data kept in L2 across the timer's flush)"},
       {"static.detached_thread", "detached threads that keep working after the call returns"},
       {"static.unparseable", "sources the parser cannot finish within 2 s (pathological nesting)"},
   };

@@ -352,6 +352,10 @@ class Run {
     ev.kernels_off_stream = run.kernels_off_stream;
     bool hidden_launches = CheckKernelLaunches(run);
     for (const auto& p : run.probes) ev.probes.push_back(CompareProbe(p, inter));
+    if (run.l2_persistence)
+      AddIntegrity("runtime.l2_persistence",
+                   "the candidate set a persisting-L2 limit or an access-policy window (data kept in L2 across the "
+                   "timer's flush)");
     if (run.outcome == CaseRun::Outcome::kReturned && run.threads_after > 1)
       AddIntegrity("runtime.lingering_threads",
                    "threads were still running after kforge_run returned (work hidden from the timer)");
@@ -437,7 +441,7 @@ class Run {
                                                "(results cached, or not computed from the inputs)");
       ev.failure = FailureClass::kIntegrity;
     }
-    if (run.threads_after > 1 || hidden_launches) ev.failure = FailureClass::kIntegrity;
+    if (run.threads_after > 1 || hidden_launches || run.l2_persistence) ev.failure = FailureClass::kIntegrity;
     return ev;
   }
 
