@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "core/clock.h"
+#include "core/check.h"
 #include "core/error.h"
 #include "core/text.h"
 #include "exec/arena.h"
@@ -234,16 +235,16 @@ bool CandidateProcess::Receive(ParsedReply* reply, int64_t deadline_ns, uint64_t
 
 CaseRun CandidateProcess::Run(uint64_t case_id, const TensorArena& arena, size_t num_inputs,
                              int64_t timeout_ms) {
-  return Call(case_id, arena, num_inputs, timeout_ms, RunOp::kRun, 0, 0);
+  return Call(case_id, arena, num_inputs, timeout_ms, RunOp::kRun, 0, 0, {});
 }
 
 CaseRun CandidateProcess::Bench(uint64_t case_id, const TensorArena& arena, size_t num_inputs, int warmup, int reps,
-                               int64_t timeout_ms) {
-  return Call(case_id, arena, num_inputs, timeout_ms, RunOp::kBench, warmup, reps);
+                               int64_t timeout_ms, const BenchSamples& samples) {
+  return Call(case_id, arena, num_inputs, timeout_ms, RunOp::kBench, warmup, reps, samples);
 }
 
 CaseRun CandidateProcess::Call(uint64_t case_id, const TensorArena& arena, size_t num_inputs, int64_t timeout_ms,
-                               RunOp op, int warmup, int reps) {
+                               RunOp op, int warmup, int reps, const BenchSamples& samples) {
   CaseRun run;
   if (!alive()) {
     run.message = "the candidate's process is no longer running";
@@ -254,10 +255,19 @@ CaseRun CandidateProcess::Call(uint64_t case_id, const TensorArena& arena, size_
   req.op = op;
   req.warmup = static_cast<uint32_t>(warmup);
   req.reps = static_cast<uint32_t>(reps);
+  const size_t per_copy = samples.calls.empty() ? arena.size() : samples.tensors_per_copy;
   req.arena_bytes = arena.total_bytes();
+  req.mapped_bytes = arena.total_bytes();
+  if (!samples.calls.empty()) {
+    KF_CHECK(samples.calls.size() <= kMaxBenchSamples && arena.size() == per_copy * (1 + samples.calls.size()));
+    req.arena_bytes = arena.tensor(per_copy).offset;  // copy 0 and its guards
+    req.sample_stride = arena.tensor(per_copy).offset - arena.tensor(0).offset;
+    req.samples = static_cast<uint32_t>(samples.calls.size());
+    for (size_t k = 0; k < samples.calls.size(); ++k) req.sample_calls[k] = samples.calls[k];
+  }
   req.num_inputs = static_cast<uint32_t>(num_inputs);
-  req.num_outputs = static_cast<uint32_t>(arena.size() - num_inputs);
-  for (size_t i = 0; i < arena.size(); ++i) {
+  req.num_outputs = static_cast<uint32_t>(per_copy - num_inputs);
+  for (size_t i = 0; i < per_copy; ++i) {
     const ArenaTensor& t = arena.tensor(i);
     WireTensor& w = req.tensors[i];
     DLDataType dt = ToDLDataType(t.dtype);

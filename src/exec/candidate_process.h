@@ -27,6 +27,14 @@ struct CaseTiming {
   int64_t loop_wall_ns = 0;
 };
 
+/// Bench(): timed calls whose outputs come back for checking, with fresh inputs. The arena
+/// then holds 1 + calls.size() copies of the case's layout, `tensors_per_copy` tensors each:
+/// copy 0 is timed as usual, copy k + 1 is what timed call calls[k] gets and gives back.
+struct BenchSamples {
+  size_t tensors_per_copy = 0;
+  std::vector<uint32_t> calls;
+};
+
 struct CaseRun {
   enum class Outcome {
     kReturned,          ///< kforge_run returned (rc may still be non-zero)
@@ -85,7 +93,7 @@ class CandidateProcess {
   /// GPU runner: `warmup` untimed then `reps` timed calls (L3); outputs of the last come
   /// back in the arena. Same outcomes as Run().
   CaseRun Bench(uint64_t case_id, const TensorArena& arena, size_t num_inputs, int warmup, int reps,
-                int64_t timeout_ms);
+                int64_t timeout_ms, const BenchSamples& samples = {});
   bool alive() const { return child_ != nullptr && !child_->finished(); }
   /// The confinement layers that held for this process ("bubblewrap", "seccomp",
   /// "landlock", "pids_cgroup", ...), as the runner reported them before loading the
@@ -104,7 +112,7 @@ class CandidateProcess {
 
  private:
   CaseRun Call(uint64_t case_id, const TensorArena& arena, size_t num_inputs, int64_t timeout_ms, RunOp op,
-               int warmup, int reps);
+               int warmup, int reps, const BenchSamples& samples);
   bool Receive(struct ParsedReply* reply, int64_t deadline_ns, uint64_t expected_case, CaseRun* failure);
 
   std::string so_path_;

@@ -186,8 +186,14 @@ bool ReceiveRequest(RunRequest* req, int* arena_fd) {
   if (n != static_cast<ssize_t>(sizeof *req) || req->magic != kRunnerMagic ||
       req->version != kRunnerProtocolVersion || *arena_fd < 0 ||
       req->num_inputs + req->num_outputs > kMaxWireTensors ||
-      (req->op != RunOp::kRun && req->op != RunOp::kBench) || req->warmup > 100000 || req->reps > 100000)
+      (req->op != RunOp::kRun && req->op != RunOp::kBench) || req->warmup > 100000 || req->reps > 100000 ||
+      req->samples > kMaxBenchSamples)
     DieWith(FatalKind::kProtocol, 0, -1, "malformed request from the engine");
+  if (req->mapped_bytes == 0) req->mapped_bytes = req->arena_bytes;
+  if (req->mapped_bytes < req->arena_bytes + uint64_t{req->samples} * req->sample_stride)
+    DieWith(FatalKind::kProtocol, 0, -1, "malformed request from the engine: samples outside the arena");
+  for (uint32_t k = 0; k < req->samples; ++k)
+    if (req->sample_calls[k] >= req->reps) DieWith(FatalKind::kProtocol, 0, -1, "malformed request: sample call");
   return true;
 }
 
@@ -382,6 +388,14 @@ void BenchOnGpu(RunFn fn, const RunRequest& req, char* host, int* rc, RunReply* 
   for (uint32_t i = 0; i < req.reps && *rc == 0; ++i) {
     uint32_t r = (i + 1) % rotations;  // the last call lands on copy 0, whose outputs go back
     if (i + 1 == req.reps) r = 0;
+    // A sampled call: fresh inputs and poisoned outputs in the arena (same pointers) this
+    // call uses; afterwards the arena goes back to the sample's region and is restored.
+    int sample = -1;
+    for (uint32_t k = 0; k < req.samples; ++k)
+      if (req.sample_calls[k] == i) sample = static_cast<int>(k);
+    char* sample_host = sample < 0 ? nullptr : host + (sample + 1) * req.sample_stride;
+    if (sample_host && (e = cudaMemcpy(arenas[r], sample_host, req.arena_bytes, cudaMemcpyHostToDevice)) != cudaSuccess)
+      DieCuda(e, "copying sample inputs");
     // Persisting lines survive a plain memset flush: reset them first, every call.
     cudaCtxResetPersistingL2Cache();
     cudaMemsetAsync(flush, static_cast<int>(i & 0xff), flush_bytes, g_stream);
@@ -393,6 +407,11 @@ void BenchOnGpu(RunFn fn, const RunRequest& req, char* host, int* rc, RunReply* 
     float t = 0;
     cudaEventElapsedTime(&t, start, stop);
     ms.push_back(t);
+    if (sample_host) {
+      if ((e = cudaMemcpy(sample_host, arenas[r], req.arena_bytes, cudaMemcpyDeviceToHost)) != cudaSuccess ||
+          (e = cudaMemcpy(arenas[r], host, req.arena_bytes, cudaMemcpyHostToDevice)) != cudaSuccess)
+        DieCuda(e, "copying sample outputs");
+    }
   }
   int64_t loop_wall = NowNanos() - loop_start;
   if ((e = cudaGetLastError()) != cudaSuccess) DieCuda(e, "after timing");
@@ -490,7 +509,7 @@ int Serve(const char* so_path, const ConfineOptions& confine) {
   int arena_fd = -1;
   while (ReceiveRequest(&req, &arena_fd)) {
     g_current_case = req.case_id;
-    void* base = ::mmap(nullptr, req.arena_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, arena_fd, 0);
+    void* base = ::mmap(nullptr, req.mapped_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, arena_fd, 0);
     ::close(arena_fd);
     if (base == MAP_FAILED) DieWith(FatalKind::kOutOfMemory, 0, -1, "cannot map the tensor arena");
     int rc = 0;
@@ -536,7 +555,7 @@ int Serve(const char* so_path, const ConfineOptions& confine) {
 #endif
     first_call = false;
     done.threads_after = 1 + (after > threads_before ? after - threads_before : 0);
-    ::munmap(base, req.arena_bytes);
+    ::munmap(base, req.mapped_bytes);
     SendReply(done);
   }
   return 0;

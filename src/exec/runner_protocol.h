@@ -23,6 +23,7 @@ inline constexpr int kControlFd = 3;
 inline constexpr int kCgroupFd = 4;  ///< optional: cgroup.procs of the pids cgroup to join
 inline constexpr int kMaxWireTensors = 16;
 inline constexpr int kMaxWireDims = 8;
+inline constexpr int kMaxBenchSamples = 8;
 
 struct WireTensor {
   uint8_t code = 0;  ///< DLDataTypeCode
@@ -45,9 +46,17 @@ struct RunRequest {
   RunOp op = RunOp::kRun;
   uint32_t warmup = 0;  ///< kBench: untimed calls first
   uint32_t reps = 0;    ///< kBench: timed calls
-  uint64_t arena_bytes = 0;
+  uint64_t arena_bytes = 0;  ///< the region of copy 0, which every call but the sampled ones uses
   uint32_t num_inputs = 0;
   uint32_t num_outputs = 0;
+  /// kBench: timed calls whose outputs are checked. Sample k's inputs (fresh, never seen by
+  /// the candidate) and poisoned outputs lie at (k + 1) * sample_stride in the mapped file;
+  /// before timed call sample_calls[k] they are copied into the device arena that call uses
+  /// (same pointers as ever), and after it that arena comes back to the sample's region.
+  uint32_t samples = 0;
+  uint32_t sample_calls[kMaxBenchSamples] = {};
+  uint64_t sample_stride = 0;
+  uint64_t mapped_bytes = 0;  ///< size of the arena file (0: arena_bytes)
   WireTensor tensors[kMaxWireTensors];  ///< inputs first, then outputs
 };
 

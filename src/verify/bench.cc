@@ -10,6 +10,8 @@
 #include "core/expr.h"
 #include "core/fs.h"
 #include "exec/arena.h"
+#include "exec/candidate_process.h"
+#include "exec/runner_protocol.h"
 #include "exec/compiler.h"
 #include "exec/sandbox.h"
 #include "verify/inputs.h"
@@ -45,9 +47,21 @@ const Case& PickCase(const Task& task, const std::string& name) {
 
 /// Compiles one kernel and times it on `arena` (the bench case's inputs, shared by both
 /// kernels); its raw output bytes, in task order, land in `outputs`.
+/// The raw bytes of copy `copy`'s outputs, in task order.
+std::vector<std::string> CopyOutputs(TensorArena& arena, size_t per_copy, size_t num_inputs, size_t copy) {
+  std::vector<std::string> out;
+  for (size_t o = copy * per_copy + num_inputs; o < (copy + 1) * per_copy; ++o)
+    out.emplace_back(static_cast<const char*>(arena.data(o)), arena.tensor(o).bytes);
+  return out;
+}
+
+/// Compiles one kernel and times it on `arena` (the bench case's inputs, then the sampled
+/// calls' inputs, shared by both kernels); the raw output bytes of each copy, in task order,
+/// land in `outputs` (copy 0 first).
 KernelTiming TimeKernel(const std::string& label, const std::string& path, const std::string& kind,
                         const std::vector<std::string>& link, const CudaDevice& device, const BenchOptions& options,
-                        size_t num_inputs, TensorArena& arena, std::vector<std::string>* outputs) {
+                        size_t num_inputs, TensorArena& arena, const BenchSamples& samples,
+                        std::vector<std::vector<std::string>>* outputs) {
   KernelTiming k;
   k.label = label;
   k.path = path;
@@ -63,14 +77,19 @@ KernelTiming TimeKernel(const std::string& label, const std::string& path, const
   k.compile_seconds = compiled.seconds;
   k.compile_cached = compiled.cached;
 
-  for (size_t o = num_inputs; o < arena.size(); ++o)
-    PoisonOutput(arena.tensor(o).dtype, arena.data(o), NumElements(arena.tensor(o).shape));
+  const size_t per_copy = samples.calls.empty() ? arena.size() : samples.tensors_per_copy;
+  const size_t copies = arena.size() / per_copy;
+  std::vector<std::string> inputs;  // every copy's inputs, to see them mutated
+  for (size_t i = 0; i < arena.size(); ++i) {
+    if (i % per_copy >= num_inputs) PoisonOutput(arena.tensor(i).dtype, arena.data(i), NumElements(arena.tensor(i).shape));
+    else inputs.emplace_back(static_cast<const char*>(arena.data(i)), arena.tensor(i).bytes);
+  }
   SandboxLimits limits;
   limits.address_space_bytes = 0;
   CandidateProcess proc(compiled.so_path, ResolveSandboxMode(), limits, arena.total_bytes(), /*gpu=*/true);
   LoadResult load = proc.Start(60000);
   if (!load.ok) throw EnvironmentError("cannot load the " + label + " for timing: " + load.message);
-  CaseRun run = proc.Bench(1, arena, num_inputs, options.warmup, options.reps, options.timeout_ms);
+  CaseRun run = proc.Bench(1, arena, num_inputs, options.warmup, options.reps, options.timeout_ms, samples);
   if (run.outcome != CaseRun::Outcome::kReturned || run.rc != 0)
     throw EnvironmentError(fmt::format("the {} failed while being timed ({}, rc {}): {}", label,
                                        OutcomeName(run.outcome), run.rc, run.message));
@@ -81,9 +100,14 @@ KernelTiming TimeKernel(const std::string& label, const std::string& path, const
   // The bound on the event times comes from the engine's clock, which the candidate cannot
   // reach; the runner's own loop clock is in its address space.
   k.timing.loop_wall_ns = run.engine_wall_ns;
+  for (size_t i = 0, in = 0; i < arena.size(); ++i) {
+    if (!arena.DamagedGuard(i).empty())
+      throw EnvironmentError("the " + label + " wrote outside a tensor while being timed");
+    if (i % per_copy < num_inputs && std::string_view(static_cast<const char*>(arena.data(i)), arena.tensor(i).bytes) != inputs[in++])
+      throw EnvironmentError("the " + label + " modified an input while being timed");
+  }
   outputs->clear();
-  for (size_t o = num_inputs; o < arena.size(); ++o)
-    outputs->emplace_back(static_cast<const char*>(arena.data(o)), arena.tensor(o).bytes);
+  for (size_t c = 0; c < copies; ++c) outputs->push_back(CopyOutputs(arena, per_copy, num_inputs, c));
   return k;
 }
 
@@ -184,26 +208,49 @@ BenchReport RunBench(const Task& task, const std::string& candidate_path, const 
   r.verdict = Verifier(task).Verify(candidate_path, vo);
   if (!r.verdict.passed) return r;  // a wrong or cheating kernel is never timed
 
-  // The bench case's inputs, generated once for both kernels.
-  TensorArena arena(CaseLayout(task, kase.params));
-  const size_t n_in = task.inputs.size();
-  Distribution dist = kase.distributions.empty() ? Distribution::kNormal : kase.distributions.front();
+  // The bench case's inputs, generated once for both kernels: copy 0 for every timed call,
+  // then one fresh copy per sampled call.
+  const std::vector<ArenaTensor> layout = CaseLayout(task, kase.params);
+  const size_t n_in = task.inputs.size(), per_copy = layout.size();
   uint64_t seed = MixSeed(r.verdict.seed, 0xbe4c);
-  std::vector<double> argmax_source;
-  for (size_t i = 0; i < n_in; ++i) {
-    std::vector<double> values =
-        FillInput(dist, MixSeed(seed, i), arena.tensor(i).dtype, arena.data(i), NumElements(arena.tensor(i).shape));
-    if (i == 0 && task.comparison == Comparison::kArgmax) argmax_source = std::move(values);
+  BenchSamples samples;
+  samples.tensors_per_copy = per_copy;
+  int sampled = std::clamp(options.sampled_calls, 0, std::min(kMaxBenchSamples, options.reps));
+  for (uint64_t draw = 0; static_cast<int>(samples.calls.size()) < sampled; ++draw) {
+    uint32_t call = static_cast<uint32_t>(MixSeed(seed, 0x5a3b1e + draw) % static_cast<uint64_t>(options.reps));
+    if (std::find(samples.calls.begin(), samples.calls.end(), call) == samples.calls.end()) samples.calls.push_back(call);
   }
-  std::vector<std::string> cand_out, base_out;
-  r.baseline = TimeKernel("baseline", baseline.path, baseline.kind, baseline.link, device, options, n_in, arena, &base_out);
-  r.candidate = TimeKernel("candidate", candidate_path, "", {}, device, options, n_in, arena, &cand_out);
+  std::vector<ArenaTensor> all;
+  for (size_t c = 0; c <= samples.calls.size(); ++c) all.insert(all.end(), layout.begin(), layout.end());
+  TensorArena arena(all);
+  Distribution dist = kase.distributions.empty() ? Distribution::kNormal : kase.distributions.front();
+  std::vector<std::vector<double>> argmax_source(samples.calls.size() + 1);
+  for (size_t c = 0; c <= samples.calls.size(); ++c)
+    for (size_t i = 0; i < n_in; ++i) {
+      size_t t = c * per_copy + i;
+      std::vector<double> values = FillInput(dist, MixSeed(MixSeed(seed, c), i), arena.tensor(t).dtype, arena.data(t),
+                                             NumElements(arena.tensor(t).shape));
+      if (i == 0 && task.comparison == Comparison::kArgmax) argmax_source[c] = std::move(values);
+    }
+  std::vector<std::vector<std::string>> cand_out, base_out;
+  r.baseline = TimeKernel("baseline", baseline.path, baseline.kind, baseline.link, device, options, n_in, arena, samples,
+                          &base_out);
+  r.candidate = TimeKernel("candidate", candidate_path, "", {}, device, options, n_in, arena, samples, &cand_out);
   r.timed = true;
-  r.agreement = CompareWithBaseline(task, kase.params, cand_out, base_out, argmax_source);
-  if (!r.agrees())
+  r.agreement = CompareWithBaseline(task, kase.params, cand_out[0], base_out[0], argmax_source[0]);
+  if (!r.agreement.passed())
     r.suspects.push_back(fmt::format("at the bench shape the candidate's outputs differ from the baseline's "
                                      "({} of {} elements outside tolerance, max abs error {:.3g})",
                                      r.agreement.mismatches, r.agreement.elements, r.agreement.max_abs_error));
+  r.sampled_calls = samples.calls;
+  for (size_t k = 0; k < samples.calls.size(); ++k) {
+    r.sample_agreement.push_back(CompareWithBaseline(task, kase.params, cand_out[k + 1], base_out[k + 1], argmax_source[k + 1]));
+    const CompareResult& a = r.sample_agreement.back();
+    if (!a.passed())
+      r.suspects.push_back(fmt::format("timed call {} (sampled, with fresh inputs) returned wrong outputs ({} of {} "
+                                       "elements outside tolerance): work skipped or results reused across calls",
+                                       samples.calls[k], a.mismatches, a.elements));
+  }
   r.flops = static_cast<double>(EvalExpr(task.flops, kase.params));
   r.bytes = static_cast<double>(EvalExpr(task.bytes, kase.params));
   bool low_precision = false;
@@ -225,6 +272,10 @@ nlohmann::json BenchReport::ToJson() const {
   j["speedup"] = speedup;
   j["outputs_agree_with_baseline"] = agrees();
   j["agreement"] = {{"max_abs_error", agreement.max_abs_error}, {"mismatches", agreement.mismatches}};
+  j["sampled_calls"] = nlohmann::json::array();
+  for (size_t k = 0; k < sampled_calls.size() && k < sample_agreement.size(); ++k)
+    j["sampled_calls"].push_back({{"call", sampled_calls[k]}, {"agrees", sample_agreement[k].passed()},
+                                  {"mismatches", sample_agreement[k].mismatches}});
   j["flops"] = flops;
   j["bytes"] = bytes;
   if (ceilings.present) {

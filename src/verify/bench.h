@@ -30,6 +30,10 @@ struct BenchOptions {
   std::optional<uint64_t> seed;
   std::string cache_dir;
   int64_t timeout_ms = 300000;  ///< for the whole timed loop of one kernel
+  /// Timed calls (chosen at random from the seed) that get fresh inputs in the arena they
+  /// would use anyway and whose outputs are checked against the baseline's on the same
+  /// inputs: a kernel that skips work on most calls, or returns cached results, fails them.
+  int sampled_calls = 3;
 };
 
 struct KernelTiming {
@@ -50,7 +54,15 @@ struct BenchReport {
   KernelTiming candidate, baseline;
   double speedup = 0;  ///< baseline median / candidate median
   CompareResult agreement;  ///< candidate outputs against the baseline's
-  bool agrees() const { return agreement.passed(); }
+  /// Sampled timed calls (BenchOptions::sampled_calls): their indices and the candidate's
+  /// outputs against the baseline's on the same fresh inputs.
+  std::vector<uint32_t> sampled_calls;
+  std::vector<CompareResult> sample_agreement;
+  bool agrees() const {
+    for (const auto& s : sample_agreement)
+      if (!s.passed()) return false;
+    return agreement.passed();
+  }
   double flops = 0, bytes = 0;
   DeviceCeilings ceilings;
   double floor_seconds = 0;       ///< max(flops / peak, bytes / bandwidth); 0 without ceilings

@@ -91,10 +91,21 @@ TEST_F(CudaTest, CalibrateThenBenchReportsSpeedupAndRoofline) {
   EXPECT_GT(r.speedup, 0);
   EXPECT_GT(r.roofline_fraction, 0.05) << r.Text();
   EXPECT_LE(r.roofline_fraction, 1.1) << r.Text();
+  ASSERT_EQ(r.sampled_calls.size(), 3u);
+  for (const auto& a : r.sample_agreement) EXPECT_TRUE(a.passed());
   // A wrong kernel is never timed.
   BenchReport bad = RunBench(t, testing::SourceDir() + "/examples/cuda/nearmiss/relu_missing_tail_guard.cu", o);
   EXPECT_FALSE(bad.timed);
   EXPECT_FALSE(bad.ok());
+  // A kernel that skips work on repeated calls passes verification but fails the sampled
+  // timed calls, which get fresh inputs in the same buffers.
+  BenchReport lazy = RunBench(t, testing::SourceDir() + "/examples/cuda/hostile/bench_skip_repeated_calls.cu", o);
+  EXPECT_TRUE(lazy.verdict.passed) << lazy.verdict.Summary();
+  EXPECT_TRUE(lazy.timed);
+  EXPECT_FALSE(lazy.ok());
+  std::string all;
+  for (const auto& s : lazy.suspects) all += s + "\n";
+  EXPECT_NE(all.find("sampled"), std::string::npos) << lazy.Text();
 }
 
 TEST_F(CudaTest, SanitizerRunsMemcheckOnAnOutOfBoundsWriteAndRacecheckOnARace) {
