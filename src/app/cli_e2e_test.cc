@@ -191,6 +191,21 @@ TEST(CliTest, CudaBackendWithoutAGpuExitsTwo) {
   }
 }
 
+TEST(CliTest, DoctorReportsTheLayersThatHoldInEachMode) {
+  auto r = RunCli({"doctor", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.contains("sandbox_none")) << r.out;
+  std::string none = j["sandbox_none"]["layers"].dump();
+  for (const char* layer : {"seccomp", "no_new_privs", "no_capabilities"})
+    EXPECT_NE(none.find(layer), std::string::npos) << layer << " in " << none;
+  EXPECT_EQ(none.find("bubblewrap"), std::string::npos);
+  if (j["bubblewrap"] == true) EXPECT_NE(j["sandbox_bwrap"]["layers"].dump().find("bubblewrap"), std::string::npos);
+  auto text = RunCli({"doctor"});
+  EXPECT_EQ(text.exit_code, 0);
+  EXPECT_NE(text.out.find("KFORGE_SANDBOX=none"), std::string::npos) << text.out;
+}
+
 TEST(CliTest, HelpEverywhere) {
   for (std::vector<std::string> args : {std::vector<std::string>{"--help"}, {"verify", "--help"}, {"tasks", "--help"}}) {
     auto r = RunCli(args);

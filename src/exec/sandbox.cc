@@ -29,7 +29,9 @@ const char* kSystemPaths[] = {"/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin
 const char* kEtcPaths[] = {"/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
                            "/etc/alternatives"};
 
-bool BwrapWorks(std::string* why) {
+}  // namespace
+
+bool BubblewrapWorks(std::string* why) {
   TempDir probe("kforge-probe");
   SpawnOptions opts;
   opts.argv = {"bwrap", "--unshare-all", "--die-with-parent", "--ro-bind", "/usr", "/usr",
@@ -47,7 +49,6 @@ bool BwrapWorks(std::string* why) {
   return false;
 }
 
-}  // namespace
 
 std::string_view SandboxModeName(SandboxMode mode) {
   return mode == SandboxMode::kBubblewrap ? "bubblewrap+seccomp" : "seccomp-only";
@@ -62,7 +63,7 @@ SandboxMode ResolveSandboxMode() {
     throw UsageError("KFORGE_SANDBOX must be 'bwrap' (the default) or 'none', not '" + want + "'");
   if (cached == -1) {
     std::string why;
-    cached = BwrapWorks(&why) ? 1 : 0;
+    cached = BubblewrapWorks(&why) ? 1 : 0;
     if (cached == 0)
       throw EnvironmentError(
           why +

@@ -42,6 +42,8 @@ struct SandboxLimits {
 /// The sandbox mode from KFORGE_SANDBOX; throws EnvironmentError with the fix when bwrap is
 /// wanted but does not work here.
 SandboxMode ResolveSandboxMode();
+/// Whether bubblewrap can create a sandbox here; when not, `why` says what failed.
+bool BubblewrapWorks(std::string* why);
 std::string_view SandboxModeName(SandboxMode mode);
 
 /// One sandboxed child's filesystem view. Paths are host paths.

@@ -1,0 +1,131 @@
+// kforge doctor: what this machine can do — which sandbox layers hold for a candidate, with
+// and without bubblewrap, whether a GPU, nvcc and compute-sanitizer are there — and what to
+// install for what is missing. The layers are not guessed: a probe candidate is compiled and
+// loaded in each mode, and the runner reports what it put in place.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+
+#include "app/commands.h"
+#include "core/error.h"
+#include "core/fs.h"
+#include "exec/candidate_process.h"
+#include "exec/compiler.h"
+#include "exec/device.h"
+#include "exec/pids_cgroup.h"
+#include "exec/sandbox.h"
+
+namespace kforge {
+namespace {
+
+constexpr const char* kProbeSource =
+    "#include <dlpack/dlpack.h>\nextern \"C\" int kforge_run(const DLTensor*, int, DLTensor*, int, void*) { return 0; }\n";
+
+/// What each layer needs when it is missing.
+const std::pair<const char*, const char*> kLayerHelp[] = {
+    {"bubblewrap", "apt-get install bubblewrap, with unprivileged user namespaces enabled"},
+    {"user_namespace", "a kernel that allows unprivileged user namespaces (kernel.unprivileged_userns_clone=1)"},
+    {"landlock", "Linux 5.13 or later with Landlock among the enabled LSMs (lsm=...,landlock)"},
+    {"landlock_signal_scope", "Linux 6.12 or later (Landlock ABI 6)"},
+    {"pids_cgroup", "a writable pids cgroup (cgroup v1 'pids' hierarchy, or v2 with pids delegated)"},
+    {"rlimit_nproc", "binds only for a non-root user in a user namespace; the pids cgroup covers root"},
+};
+
+nlohmann::json ProbeLayers(const std::string& so, SandboxMode mode) {
+  CandidateProcess proc(so, mode, SandboxLimits{}, 4096);
+  LoadResult load = proc.Start(20000);
+  if (!load.ok) return {{"ok", false}, {"error", load.message}};
+  std::vector<std::string> layers = proc.Layers();
+  nlohmann::json missing = nlohmann::json::object();
+  for (const auto& [name, help] : kLayerHelp) {
+    if (mode == SandboxMode::kNone && std::string(name) == "bubblewrap") continue;
+    bool has_cgroup = std::find(layers.begin(), layers.end(), "pids_cgroup") != layers.end();
+    if (std::string(name) == "rlimit_nproc" && has_cgroup) continue;  // the task limit holds already
+    if (std::find(layers.begin(), layers.end(), name) == layers.end()) missing[name] = help;
+  }
+  return {{"ok", true}, {"layers", layers}, {"missing", missing}};
+}
+
+nlohmann::json Diagnose() {
+  nlohmann::json j;
+  std::string why;
+  bool bwrap = BubblewrapWorks(&why);
+  j["bubblewrap"] = bwrap ? nlohmann::json(true) : nlohmann::json(why);
+  std::string no_cgroup;
+  auto cgroup = PidsCgroup::Create(16, &no_cgroup);
+  j["pids_cgroup"] = cgroup ? nlohmann::json(true) : nlohmann::json(no_cgroup);
+  cgroup.reset();
+  // The probe candidate compiles in whichever mode works here.
+  if (!bwrap) ::setenv("KFORGE_SANDBOX", "none", 1);
+  try {
+    CompileResult c = CompileCpuCandidate(kProbeSource, CompilerOptions{});
+    if (!c.ok) throw EnvironmentError("the probe candidate did not compile: " + c.log);
+    j["cpu_compiler"] = c.compiler + " " + c.compiler_version;
+    if (bwrap) j["sandbox_bwrap"] = ProbeLayers(c.so_path, SandboxMode::kBubblewrap);
+    j["sandbox_none"] = ProbeLayers(c.so_path, SandboxMode::kNone);
+  } catch (const Error& e) {
+    j["cpu_compiler"] = std::string("unusable: ") + e.what();
+  }
+  try {
+    CudaDevice d = ProbeCudaDevice();
+    j["gpu"] = d.info;
+  } catch (const Error& e) {
+    j["gpu"] = std::string("none: ") + e.what();
+  }
+#ifdef KFORGE_NVCC
+  j["nvcc"] = FileExists(KFORGE_NVCC) ? nlohmann::json(KFORGE_NVCC) : nlohmann::json("missing: install the CUDA toolkit");
+#else
+  j["nvcc"] = "not built: kforge was built without the CUDA toolkit";
+#endif
+  try {
+    j["compute_sanitizer"] = FindComputeSanitizer();
+  } catch (const Error& e) {
+    j["compute_sanitizer"] = std::string("missing: ") + e.what();
+  }
+  return j;
+}
+
+std::string Line(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : (v == true ? "yes" : v.dump()); }
+
+std::string SandboxText(const char* title, const nlohmann::json& s) {
+  if (s.is_null()) return "";
+  std::string out = fmt::format("{}\n", title);
+  if (s["ok"] != true) return out + "  the probe candidate did not load: " + s.value("error", "") + "\n";
+  std::string layers;
+  for (const auto& l : s["layers"]) layers += (layers.empty() ? "" : ", ") + l.get<std::string>();
+  out += "  layers that hold: " + layers + "\n";
+  for (const auto& [name, help] : s["missing"].items()) out += fmt::format("  missing {}: {}\n", name, help.get<std::string>());
+  return out;
+}
+
+}  // namespace
+
+CommandAction SetupDoctor(CLI::App& sub) {
+  auto json = std::make_shared<bool>(false);
+  sub.add_flag("--json", *json, "print as JSON");
+  sub.footer("Loads a probe candidate in each sandbox mode and reports the confinement layers that held.\n"
+             "Exit status: 0 (the report is the answer, whatever it says).");
+  return [json]() -> int {
+    nlohmann::json j = Diagnose();
+    if (*json) {
+      std::cout << j.dump(2) << "\n";
+      return 0;
+    }
+    std::cout << "bubblewrap: " << Line(j["bubblewrap"]) << "\n"
+              << "pids cgroup: " << Line(j["pids_cgroup"]) << "\n"
+              << "C++ compiler: " << Line(j["cpu_compiler"]) << "\n"
+              << SandboxText("sandbox, KFORGE_SANDBOX=bwrap (the default):", j.value("sandbox_bwrap", nlohmann::json()))
+              << SandboxText("sandbox, KFORGE_SANDBOX=none:", j.value("sandbox_none", nlohmann::json()))
+              << "GPU: " << (j["gpu"].is_string() ? j["gpu"].get<std::string>() : j["gpu"].value("name", "?")) << "\n"
+              << "nvcc: " << Line(j["nvcc"]) << "\n"
+              << "compute-sanitizer: " << Line(j["compute_sanitizer"]) << "\n";
+    return 0;
+  };
+}
+
+}  // namespace kforge
