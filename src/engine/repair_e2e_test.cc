@@ -283,3 +283,30 @@ TEST_F(RepairTest, KnowledgeBaseEntryThatLeadsToACheatIsChargedWithIt) {
 
 }  // namespace
 }  // namespace kforge
+
+namespace kforge {
+namespace {
+
+TEST_F(RepairTest, InvalidUtf8FromTheCandidateNeverBreaksARunOrItsResume) {
+  // Crashes after writing invalid UTF-8: the bytes reach verdicts, events and summaries.
+  std::string run = Dir("run");
+  std::string cand = SourceDir() + "/examples/cpu/hostile/output_invalid_utf8.cc";
+  auto r = RunCli({"repair", "relu", cand, "--out", run, "--seed", "1", "--json", "--quiet"}, "", 300, Env("u"));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NO_THROW((void)nlohmann::json::parse(r.out)) << r.out;
+  EXPECT_EQ(r.err.find("terminate called"), std::string::npos) << r.err;
+  auto resumed = RunCli({"resume", run, "--json", "--quiet"}, "", 300, Env("u"));
+  EXPECT_EQ(resumed.exit_code, 1) << resumed.err;
+  auto log = RunCli({"log", run, "--json"});
+  EXPECT_EQ(log.exit_code, 0) << log.err;
+  auto status = RunCli({"status", run, "--json"});
+  EXPECT_EQ(status.exit_code, 0) << status.err;
+  EXPECT_NO_THROW((void)nlohmann::json::parse(status.out)) << status.out;
+  std::string verdict, error;
+  ASSERT_TRUE(TryReadFile(run + "/logs/iteration_0/verdict.json", &verdict, &error)) << error;
+  EXPECT_NE(verdict.find("bad bytes"), std::string::npos);
+  EXPECT_NE(verdict.find("\xEF\xBF\xBD"), std::string::npos) << "invalid bytes become U+FFFD";
+}
+
+}  // namespace
+}  // namespace kforge
