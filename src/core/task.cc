@@ -26,7 +26,21 @@ constexpr std::pair<Distribution, std::string_view> kDistributionNames[] = {
     {Distribution::kSpecial, "special"},
     {Distribution::kArange, "arange"},
     {Distribution::kOnes, "ones"},
+    {Distribution::kNegativeOffset, "negative_offset"},
+    {Distribution::kSignedRows, "signed_rows"},
+    {Distribution::kConstantRows, "constant_rows"},
+    {Distribution::kOutlierRows, "outlier_rows"},
+    {Distribution::kSortedRows, "sorted_rows"},
+    {Distribution::kTies, "ties"},
+    {Distribution::kLargeMean, "large_mean"},
+    {Distribution::kIntegers, "integers"},
 };
+
+std::string KnownDistributions() {
+  std::string out;
+  for (const auto& [d, name] : kDistributionNames) out += (out.empty() ? "" : ", ") + std::string(name);
+  return out;
+}
 
 /// A task case may allocate at most this much for all its tensors together; a hostile or
 /// mistyped task file must not exhaust the engine's memory.
@@ -91,9 +105,7 @@ class TaskParser {
     for (const auto& v : arr) {
       Distribution d;
       if (!v.is_string() || !TryParseDistribution(v.get<std::string>(), &d))
-        Fail(where, "unknown distribution " + v.dump() +
-                        "; known: normal, uniform, heavy_tailed, all_negative, large_magnitude, "
-                        "large_offset, small_magnitude, special, arange, ones");
+        Fail(where, "unknown distribution " + v.dump() + "; known: " + KnownDistributions());
       out.push_back(d);
     }
     return out;
@@ -254,10 +266,22 @@ class TaskParser {
         task_.allowed_libraries.push_back(l.get<std::string>());
       }
     }
+    if (j.contains("fixed_inputs")) {
+      const json& f = j["fixed_inputs"];
+      if (!f.is_object()) Fail("fixed_inputs", "must be an object with 'add', 'remove' and 'note'");
+      for (auto it = f.begin(); it != f.end(); ++it)
+        if (it.key() != "add" && it.key() != "remove" && it.key() != "note")
+          Fail("fixed_inputs", "unknown field '" + it.key() + "' (expected add, remove, note)");
+      if (f.contains("add")) task_.fixed_inputs_add = Distributions(f["add"], "fixed_inputs.add");
+      if (f.contains("remove")) task_.fixed_inputs_remove = Distributions(f["remove"], "fixed_inputs.remove");
+      if (!f.contains("note") || !f["note"].is_string() || f["note"].get<std::string>().empty())
+        Fail("fixed_inputs", "needs a 'note' saying why the task changes its fixed inputs");
+      task_.fixed_inputs_note = f["note"].get<std::string>();
+    }
     static const std::set<std::string> kKnown = {
         "schema_version", "name", "description", "category", "level", "reference", "params",
         "inputs", "outputs", "attributes", "distributions", "cases", "tolerance",
-        "reduction_size", "flops", "bytes", "comparison", "allowed_libraries"};
+        "reduction_size", "flops", "bytes", "comparison", "allowed_libraries", "fixed_inputs"};
     for (auto it = j.begin(); it != j.end(); ++it)
       if (!kKnown.count(it.key())) Fail("top level", "unknown field '" + it.key() + "'");
     task_.origin = origin_;

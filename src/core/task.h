@@ -32,6 +32,16 @@ enum class Distribution {
   kSpecial,         ///< N(0, 1) with NaN, +-Inf, +-0, denormals and huge values mixed in
   kArange,          ///< 0, 1, 2, ... scaled into a safe range (debugging indexing)
   kOnes,            ///< all ones (debugging)
+  // Fixed adversarial inputs: patterns over rows (the last dimension), run on every --full
+  // whatever the seed (verify/certification.h decides which a task gets).
+  kNegativeOffset,   ///< -100 + N(0,1): every exp of a row underflows unless its max is subtracted
+  kSignedRows,       ///< rows alternately all positive and all negative
+  kConstantRows,     ///< each row one value: zero variance
+  kOutlierRows,      ///< small values with one +-1e4 outlier per row
+  kSortedRows,       ///< rows sorted, alternately ascending and descending
+  kTies,             ///< integers in [-2, 2]: exact ties for argmax and pooling
+  kLargeMean,        ///< 1000 + 0.001 N(0,1): naive one-pass variance and sums lose precision
+  kIntegers,         ///< integers in [-8, 8]: repeated exact small values
 };
 std::string_view DistributionName(Distribution d);
 bool TryParseDistribution(std::string_view name, Distribution* out);
@@ -77,6 +87,10 @@ struct Task {
   std::string flops;
   std::string bytes;
   Comparison comparison = Comparison::kAllClose;
+  /// The task file's changes to the fixed adversarial inputs its category gets
+  /// (`fixed_inputs: {add, remove, note}`), applied by verify/certification.h.
+  std::vector<Distribution> fixed_inputs_add, fixed_inputs_remove;
+  std::string fixed_inputs_note;
   /// Library families a candidate may call (e.g. "cublas"); none by default.
   std::vector<std::string> allowed_libraries;
 

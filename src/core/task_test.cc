@@ -111,3 +111,31 @@ TEST(TaskTest, EveryBundledTaskLoads) {
 
 }  // namespace
 }  // namespace kforge
+
+namespace kforge {
+namespace {
+
+TEST(TaskTest, FixedInputsChangesNeedANote) {
+  std::string good = kGood;
+  auto with = [&](const std::string& field) {
+    std::string text = good;
+    text.insert(text.rfind('}'), ", \"fixed_inputs\": " + field);
+    return text;
+  };
+  Task t = ParseTask(with(R"({"add": ["sorted_rows"], "remove": ["integers"], "note": "why"})"), "t.json");
+  EXPECT_EQ(t.fixed_inputs_add, std::vector<Distribution>{Distribution::kSortedRows});
+  EXPECT_EQ(t.fixed_inputs_remove, std::vector<Distribution>{Distribution::kIntegers});
+  EXPECT_EQ(t.fixed_inputs_note, "why");
+  for (const char* bad : {R"({"add": ["sorted_rows"]})", R"({"add": ["zipf"], "note": "x"})", R"({"drop": [], "note": "x"})",
+                          R"([1])"}) {
+    try {
+      ParseTask(with(bad), "t.json");
+      ADD_FAILURE() << bad;
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("fixed_inputs"), std::string::npos) << e.what();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kforge

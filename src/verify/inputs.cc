@@ -1,6 +1,8 @@
 #include "verify/inputs.h"
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <random>
 
@@ -13,15 +15,66 @@ uint64_t MixSeed(uint64_t a, uint64_t b) {
   return z ^ (z >> 31);
 }
 
-std::vector<double> FillInput(Distribution d, uint64_t seed, DType dtype, void* data, int64_t n) {
+namespace {
+
+/// Row patterns: the whole row is drawn at once (constant, sorted, one outlier).
+void FillRow(Distribution d, std::mt19937_64& rng, int64_t row, double* v, int64_t cols) {
+  std::normal_distribution<double> normal(0.0, 1.0);
+  switch (d) {
+    case Distribution::kSignedRows: {
+      double sign = row % 2 == 0 ? 1.0 : -1.0;
+      for (int64_t c = 0; c < cols; ++c) v[c] = sign * (std::fabs(normal(rng)) + 0.01);
+      break;
+    }
+    case Distribution::kConstantRows: {
+      double value = normal(rng);
+      for (int64_t c = 0; c < cols; ++c) v[c] = value;
+      break;
+    }
+    case Distribution::kOutlierRows: {
+      for (int64_t c = 0; c < cols; ++c) v[c] = 0.01 * normal(rng);
+      v[static_cast<int64_t>(rng() % static_cast<uint64_t>(cols))] = row % 2 == 0 ? 1e4 : -1e4;
+      break;
+    }
+    case Distribution::kSortedRows: {
+      for (int64_t c = 0; c < cols; ++c) v[c] = normal(rng);
+      if (row % 2 == 0) std::sort(v, v + cols);
+      else std::sort(v, v + cols, std::greater<double>());
+      break;
+    }
+    default: break;
+  }
+}
+
+bool IsRowPattern(Distribution d) {
+  return d == Distribution::kSignedRows || d == Distribution::kConstantRows || d == Distribution::kOutlierRows ||
+         d == Distribution::kSortedRows;
+}
+
+}  // namespace
+
+std::vector<double> FillInput(Distribution d, uint64_t seed, DType dtype, void* data, const std::vector<int64_t>& shape) {
+  int64_t n = NumElements(shape);
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> normal(0.0, 1.0);
   std::uniform_real_distribution<double> uniform(-1.0, 1.0);
   std::student_t_distribution<double> heavy(2.0);
   std::vector<double> values(static_cast<size_t>(n));
+  if (IsRowPattern(d) && n > 0) {
+    int64_t cols = shape.empty() ? 1 : std::max<int64_t>(1, shape.back());
+    for (int64_t r = 0; r * cols < n; ++r) FillRow(d, rng, r, values.data() + r * cols, std::min(cols, n - r * cols));
+  }
   for (int64_t i = 0; i < n; ++i) {
     double v = 0;
     switch (d) {
+      case Distribution::kSignedRows:
+      case Distribution::kConstantRows:
+      case Distribution::kOutlierRows:
+      case Distribution::kSortedRows: v = values[static_cast<size_t>(i)]; break;
+      case Distribution::kNegativeOffset: v = -100.0 + normal(rng); break;
+      case Distribution::kTies: v = static_cast<double>(static_cast<int64_t>(rng() % 5) - 2); break;
+      case Distribution::kLargeMean: v = 1000.0 + 0.001 * normal(rng); break;
+      case Distribution::kIntegers: v = static_cast<double>(static_cast<int64_t>(rng() % 17) - 8); break;
       case Distribution::kNormal: v = normal(rng); break;
       case Distribution::kUniform: v = uniform(rng); break;
       case Distribution::kHeavyTailed: v = heavy(rng); break;
@@ -48,7 +101,8 @@ std::vector<double> FillInput(Distribution d, uint64_t seed, DType dtype, void* 
         break;
       }
     }
-    if (!IsFloat(dtype)) v = std::round(v * 10);
+    bool integral = d == Distribution::kTies || d == Distribution::kIntegers;
+    if (!IsFloat(dtype) && !integral) v = std::round(v * 10);
     StoreFromDouble(data, dtype, static_cast<size_t>(i), v);
     values[static_cast<size_t>(i)] = LoadAsDouble(data, dtype, static_cast<size_t>(i));
   }

@@ -11,8 +11,9 @@ namespace kforge {
 /// Deterministic 64-bit mixer (SplitMix64) used to derive per-trial seeds from a run seed.
 uint64_t MixSeed(uint64_t a, uint64_t b);
 
-/// Fills `n` elements of `dtype` at `data` from distribution `d` with `seed`, and returns
-/// the same values as doubles (after rounding to dtype) for the reference.
-std::vector<double> FillInput(Distribution d, uint64_t seed, DType dtype, void* data, int64_t n);
+/// Fills a tensor of `shape` and `dtype` at `data` from distribution `d` with `seed`, and
+/// returns the same values as doubles (after rounding to dtype) for the reference. Row
+/// patterns (signed_rows, sorted_rows, ...) run along the last dimension.
+std::vector<double> FillInput(Distribution d, uint64_t seed, DType dtype, void* data, const std::vector<int64_t>& shape);
 
 }  // namespace kforge

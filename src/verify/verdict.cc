@@ -139,6 +139,10 @@ nlohmann::json Verdict::ToJson() const {
   if (!cleanup_errors.empty()) j["cleanup_errors"] = cleanup_errors;
   j["seed"] = seed;
   j["full"] = full_requested;
+  if (full_requested && level >= Level::kL2Light) {
+    j["fixed_inputs"] = fixed_inputs;
+    j["random_shapes"] = random_shapes;
+  }
   j["probes"] = probes;
   j["tools"] = {{"kforge", kforge_version},
                 {"compiler", compile.compiler},

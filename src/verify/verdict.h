@@ -116,6 +116,9 @@ struct Verdict {
   std::string kforge_version;
   uint64_t seed = 0;
   bool full_requested = false;
+  /// --full: the fixed adversarial inputs that ran, and the shapes drawn from the seed.
+  std::vector<std::string> fixed_inputs;
+  std::vector<Bindings> random_shapes;
   bool probes = false;  ///< compiled with KFORGE_PROBES=1
   /// cuda, with VerifyOptions::sanitize: the determinism re-run and the compute-sanitizer
   /// pass ({"nondeterministic", "tool", "errors", "report"}); null when not run.
