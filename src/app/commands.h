@@ -29,6 +29,7 @@ CommandAction SetupResume(CLI::App& sub);
 CommandAction SetupStatus(CLI::App& sub);
 CommandAction SetupLog(CLI::App& sub);
 CommandAction SetupDoctor(CLI::App& sub);
+CommandAction SetupMutate(CLI::App& sub);
 
 struct Task;
 /// A task named by its bundled name ("softmax") or by a path to a task file.

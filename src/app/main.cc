@@ -21,6 +21,7 @@ const Command kCommands[] = {
     {"bench", "time a verified CUDA candidate against the task's baseline and the roofline (L3)", SetupBench},
     {"device", "show the GPU the cuda backend uses and its calibrated ceilings", SetupDevice},
     {"tasks", "list the bundled tasks", SetupTasks},
+    {"mutate", "plant small bugs in a correct kernel and see whether certification catches each", SetupMutate},
     {"doctor", "say what this machine can do: sandbox layers, GPU, nvcc, compute-sanitizer", SetupDoctor},
 };
 
