@@ -34,6 +34,7 @@ constexpr std::pair<Distribution, std::string_view> kDistributionNames[] = {
     {Distribution::kTies, "ties"},
     {Distribution::kLargeMean, "large_mean"},
     {Distribution::kIntegers, "integers"},
+    {Distribution::kOpposedSigns, "opposed_signs"},
 };
 
 std::string KnownDistributions() {

@@ -229,7 +229,7 @@ BenchReport RunBench(const Task& task, const std::string& candidate_path, const 
     for (size_t i = 0; i < n_in; ++i) {
       size_t t = c * per_copy + i;
       std::vector<double> values = FillInput(dist, MixSeed(MixSeed(seed, c), i), arena.tensor(t).dtype, arena.data(t),
-                                             arena.tensor(t).shape);
+                                             arena.tensor(t).shape, i);
       if (i == 0 && task.comparison == Comparison::kArgmax) argmax_source[c] = std::move(values);
     }
   std::vector<std::vector<std::string>> cand_out, base_out;

@@ -21,9 +21,9 @@ const std::map<std::string, std::vector<Distribution>>& ByCategory() {
       {"normalization", {D::kNegativeOffset, D::kSignedRows, D::kConstantRows, D::kOutlierRows, D::kSortedRows,
                          D::kTies, D::kLargeMean}},
       {"scan", {D::kNegativeOffset, D::kSortedRows, D::kLargeMean, D::kIntegers}},
-      {"matmul", {D::kNegativeOffset, D::kSignedRows, D::kIntegers}},
+      {"matmul", {D::kNegativeOffset, D::kSignedRows, D::kIntegers, D::kOpposedSigns}},
       {"conv", {D::kNegativeOffset, D::kSignedRows, D::kIntegers}},
-      {"attention", {D::kNegativeOffset, D::kSignedRows, D::kConstantRows, D::kOutlierRows}},
+      {"attention", {D::kNegativeOffset, D::kSignedRows, D::kConstantRows, D::kOutlierRows, D::kOpposedSigns}},
       {"pooling", {D::kNegativeOffset, D::kSignedRows, D::kSortedRows, D::kTies}},
   };
   return kTable;

@@ -53,7 +53,8 @@ bool IsRowPattern(Distribution d) {
 
 }  // namespace
 
-std::vector<double> FillInput(Distribution d, uint64_t seed, DType dtype, void* data, const std::vector<int64_t>& shape) {
+std::vector<double> FillInput(Distribution d, uint64_t seed, DType dtype, void* data, const std::vector<int64_t>& shape,
+                              size_t input) {
   int64_t n = NumElements(shape);
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> normal(0.0, 1.0);
@@ -75,6 +76,9 @@ std::vector<double> FillInput(Distribution d, uint64_t seed, DType dtype, void* 
       case Distribution::kTies: v = static_cast<double>(static_cast<int64_t>(rng() % 5) - 2); break;
       case Distribution::kLargeMean: v = 1000.0 + 0.001 * normal(rng); break;
       case Distribution::kIntegers: v = static_cast<double>(static_cast<int64_t>(rng() % 17) - 8); break;
+      case Distribution::kOpposedSigns:
+        v = input == 0 ? 10.0 + std::fabs(normal(rng)) : input == 1 ? -10.0 - std::fabs(normal(rng)) : normal(rng);
+        break;
       case Distribution::kNormal: v = normal(rng); break;
       case Distribution::kUniform: v = uniform(rng); break;
       case Distribution::kHeavyTailed: v = heavy(rng); break;

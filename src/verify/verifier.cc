@@ -325,7 +325,7 @@ class Run {
     for (size_t i = 0; i < n_in; ++i) {
       const ArenaTensor& t = arena.tensor(i);
       ref_in[i].shape = t.shape;
-      ref_in[i].data = FillInput(dist, MixSeed(ev.seed, i), t.dtype, arena.data(i), t.shape);
+      ref_in[i].data = FillInput(dist, MixSeed(ev.seed, i), t.dtype, arena.data(i), t.shape, i);
       input_copies[i].assign(static_cast<const char*>(arena.data(i)), t.bytes);
     }
     for (size_t o = 0; o < ref_out.size(); ++o) {
