@@ -13,7 +13,7 @@ struct Reply {  // the runner's RunReply, version 3
   uint32_t magic = 0x6b666f72, version = 3, kind = 4 /*fatal*/, fatal = 1 /*crash*/;
   uint64_t case_id = 1;
   int32_t rc = 0, signal = 999, syscall_nr = -1, threads_after = 0;
-  uint32_t layers = 0;
+  uint32_t layers = 0, flags = 0;
   int32_t kernels_on = -1, kernels_off = -1;
   int64_t elapsed_ns = 0;
   char message[448] = "forged";
