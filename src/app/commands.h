@@ -3,6 +3,8 @@
 // Each Setup adds its options to `sub` and returns the action to run after parsing; the
 // action returns the process exit code.
 #include <functional>
+
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 namespace CLI {
@@ -38,6 +40,8 @@ Task ResolveTask(const std::string& name_or_path);
 std::string BundledTasksDir();
 /// Directory holding the curated knowledge base.
 std::string BundledKbDir();
+/// The last `kforge mutate --score` result per task ({} when never run).
+nlohmann::json LastMutationScores();
 /// baselines/cuda: the kernels kforge bench compares against.
 std::string BundledBaselinesDir();
 
