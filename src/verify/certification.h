@@ -4,7 +4,7 @@
 //  - fixed adversarial inputs (negative offsets, single-sign, constant, sorted rows, one
 //    outlier per row, ties, large mean with small variance, small integers), chosen by the
 //    task's category and changed by its `fixed_inputs` field, each run on two of the full
-//    cases whatever the seed;
+//    cases (the median by size and the one below it) whatever the seed;
 //  - shapes nobody published: each parameter drawn log-uniformly between its smallest and
 //    largest value in the full set (seeded, so the verdict's seed reproduces them), capped
 //    in size so the run stays within budget.
@@ -19,8 +19,8 @@ namespace kforge {
 /// fixed_inputs.remove.
 std::vector<Distribution> FixedInputsFor(const Task& task);
 
-/// One case per full case chosen for fixed inputs (the median and the upper-quartile case by
-/// size), each with every fixed input as its distributions. Names start with "fixed:".
+/// One case per full case chosen for fixed inputs (the median case by size and the one below
+/// it), each with every fixed input as its distributions. Names start with "fixed:".
 std::vector<Case> FixedInputCases(const Task& task);
 
 /// `count` cases with parameters drawn from `seed` within the full set's bounds; every
