@@ -14,16 +14,20 @@ namespace {
 /// Fixed inputs by category: what the category's classic bugs need to show.
 const std::map<std::string, std::vector<Distribution>>& ByCategory() {
   using D = Distribution;
+  // Measured on the H200 against correct float32 CUDA kernels, and left out for that reason:
+  // outlier_rows for attention (scores near 1e8, beyond float32: 21-79 of 4224 outputs off),
+  // large_mean for normalizations (mean/spread of 1e6: a two-pass float32 layernorm is off
+  // on 64768 of 65536), sorted_rows for sums and means (partial sums grow to K times the
+  // result, and the tolerance scales with the result). A task can add them back.
   static const std::map<std::string, std::vector<Distribution>> kTable = {
       {"elementwise", {D::kNegativeOffset, D::kIntegers}},
-      {"reduction", {D::kNegativeOffset, D::kSignedRows, D::kConstantRows, D::kSortedRows, D::kOutlierRows, D::kTies,
-                     D::kLargeMean}},
+      {"reduction", {D::kNegativeOffset, D::kSignedRows, D::kConstantRows, D::kOutlierRows, D::kTies}},
       {"normalization", {D::kNegativeOffset, D::kSignedRows, D::kConstantRows, D::kOutlierRows, D::kSortedRows,
-                         D::kTies, D::kLargeMean}},
-      {"scan", {D::kNegativeOffset, D::kSortedRows, D::kLargeMean, D::kIntegers}},
+                         D::kTies}},
+      {"scan", {D::kNegativeOffset, D::kIntegers}},
       {"matmul", {D::kNegativeOffset, D::kSignedRows, D::kIntegers, D::kOpposedSigns}},
       {"conv", {D::kNegativeOffset, D::kSignedRows, D::kIntegers}},
-      {"attention", {D::kNegativeOffset, D::kSignedRows, D::kConstantRows, D::kOutlierRows, D::kOpposedSigns}},
+      {"attention", {D::kNegativeOffset, D::kSignedRows, D::kConstantRows, D::kOpposedSigns}},
       {"pooling", {D::kNegativeOffset, D::kSignedRows, D::kSortedRows, D::kTies}},
   };
   return kTable;
