@@ -77,7 +77,7 @@ std::vector<double> FillInput(Distribution d, uint64_t seed, DType dtype, void* 
       case Distribution::kLargeMean: v = 1000.0 + 0.001 * normal(rng); break;
       case Distribution::kIntegers: v = static_cast<double>(static_cast<int64_t>(rng() % 17) - 8); break;
       case Distribution::kOpposedSigns:
-        v = input == 0 ? 30.0 + std::fabs(normal(rng)) : input == 1 ? -30.0 - std::fabs(normal(rng)) : normal(rng);
+        v = input == 0 ? 10.0 + std::fabs(normal(rng)) : input == 1 ? -10.0 - std::fabs(normal(rng)) : normal(rng);
         break;
       case Distribution::kNormal: v = normal(rng); break;
       case Distribution::kUniform: v = uniform(rng); break;
