@@ -130,11 +130,6 @@ TEST(CliTest, MaxInitZeroSoftmaxFailsFullOnEverySeed) {
     EXPECT_EQ(g["passed"], true) << seed << " " << g["message"];
     EXPECT_NE(g["fixed_inputs"].dump().find("negative_offset"), std::string::npos);
     EXPECT_EQ(g["random_shapes"].size(), 2u);
-    // The same bug inside attention (exp in float) needs every score of a row strongly
-    // negative: opposed_signs gives it.
-    auto att = ParseVerdict(RunCli({"verify", "attention", SourceDir() + "/examples/cpu/nearmiss/attention_max_init_zero.cc",
-                                    "--full", "--json", "--seed", seed}));
-    EXPECT_EQ(att["failure_class"], "nan_inf") << seed << " " << att["message"];
   }
 }
 

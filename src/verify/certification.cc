@@ -15,7 +15,8 @@ namespace {
 const std::map<std::string, std::vector<Distribution>>& ByCategory() {
   using D = Distribution;
   // Measured on the H200 against correct float32 CUDA kernels, and left out for that reason:
-  // outlier_rows for attention (scores near 1e8, beyond float32: 21-79 of 4224 outputs off),
+  // outlier_rows and opposed_signs for attention (scores near 1e8, or all strongly negative:
+  // 11-190 of 4224 outputs off),
   // large_mean for normalizations (mean/spread of 1e6: a two-pass float32 layernorm is off
   // on 64768 of 65536), sorted_rows for sums and means (partial sums grow to K times the
   // result, and the tolerance scales with the result). A task can add them back.
@@ -27,7 +28,7 @@ const std::map<std::string, std::vector<Distribution>>& ByCategory() {
       {"scan", {D::kNegativeOffset, D::kIntegers}},
       {"matmul", {D::kNegativeOffset, D::kSignedRows, D::kIntegers, D::kOpposedSigns}},
       {"conv", {D::kNegativeOffset, D::kSignedRows, D::kIntegers}},
-      {"attention", {D::kNegativeOffset, D::kSignedRows, D::kConstantRows, D::kOpposedSigns}},
+      {"attention", {D::kNegativeOffset, D::kSignedRows, D::kConstantRows}},
       {"pooling", {D::kNegativeOffset, D::kSignedRows, D::kSortedRows, D::kTies}},
   };
   return kTable;
