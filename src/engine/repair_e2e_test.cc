@@ -94,6 +94,9 @@ TEST_F(RepairTest, RepairsAndCertifiesANearMiss) {
   EXPECT_GE(s["iterations"].get<int>(), 2);
   EXPECT_TRUE(s.contains("final_iteration"));
   EXPECT_EQ(s["error_history"][0], "precision");
+  // The certification that judged the final candidate is in the summary.
+  EXPECT_NE(s["certification"]["fixed_inputs"].dump().find("negative_offset"), std::string::npos) << s.dump(2);
+  EXPECT_EQ(s["certification"]["random_shapes"].size(), 2u);
   // The final candidate is certified by an independent verification.
   auto v = RunCli({"verify", "sum_lastdim", run + "/final.cc", "--full"});
   EXPECT_EQ(v.exit_code, 0) << v.out;

@@ -395,6 +395,14 @@ void RepairRun::WriteOutputs() {
     s["final_score"] = state_.current->score;
   }
   if (state_.best) s["best_candidate"] = state_.best->candidate;
+  // What the final verdict's certification covered: the fixed adversarial inputs and the
+  // shapes drawn from its seed (present when the full set ran).
+  if (state_.current && !state_.current->verdict.empty()) {
+    nlohmann::json v = nlohmann::json::parse(artifacts_->Get(state_.current->verdict), nullptr, false);
+    if (v.is_object() && v.contains("fixed_inputs"))
+      s["certification"] = {{"seed", v.value("seed", uint64_t{0})}, {"fixed_inputs", v["fixed_inputs"]},
+                            {"random_shapes", v.value("random_shapes", nlohmann::json::array())}};
+  }
   if (!state_.success && state_.finished) {
     s["failure_reason"] = state_.finish_reason;
     s["last_error"] = state_.current ? state_.current->message : "";
