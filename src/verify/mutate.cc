@@ -12,30 +12,18 @@
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/text.h"
+#include "verify/source_tree.h"
 #include "verify/verifier.h"
-
-extern "C" const TSLanguage* tree_sitter_cuda();
 
 namespace kforge {
 namespace {
-
-struct ParserDeleter {
-  void operator()(TSParser* p) const { ts_parser_delete(p); }
-};
-struct TreeDeleter {
-  void operator()(TSTree* t) const { ts_tree_delete(t); }
-};
 
 class Generator {
  public:
   explicit Generator(const std::string& src) : src_(src) {}
 
   std::vector<Mutant> Run() {
-    std::unique_ptr<TSParser, ParserDeleter> parser(ts_parser_new());
-    KF_CHECK(ts_parser_set_language(parser.get(), tree_sitter_cuda()));
-    ts_parser_set_timeout_micros(parser.get(), 2000000);
-    std::unique_ptr<TSTree, TreeDeleter> tree(
-        ts_parser_parse_string(parser.get(), nullptr, src_.data(), static_cast<uint32_t>(src_.size())));
+    SourceTree tree = ParseSource(src_, 2000000);
     if (tree == nullptr) return {};
     Walk(ts_tree_root_node(tree.get()), false);
     return std::move(out_);

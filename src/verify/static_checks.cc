@@ -10,18 +10,10 @@
 
 #include "core/check.h"
 #include "core/text.h"
-
-extern "C" const TSLanguage* tree_sitter_cuda();
+#include "verify/source_tree.h"
 
 namespace kforge {
 namespace {
-
-struct ParserDeleter {
-  void operator()(TSParser* p) const { ts_parser_delete(p); }
-};
-struct TreeDeleter {
-  void operator()(TSTree* t) const { ts_tree_delete(t); }
-};
 
 /// Namespaces of frameworks and vendor libraries a kernel must not fall back to.
 const std::set<std::string> kForbiddenNamespaces = {"at", "torch", "c10", "cutlass", "cute", "thrust",
@@ -58,13 +50,9 @@ class Checker {
   Checker(const std::string& src, const StaticCheckOptions& opts) : src_(src), opts_(opts) {}
 
   std::vector<IntegrityFinding> Run() {
-    std::unique_ptr<TSParser, ParserDeleter> parser(ts_parser_new());
-    KF_CHECK(ts_parser_set_language(parser.get(), tree_sitter_cuda()));
     // Hostile sources (tens of thousands of unbalanced brackets) can make error recovery
     // slow; a source that cannot be parsed in time is rejected, not waited for.
-    ts_parser_set_timeout_micros(parser.get(), kParseTimeoutMicros);
-    std::unique_ptr<TSTree, TreeDeleter> tree(
-        ts_parser_parse_string(parser.get(), nullptr, src_.data(), static_cast<uint32_t>(src_.size())));
+    SourceTree tree = ParseSource(src_, kParseTimeoutMicros);
     if (tree == nullptr) {
       Add("static.unparseable", "the source could not be parsed within " + std::to_string(kParseTimeoutMicros / 1000) +
                                     " ms; simplify it",
