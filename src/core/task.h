@@ -37,7 +37,7 @@ enum class Distribution {
   kNegativeOffset,   ///< -100 + N(0,1): every exp of a row underflows unless its max is subtracted
   kSignedRows,       ///< rows alternately all positive and all negative
   kConstantRows,     ///< each row one value: zero variance
-  kOutlierRows,      ///< small values with one +-1e4 outlier per row
+  kOutlierRows,      ///< small values with one outlier per row: -1e4 anywhere, or +1e4 first
   kSortedRows,       ///< rows sorted, alternately ascending and descending
   kTies,             ///< integers in [-2, 2]: exact ties for argmax and pooling
   kLargeMean,        ///< 1000 + 0.001 N(0,1): naive one-pass variance and sums lose precision

@@ -32,8 +32,11 @@ void FillRow(Distribution d, std::mt19937_64& rng, int64_t row, double* v, int64
       break;
     }
     case Distribution::kOutlierRows: {
+      // Even rows: -1e4 somewhere. Odd rows: +1e4 first, so a row loop that reads one element
+      // past its end (a max over c <= cols) meets a value that wipes out its row.
       for (int64_t c = 0; c < cols; ++c) v[c] = 0.01 * normal(rng);
-      v[static_cast<int64_t>(rng() % static_cast<uint64_t>(cols))] = row % 2 == 0 ? 1e4 : -1e4;
+      int64_t at = row % 2 == 0 ? static_cast<int64_t>(rng() % static_cast<uint64_t>(cols)) : 0;
+      v[at] = row % 2 == 0 ? -1e4 : 1e4;
       break;
     }
     case Distribution::kSortedRows: {
