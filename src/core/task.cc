@@ -35,6 +35,7 @@ constexpr std::pair<Distribution, std::string_view> kDistributionNames[] = {
     {Distribution::kLargeMean, "large_mean"},
     {Distribution::kIntegers, "integers"},
     {Distribution::kOpposedSigns, "opposed_signs"},
+    {Distribution::kDeepNegative, "deep_negative"},
 };
 
 std::string KnownDistributions() {

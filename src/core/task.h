@@ -42,6 +42,7 @@ enum class Distribution {
   kTies,             ///< integers in [-2, 2]: exact ties for argmax and pooling
   kLargeMean,        ///< 1000 + 0.001 N(0,1): naive one-pass variance and sums lose precision
   kIntegers,         ///< integers in [-8, 8]: repeated exact small values
+  kDeepNegative,     ///< -1000 + N(0,1): below exp's double range too (softmax family)
   kOpposedSigns,     ///< first input 10 + |N|, second -10 - |N|, the rest N(0,1): every
                      ///< product of the two (attention scores) strongly negative
 };

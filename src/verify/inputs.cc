@@ -76,6 +76,7 @@ std::vector<double> FillInput(Distribution d, uint64_t seed, DType dtype, void* 
       case Distribution::kOutlierRows:
       case Distribution::kSortedRows: v = values[static_cast<size_t>(i)]; break;
       case Distribution::kNegativeOffset: v = -100.0 + normal(rng); break;
+      case Distribution::kDeepNegative: v = -1000.0 + normal(rng); break;
       case Distribution::kTies: v = static_cast<double>(static_cast<int64_t>(rng() % 5) - 2); break;
       case Distribution::kLargeMean: v = 1000.0 + 0.001 * normal(rng); break;
       case Distribution::kIntegers: v = static_cast<double>(static_cast<int64_t>(rng() % 17) - 8); break;
