@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -57,7 +58,8 @@ nlohmann::json Diagnose() {
   bool bwrap = BubblewrapWorks(&why);
   j["bubblewrap"] = bwrap ? nlohmann::json(true) : nlohmann::json(why);
   std::string no_cgroup;
-  auto cgroup = PidsCgroup::Create(16, &no_cgroup);
+  TempDir probe_dir("kforge-doctor");
+  auto cgroup = PidsCgroup::Create(std::filesystem::path(probe_dir.path()).filename().string(), 16, &no_cgroup);
   j["pids_cgroup"] = cgroup ? nlohmann::json(true) : nlohmann::json(no_cgroup);
   cgroup.reset();
   // The probe candidate compiles in whichever mode works here.

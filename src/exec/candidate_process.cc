@@ -103,16 +103,19 @@ LoadResult CandidateProcess::Start(int64_t timeout_ms) {
   spec_->AddReadOnly(so_path_, "/kforge/candidate.so");
   SandboxLimits limits = limits_;
   limits.address_space_bytes += static_cast<int64_t>(arena_bytes_);
+  // libcudart, found through the runner's rpath: the toolkit under both its own and its
+  // resolved path (/usr/local/cuda is usually a link to /usr/local/cuda-X.Y). Mounted by
+  // bubblewrap and readable through Landlock.
+  std::vector<std::string> toolkit;
   if (gpu_) {
     spec_->AllowGpu();
 #ifdef KFORGE_CUDA_ROOT
-    // libcudart, found through the runner's rpath: the toolkit under both its own and its
-    // resolved path (/usr/local/cuda is usually a link to /usr/local/cuda-X.Y).
     std::error_code ec;
     std::string root = KFORGE_CUDA_ROOT, real = std::filesystem::canonical(root, ec).string();
-    if (FileExists(root)) spec_->AddReadOnly(root, root);
-    if (!ec && real != root) spec_->AddReadOnly(real, real);
+    if (FileExists(root)) toolkit.push_back(root);
+    if (!ec && real != root) toolkit.push_back(real);
 #endif
+    for (const auto& path : toolkit) spec_->AddReadOnly(path, path);
     // The CUDA driver reserves large virtual ranges: an address-space limit would break it.
     limits.address_space_bytes = 0;
   }
@@ -122,19 +125,13 @@ LoadResult CandidateProcess::Start(int64_t timeout_ms) {
   cmd.insert(cmd.end(), {"--so", bwrap ? "/kforge/candidate.so" : so_path_});
   cmd.insert(cmd.end(), {"--scratch", bwrap ? "/scratch" : scratch, "--read", bwrap ? "/kforge" : so_path_});
   if (bwrap) cmd.push_back("--in-jail");
-#ifdef KFORGE_CUDA_ROOT
-  if (gpu_) {
-    std::error_code ec;
-    std::string real = std::filesystem::canonical(KFORGE_CUDA_ROOT, ec).string();
-    cmd.insert(cmd.end(), {"--read", KFORGE_CUDA_ROOT});
-    if (!ec) cmd.insert(cmd.end(), {"--read", real});
-  }
-#endif
+  for (const auto& path : toolkit) cmd.insert(cmd.end(), {"--read", path});
   if (gpu_ && !tool_.empty()) cmd.push_back("--separate-allocations");
   std::string no_cgroup;
   if (limits_.max_tasks > 0) {
     cmd.insert(cmd.end(), {"--tasks", std::to_string(limits_.max_tasks)});
-    pids_ = PidsCgroup::Create(limits_.max_tasks, &no_cgroup);
+    // Named after this process's run directory, which is unique on the machine.
+    pids_ = PidsCgroup::Create(std::filesystem::path(dir_->path()).filename().string(), limits_.max_tasks, &no_cgroup);
     if (pids_) cmd.insert(cmd.end(), {"--cgroup-fd", std::to_string(kCgroupFd)});
   }
 

@@ -4,7 +4,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -57,16 +56,15 @@ bool WriteTo(const std::string& path, const std::string& text) {
 
 }  // namespace
 
-std::unique_ptr<PidsCgroup> PidsCgroup::Create(int64_t max_tasks, std::string* why_not) {
+std::unique_ptr<PidsCgroup> PidsCgroup::Create(const std::string& name, int64_t max_tasks, std::string* why_not) {
   bool v2 = false;
   std::string parent = OwnPidsCgroup(&v2);
   if (parent.empty()) {
     *why_not = "no pids cgroup controller is mounted and delegated to this process";
     return nullptr;
   }
-  static std::atomic<uint64_t> counter{0};
   std::unique_ptr<PidsCgroup> g(new PidsCgroup);
-  g->path_ = parent + "/kforge-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+  g->path_ = parent + "/" + name;
   g->max_tasks_ = max_tasks;
   if (::mkdir(g->path_.c_str(), 0755) != 0) {
     *why_not = "cannot create a pids cgroup in " + parent + ": " + std::strerror(errno);

@@ -15,8 +15,9 @@ namespace kforge {
 
 class PidsCgroup {
  public:
-  /// nullptr with `why_not` set when no pids cgroup can be made here.
-  static std::unique_ptr<PidsCgroup> Create(int64_t max_tasks, std::string* why_not);
+  /// A group named `name` (unique on the machine: callers pass their run directory's name)
+  /// under our own cgroup; nullptr with `why_not` set when no pids cgroup can be made here.
+  static std::unique_ptr<PidsCgroup> Create(const std::string& name, int64_t max_tasks, std::string* why_not);
   ~PidsCgroup();
   PidsCgroup(const PidsCgroup&) = delete;
   PidsCgroup& operator=(const PidsCgroup&) = delete;

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -12,7 +13,8 @@ namespace {
 
 TEST(PidsCgroupTest, MadeWithItsLimitAndRemovedAfterwards) {
   std::string why;
-  auto g = PidsCgroup::Create(16, &why);
+  TempDir name("kforge-pids-test");
+  auto g = PidsCgroup::Create(std::filesystem::path(name.path()).filename().string(), 16, &why);
   if (!g) GTEST_SKIP() << "no pids cgroup on this machine: " << why << " (the runner then relies on RLIMIT_NPROC)";
   EXPECT_GE(g->procs_fd(), 0);
   std::ifstream max(g->path() + "/pids.max");
@@ -26,7 +28,9 @@ TEST(PidsCgroupTest, MadeWithItsLimitAndRemovedAfterwards) {
 
 TEST(PidsCgroupTest, TwoGroupsAtOnceAreDistinct) {
   std::string why;
-  auto a = PidsCgroup::Create(8, &why), b = PidsCgroup::Create(8, &why);
+  TempDir na("kforge-pids-a"), nb("kforge-pids-b");
+  auto a = PidsCgroup::Create(std::filesystem::path(na.path()).filename().string(), 8, &why);
+  auto b = PidsCgroup::Create(std::filesystem::path(nb.path()).filename().string(), 8, &why);
   if (!a || !b) GTEST_SKIP() << "no pids cgroup on this machine: " << why;
   EXPECT_NE(a->path(), b->path());
 }

@@ -697,16 +697,17 @@ Verdict Verifier::VerifySource(const std::string& source, const std::string& lab
       v.cases[0].failure = FailureClass::kBuildError;
     v.message = "the candidate compiled but could not be loaded: " + v.cases[0].message;
   }
-  auto sanitize = [&] {
+  // `cases` is the task whose light and full lists the verdict's cases came from.
+  auto sanitize = [&](const Task& cases) {
     Distribution dist;
     if (options.sanitize && options.backend == "cuda" && v.integrity.empty())
-      if (const Case* k = FirstFailingCase(v, task_, &dist)) v.sanitizer = run.RunSanitizer(compiled.so_path, *k, dist, v.failure);
+      if (const Case* k = FirstFailingCase(v, cases, &dist)) v.sanitizer = run.RunSanitizer(compiled.so_path, *k, dist, v.failure);
   };
   if (!light_ok) {
     if (const CaseEvidence* worst = WorstCase(v)) v.failure = worst->failure;
     if (options.diagnose && v.integrity.empty())
       if (const Case* k = NumericFailureCase(v, task_)) run.RunDiagnostic(compiled.so_path, *k);
-    sanitize();
+    sanitize(task_);
     return done();
   }
   v.level = Level::kL2Light;
@@ -727,9 +728,7 @@ Verdict Verifier::VerifySource(const std::string& source, const std::string& lab
     if (const CaseEvidence* worst = WorstCase(v)) v.failure = worst->failure;
     if (options.diagnose && v.integrity.empty())
       if (const Case* k = NumericFailureCase(v, certified)) run.RunDiagnostic(compiled.so_path, *k);
-    Distribution dist;
-    if (options.sanitize && options.backend == "cuda" && v.integrity.empty())
-      if (const Case* k = FirstFailingCase(v, certified, &dist)) v.sanitizer = run.RunSanitizer(compiled.so_path, *k, dist, v.failure);
+    sanitize(certified);
     return done();
   }
   v.level = Level::kL2Full;

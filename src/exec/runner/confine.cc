@@ -101,9 +101,8 @@ uint32_t ApplyLandlock(const ConfineOptions& o) {
     AllowPath(ruleset, p, kFsRead, all);
   for (const auto& p : o.read_only) AllowPath(ruleset, p.c_str(), kFsRead, all);
   // Our own /proc entry only (thread counts, maps): /proc/<engine>/mem stays out of reach.
-  char self[64];
-  std::snprintf(self, sizeof self, "/proc/%d", static_cast<int>(::getpid()));
-  AllowPath(ruleset, self, kFsRead, all);
+  // O_PATH follows the /proc/self link to our own directory.
+  AllowPath(ruleset, "/proc/self", kFsRead, all);
   AllowPath(ruleset, "/dev/null", kFsRead | LANDLOCK_ACCESS_FS_WRITE_FILE, all);
   AllowPath(ruleset, "/dev/zero", kFsRead, all);
   AllowPath(ruleset, "/dev/urandom", kFsRead, all);
@@ -131,6 +130,7 @@ bool InstallSeccomp(std::string* error) {
     if (rc == 0 && nr >= 0)
       rc = seccomp_rule_add_array(ctx, action, nr, static_cast<unsigned>(args.size()), args.size() ? args.begin() : nullptr);
   };
+  // The filter names this process (the sandboxed child itself, never a recorded value).
   const scmp_datum_t self = static_cast<scmp_datum_t>(::getpid());
   // No network: only local socketpairs, never a connection to a socket by name.
   rule(SCMP_ACT_TRAP, SCMP_SYS(socket), {SCMP_A0(SCMP_CMP_NE, AF_UNIX)});
