@@ -5,7 +5,8 @@ PKGS=(g++ cmake ninja-build pkg-config git
       nlohmann-json3-dev libsqlite3-dev libcurl4-openssl-dev libssl-dev
       libcli11-dev libfmt-dev libspdlog-dev libdlpack-dev
       libgtest-dev libgmock-dev libbenchmark-dev
-      bubblewrap libseccomp-dev libtree-sitter-dev)
+      bubblewrap libseccomp-dev libtree-sitter-dev
+      clang clang-format)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

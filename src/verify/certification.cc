@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <random>
 
 #include "core/error.h"
+#include "core/random.h"
 #include "verify/inputs.h"
 
 namespace kforge {
@@ -114,15 +114,14 @@ std::vector<Case> RandomShapeCases(const Task& task, uint64_t seed, int count) {
     }
     bounds[p] = {std::max<int64_t>(1, lo), std::max<int64_t>(1, hi)};
   }
-  std::mt19937_64 rng(MixSeed(seed, 0x5a4a7e5));
-  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  SeededRandom rng(MixSeed(seed, 0x5a4a7e5));
   std::vector<Case> out;
   for (int attempt = 0; attempt < 200 && static_cast<int>(out.size()) < count; ++attempt) {
     Case k;
     for (const auto& p : task.params) {
       auto [lo, hi] = bounds[p];
       double x = std::exp(std::log(static_cast<double>(lo)) +
-                          unit(rng) * (std::log(static_cast<double>(hi) + 1) - std::log(static_cast<double>(lo))));
+                          rng.Uniform01() * (std::log(static_cast<double>(hi) + 1) - std::log(static_cast<double>(lo))));
       k.params[p] = std::clamp<int64_t>(static_cast<int64_t>(x), lo, hi);
     }
     if (!AllShapesPositive(task, k.params) || InputElements(task, k.params) > budget) continue;

@@ -4,7 +4,8 @@
 #include <cmath>
 #include <functional>
 #include <limits>
-#include <random>
+
+#include "core/random.h"
 
 namespace kforge {
 
@@ -18,29 +19,28 @@ uint64_t MixSeed(uint64_t a, uint64_t b) {
 namespace {
 
 /// Row patterns: the whole row is drawn at once (constant, sorted, one outlier).
-void FillRow(Distribution d, std::mt19937_64& rng, int64_t row, double* v, int64_t cols) {
-  std::normal_distribution<double> normal(0.0, 1.0);
+void FillRow(Distribution d, SeededRandom& rng, int64_t row, double* v, int64_t cols) {
   switch (d) {
     case Distribution::kSignedRows: {
       double sign = row % 2 == 0 ? 1.0 : -1.0;
-      for (int64_t c = 0; c < cols; ++c) v[c] = sign * (std::fabs(normal(rng)) + 0.01);
+      for (int64_t c = 0; c < cols; ++c) v[c] = sign * (std::fabs(rng.Normal()) + 0.01);
       break;
     }
     case Distribution::kConstantRows: {
-      double value = normal(rng);
+      double value = rng.Normal();
       for (int64_t c = 0; c < cols; ++c) v[c] = value;
       break;
     }
     case Distribution::kOutlierRows: {
       // Even rows: -1e4 somewhere. Odd rows: +1e4 first, so a row loop that reads one element
       // past its end (a max over c <= cols) meets a value that wipes out its row.
-      for (int64_t c = 0; c < cols; ++c) v[c] = 0.01 * normal(rng);
-      int64_t at = row % 2 == 0 ? static_cast<int64_t>(rng() % static_cast<uint64_t>(cols)) : 0;
+      for (int64_t c = 0; c < cols; ++c) v[c] = 0.01 * rng.Normal();
+      int64_t at = row % 2 == 0 ? static_cast<int64_t>(rng.Below(static_cast<uint64_t>(cols))) : 0;
       v[at] = row % 2 == 0 ? -1e4 : 1e4;
       break;
     }
     case Distribution::kSortedRows: {
-      for (int64_t c = 0; c < cols; ++c) v[c] = normal(rng);
+      for (int64_t c = 0; c < cols; ++c) v[c] = rng.Normal();
       if (row % 2 == 0) std::sort(v, v + cols);
       else std::sort(v, v + cols, std::greater<double>());
       break;
@@ -59,10 +59,7 @@ bool IsRowPattern(Distribution d) {
 std::vector<double> FillInput(Distribution d, uint64_t seed, DType dtype, void* data, const std::vector<int64_t>& shape,
                               size_t input) {
   int64_t n = NumElements(shape);
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<double> normal(0.0, 1.0);
-  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-  std::student_t_distribution<double> heavy(2.0);
+  SeededRandom rng(seed);
   std::vector<double> values(static_cast<size_t>(n));
   if (IsRowPattern(d) && n > 0) {
     int64_t cols = shape.empty() ? 1 : std::max<int64_t>(1, shape.back());
@@ -75,27 +72,27 @@ std::vector<double> FillInput(Distribution d, uint64_t seed, DType dtype, void* 
       case Distribution::kConstantRows:
       case Distribution::kOutlierRows:
       case Distribution::kSortedRows: v = values[static_cast<size_t>(i)]; break;
-      case Distribution::kNegativeOffset: v = -100.0 + normal(rng); break;
-      case Distribution::kDeepNegative: v = -1000.0 + normal(rng); break;
-      case Distribution::kTies: v = static_cast<double>(static_cast<int64_t>(rng() % 5) - 2); break;
-      case Distribution::kLargeMean: v = 1000.0 + 0.001 * normal(rng); break;
-      case Distribution::kIntegers: v = static_cast<double>(static_cast<int64_t>(rng() % 17) - 8); break;
+      case Distribution::kNegativeOffset: v = -100.0 + rng.Normal(); break;
+      case Distribution::kDeepNegative: v = -1000.0 + rng.Normal(); break;
+      case Distribution::kTies: v = static_cast<double>(static_cast<int64_t>(rng.Below(5)) - 2); break;
+      case Distribution::kLargeMean: v = 1000.0 + 0.001 * rng.Normal(); break;
+      case Distribution::kIntegers: v = static_cast<double>(static_cast<int64_t>(rng.Below(17)) - 8); break;
       case Distribution::kOpposedSigns:
-        v = input == 0 ? 10.0 + std::fabs(normal(rng)) : input == 1 ? -10.0 - std::fabs(normal(rng)) : normal(rng);
+        v = input == 0 ? 10.0 + std::fabs(rng.Normal()) : input == 1 ? -10.0 - std::fabs(rng.Normal()) : rng.Normal();
         break;
-      case Distribution::kNormal: v = normal(rng); break;
-      case Distribution::kUniform: v = uniform(rng); break;
-      case Distribution::kHeavyTailed: v = heavy(rng); break;
-      case Distribution::kAllNegative: v = -std::fabs(normal(rng)) - 0.01; break;
-      case Distribution::kLargeMagnitude: v = normal(rng) * 1000.0; break;
-      case Distribution::kLargeOffset: v = 100.0 + normal(rng); break;
-      case Distribution::kSmallMagnitude: v = normal(rng) * 0.001; break;
+      case Distribution::kNormal: v = rng.Normal(); break;
+      case Distribution::kUniform: v = rng.Uniform(-1.0, 1.0); break;
+      case Distribution::kHeavyTailed: v = rng.StudentT(2); break;
+      case Distribution::kAllNegative: v = -std::fabs(rng.Normal()) - 0.01; break;
+      case Distribution::kLargeMagnitude: v = rng.Normal() * 1000.0; break;
+      case Distribution::kLargeOffset: v = 100.0 + rng.Normal(); break;
+      case Distribution::kSmallMagnitude: v = rng.Normal() * 0.001; break;
       case Distribution::kArange: v = static_cast<double>(i % 1024) / 64.0; break;
       case Distribution::kOnes: v = 1.0; break;
       case Distribution::kSpecial: {
-        v = normal(rng);
+        v = rng.Normal();
         // About one element in eight is special, spread over the whole tensor.
-        switch (rng() % 64) {
+        switch (rng.Below(64)) {
           case 0: v = std::numeric_limits<double>::quiet_NaN(); break;
           case 1: v = std::numeric_limits<double>::infinity(); break;
           case 2: v = -std::numeric_limits<double>::infinity(); break;
