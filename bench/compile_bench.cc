@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "core/env.h"
+#include "exec/machine.h"
 #include "core/fs.h"
 #include "core/subprocess.h"
 #include "exec/compiler.h"
@@ -69,8 +71,9 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out_path = argv[++i];
     else if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = std::atoi(argv[++i]);
   }
-  std::string nvcc, version;
-  kforge::FindNvcc(&nvcc, &version);
+  kforge::LiveEnv live;
+  kforge::Machine machine(live.env());
+  const std::string nvcc = machine.Nvcc().path, version = machine.Nvcc().version;
   int major = 0, minor = 0;
   nvrtcVersion(&major, &minor);
   fmt::print("nvcc: {}\nNVRTC {}.{}\n\n{:<18} {:>10} {:>11} {:>9}\n", version, major, minor, "kernel", "nvcc_so_s",
@@ -86,13 +89,13 @@ int main(int argc, char** argv) {
       kforge::CompilerOptions o;
       o.cache_dir = cache.path();
       auto t = std::chrono::steady_clock::now();
-      kforge::CompileResult c = kforge::CompileCudaCandidate(source, o);
+      kforge::CompileResult c = kforge::CompileCudaCandidate(machine, source, o);
       if (c.ok) so.push_back(Since(t));
       kforge::SpawnOptions sp;
       sp.argv = {nvcc, "-std=c++17", "-O2", "-arch=sm_90", "-cubin", "-I" + std::string("/usr/include"), "-o",
                  cache.path() + "/k.cubin", path};
       t = std::chrono::steady_clock::now();
-      auto res = kforge::LiveProcessRunner().Run(sp, 120000);
+      auto res = live.env().processes().Run(sp, 120000);
       if (res.status.ok()) cubin.push_back(Since(t));
       std::string log;
       t = std::chrono::steady_clock::now();

@@ -1,4 +1,4 @@
-// The CUDA backend on a real GPU (run it on the H200 with bench/h200_bench.sh):
+// The CUDA backend on a real GPU (run it on the H200 with scripts/device_gpu_check.sh):
 //  1. the device's calibrated ceilings (kforge device calibrate);
 //  2. time to a verdict (--full, cold compile cache) split into compile and the rest;
 //  3. timing spread: the same kernel benched several times in separate processes;
@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "core/env.h"
+#include "exec/machine.h"
 #include "core/fs.h"
 #include "core/task.h"
 #include "exec/device.h"
@@ -58,11 +60,13 @@ int main(int argc, char** argv) {
   }
   kforge::TempDir cold("kforge-cuda-bench");
   nlohmann::json doc;
-  kforge::CudaDevice device = kforge::ProbeCudaDevice();
+  kforge::LiveEnv live;
+  kforge::Machine machine(live.env());
+  kforge::CudaDevice device = machine.Device();
   doc["device"] = device.info;
 
   // 1. Ceilings.
-  kforge::DeviceCeilings c = kforge::CalibrateCeilings(device, cold.path());
+  kforge::DeviceCeilings c = kforge::CalibrateCeilings(machine, device, cold.path());
   doc["ceilings"] = c.raw;
   fmt::print("device: {} ({})\nceilings: copy {:.0f} GB/s, fp32 matmul {:.1f} TFLOP/s (no TF32), bf16 matmul {:.1f} TFLOP/s\n\n",
              device.name, device.arch, c.copy_bytes_per_s / 1e9, c.fp32_flops_per_s / 1e12, c.bf16_flops_per_s / 1e12);
@@ -87,7 +91,7 @@ int main(int argc, char** argv) {
     vo.full = true;
     vo.seed = 1;
     vo.cache_dir = cold.path() + "/verdict-" + name;
-    kforge::Verdict v = kforge::Verifier(task).Verify(Correct(name), vo);
+    kforge::Verdict v = kforge::Verifier(task, machine).Verify(Correct(name), vo);
     fmt::print("{:<18} {:>10.2f} {:>10.2f} {:>10.2f} {:>8}{}\n", name, v.compile.seconds,
                v.total_seconds - v.compile.seconds, v.total_seconds, v.cases.size(), v.passed ? "" : "  FAILED");
     doc["time_to_verdict"].push_back({{"task", name}, {"passed", v.passed}, {"compile_seconds", v.compile.seconds},
@@ -101,7 +105,7 @@ int main(int argc, char** argv) {
     std::vector<double> medians;
     double in_run = 0;
     for (int r = 0; r < runs; ++r) {
-      kforge::BenchReport rep = kforge::RunBench(LoadTask(name), Correct(name), bo);
+      kforge::BenchReport rep = kforge::RunBench(machine, LoadTask(name), Correct(name), bo);
       if (!rep.timed) break;
       medians.push_back(rep.candidate.timing.median_ns / 1e3);
       in_run = std::max(in_run, rep.candidate.timing.p90_ns / rep.candidate.timing.p10_ns);
@@ -125,7 +129,7 @@ table:
   for (const std::string& name : kernels) {
     kforge::BenchReport rep;
     try {
-      rep = kforge::RunBench(LoadTask(name), Correct(name), bo);
+      rep = kforge::RunBench(machine, LoadTask(name), Correct(name), bo);
     } catch (const std::exception& e) {
       fmt::print("{:<18} error: {}\n", name, e.what());
       doc["kernels"].push_back({{"task", name}, {"error", e.what()}});

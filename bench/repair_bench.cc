@@ -12,6 +12,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "core/env.h"
+#include "exec/machine.h"
 #include "core/fs.h"
 #include "core/task.h"
 #include "engine/repair_loop.h"
@@ -46,9 +48,13 @@ int main(int argc, char** argv) {
     kforge::RunConfig config;
     config.backend = backend;
     config.seed = seed;
+    kforge::Config cfg = kforge::Config::FromProcess();
+    cfg.kb_state_dir = work.path() + "/kb-" + file;  // each run starts from the curated KB alone
+    kforge::LiveEnv live(cfg);
+    kforge::Machine machine(live.env());
     kforge::RepairEnv env;
+    env.machine = &machine;
     env.kb_dir = src + "/kb";
-    env.kb_state_dir = work.path() + "/kb-" + file;  // each run starts from the curated KB alone
     auto start = std::chrono::steady_clock::now();
     auto run = kforge::RepairRun::Create(work.path() + "/" + file, task_text, task_path, source, config, env);
     const kforge::RunState& s = run->Run();

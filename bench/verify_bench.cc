@@ -15,6 +15,8 @@
 #include <thread>
 #include <vector>
 
+#include "core/env.h"
+#include "exec/machine.h"
 #include "core/fs.h"
 #include "core/task.h"
 #include "verify/verifier.h"
@@ -43,6 +45,8 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out_path = argv[++i];
     else if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = std::max(1, std::atoi(argv[++i]));
   }
+  kforge::LiveEnv live;
+  kforge::Machine machine(live.env());
   const char* tasks[] = {"relu", "softmax", "layernorm", "matmul", "conv2d", "attention"};
   nlohmann::json rows = nlohmann::json::array();
   fmt::print("{:<12} {:<6} {:>7} {:>10} {:>9} {:>9} {:>9} {:>9}\n", "task", "set", "trials",
@@ -50,7 +54,7 @@ int main(int argc, char** argv) {
   for (const char* name : tasks) {
     kforge::Task task = kforge::LoadTaskFile(std::string(KFORGE_SOURCE_DIR) + "/tasks/" + name + ".json");
     std::string candidate = std::string(KFORGE_SOURCE_DIR) + "/examples/cpu/correct/" + name + ".cc";
-    kforge::Verifier verifier(task);
+    kforge::Verifier verifier(task, machine);
     for (bool full : {false, true}) {
       std::vector<double> compile, run, ref, total;
       size_t trials = 0;

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "agent/knowledge_base.h"
+#include "core/env.h"
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/subprocess.h"
@@ -35,15 +36,13 @@ void WriteRepairContext(const RepairContext& ctx, const std::string& dir) {
 }
 
 std::vector<Proposal> ExternalRepairer::Propose(const RepairContext& ctx) {
-  TempDir dir("kforge-repair-context");
+  TempDir dir("kforge-repair-context", env_.config().temp_dir);
   WriteRepairContext(ctx, dir.path());
   SpawnOptions opts;
   opts.argv = {"/bin/sh", "-c", command_};
   opts.output_path = dir.path() + "/repairer.log";
-  for (char** e = environ; *e != nullptr; ++e) opts.env.emplace_back(*e);
-  opts.env.push_back("KFORGE_CONTEXT_DIR=" + dir.path());
-  opts.replace_env = true;
-  auto r = LiveProcessRunner().Run(opts, timeout_ms_);
+  opts.add_env = {"KFORGE_CONTEXT_DIR=" + dir.path()};
+  auto r = env_.processes().Run(opts, timeout_ms_);
   if (!r.status.ok())
     throw EnvironmentError("the external repairer '" + command_ + "' " + r.status.Describe() + ": " +
                            CutText(r.output, 2000));

@@ -11,13 +11,17 @@
 
 namespace kforge {
 
+class Env;
+
 class ExternalRepairer : public Repairer {
  public:
-  ExternalRepairer(std::string command, int64_t timeout_ms) : command_(std::move(command)), timeout_ms_(timeout_ms) {}
+  ExternalRepairer(Env& env, std::string command, int64_t timeout_ms)
+      : env_(env), command_(std::move(command)), timeout_ms_(timeout_ms) {}
   std::string name() const override { return "external"; }
   std::vector<Proposal> Propose(const RepairContext& context) override;
 
  private:
+  Env& env_;
   std::string command_;
   int64_t timeout_ms_;
 };

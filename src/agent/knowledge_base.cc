@@ -97,13 +97,6 @@ nlohmann::json KbEntryToJson(const KbEntry& e) {
           {"track_record", TrackRecordToJson(e.record)}};
 }
 
-std::string KnowledgeBase::DefaultStateDir() {
-  if (const char* d = std::getenv("KFORGE_KB_STATE"); d && *d) return d;
-  if (const char* x = std::getenv("XDG_DATA_HOME"); x && *x) return std::string(x) + "/kforge/kb";
-  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.local/share/kforge/kb";
-  return "/tmp/kforge-kb";
-}
-
 KnowledgeBase::KnowledgeBase(const std::string& curated_dir, const std::string& state_dir)
     : state_dir_(state_dir) {
   auto load_dir = [&](const std::string& dir) {

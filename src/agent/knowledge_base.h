@@ -4,7 +4,7 @@
 // patch (a regular-expression rewrite), and a track record that decides admission.
 //
 // Curated entries ship in kb/*.json (read-only). Track records and learned entries live in
-// a state directory (default $XDG_DATA_HOME/kforge/kb): stats.json and learned/*.json.
+// a state directory (Config::kb_state_dir, default $XDG_DATA_HOME/kforge/kb): stats.json and learned/*.json.
 // A learned entry starts "proposed" (tried after curated ones) and is "admitted" once it
 // has at least kMinUsesForAdmission uses, a success rate of at least 0.95 and no integrity
 // violations; any integrity violation rejects it.
@@ -77,7 +77,6 @@ class KnowledgeBase {
                              const std::string& after);
 
   const std::vector<KbEntry>& entries() const { return entries_; }
-  static std::string DefaultStateDir();
 
  private:
   void UpdateStatus(KbEntry* e);

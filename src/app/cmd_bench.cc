@@ -7,12 +7,13 @@
 #include <memory>
 
 #include "app/commands.h"
+#include "exec/machine.h"
 #include "core/task.h"
 #include "verify/bench.h"
 
 namespace kforge {
 
-CommandAction SetupBench(CLI::App& sub) {
+CommandAction SetupBench(CLI::App& sub, Machine& machine) {
   struct Args {
     std::string task, candidate;
     BenchOptions options;
@@ -33,11 +34,11 @@ CommandAction SetupBench(CLI::App& sub) {
       "Needs an NVIDIA GPU (exit 2 without one). The candidate is verified first and never timed if it fails.\n"
       "Exit status: 0 timed and plausible, 1 the candidate failed verification or its timing is suspect, 2 usage or "
       "environment error.");
-  return [a, seed]() -> int {
-    Task task = ResolveTask(a->task);
+  return [a, seed, &machine]() -> int {
+    Task task = ResolveTask(a->task, machine.config());
     if (*seed) a->options.seed = a->seed;
-    a->options.baselines_dir = a->options.baseline_path.empty() ? BundledBaselinesDir() : "";
-    BenchReport r = RunBench(task, a->candidate, a->options);
+    a->options.baselines_dir = a->options.baseline_path.empty() ? BundledBaselinesDir(machine.config()) : "";
+    BenchReport r = RunBench(machine, task, a->candidate, a->options);
     if (a->json) std::cout << r.ToJson().dump(2) << "\n";
     else std::cout << r.Text();
     return r.ok() ? 0 : 1;

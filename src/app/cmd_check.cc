@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "app/commands.h"
+#include "exec/machine.h"
 #include "core/clock.h"
 #include "core/error.h"
 #include "core/fs.h"
@@ -15,7 +16,7 @@
 
 namespace kforge {
 
-CommandAction SetupCheck(CLI::App& sub) {
+CommandAction SetupCheck(CLI::App& sub, Machine& machine) {
   struct Args {
     std::string candidate, backend = "cpu", task;
     bool json = false, list = false;
@@ -28,7 +29,7 @@ CommandAction SetupCheck(CLI::App& sub) {
   sub.add_flag("--json", a->json, "print findings as JSON");
   sub.add_flag("--list", a->list, "list the checks and what each catches");
   sub.footer("Exit status: 0 clean, 1 integrity findings, 2 usage error.");
-  return [a]() -> int {
+  return [a, &machine]() -> int {
     if (a->list) {
       for (const auto& c : StaticCheckCatalog()) std::cout << fmt::format("{:<30} {}\n", c.name, c.catches);
       return 0;
@@ -39,10 +40,10 @@ CommandAction SetupCheck(CLI::App& sub) {
       throw UsageError("cannot read candidate " + a->candidate + ": " + error);
     StaticCheckOptions opts;
     opts.backend = a->backend;
-    if (!a->task.empty()) opts.allowed_libraries = ResolveTask(a->task).allowed_libraries;
-    int64_t start = SystemClock().MonotonicNanos();
+    if (!a->task.empty()) opts.allowed_libraries = ResolveTask(a->task, machine.config()).allowed_libraries;
+    int64_t start = machine.env().clock().MonotonicNanos();
     auto findings = RunStaticChecks(source, opts);
-    double ms = (SystemClock().MonotonicNanos() - start) / 1e6;
+    double ms = (machine.env().clock().MonotonicNanos() - start) / 1e6;
     if (a->json) {
       nlohmann::json j = {{"clean", findings.empty()}, {"milliseconds", ms}, {"findings", nlohmann::json::array()}};
       for (const auto& f : findings) j["findings"].push_back({{"check", f.check}, {"detail", f.detail}, {"line", f.line}});

@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "app/commands.h"
+#include "exec/machine.h"
 #include "core/error.h"
 #include "core/fs.h"
 #include "exec/candidate_process.h"
@@ -37,8 +38,23 @@ const std::pair<const char*, const char*> kLayerHelp[] = {
     {"rlimit_nproc", "binds only for a non-root user in a user namespace; the pids cgroup covers root"},
 };
 
-nlohmann::json ProbeLayers(const std::string& so, SandboxMode mode) {
-  CandidateProcess proc(so, mode, SandboxLimits{}, 4096);
+/// The machine as it would be with KFORGE_SANDBOX set to `sandbox`.
+struct MachineWithSandbox {
+  MachineWithSandbox(Machine& machine, const std::string& sandbox)
+      : env(machine.env().clock(), machine.env().entropy(), machine.env().processes(), machine.env().http(),
+            WithSandbox(machine.config(), sandbox)),
+        machine(env) {}
+  static Config WithSandbox(Config c, const std::string& sandbox) {
+    c.sandbox = sandbox;
+    return c;
+  }
+  Env env;
+  Machine machine;
+};
+
+nlohmann::json ProbeLayers(Machine& base, const std::string& so, SandboxMode mode) {
+  MachineWithSandbox m(base, mode == SandboxMode::kNone ? "none" : "bwrap");
+  CandidateProcess proc(m.machine, so, SandboxLimits{}, 4096);
   LoadResult load = proc.Start(20000);
   if (!load.ok) return {{"ok", false}, {"error", load.message}};
   std::vector<std::string> layers = proc.Layers();
@@ -52,29 +68,29 @@ nlohmann::json ProbeLayers(const std::string& so, SandboxMode mode) {
   return {{"ok", true}, {"layers", layers}, {"missing", missing}};
 }
 
-nlohmann::json Diagnose() {
+nlohmann::json Diagnose(Machine& machine) {
   nlohmann::json j;
   std::string why;
-  bool bwrap = BubblewrapWorks(&why);
+  bool bwrap = BubblewrapWorks(machine.env(), &why);
   j["bubblewrap"] = bwrap ? nlohmann::json(true) : nlohmann::json(why);
   std::string no_cgroup;
-  TempDir probe_dir("kforge-doctor");
+  TempDir probe_dir("kforge-doctor", machine.config().temp_dir);
   auto cgroup = PidsCgroup::Create(std::filesystem::path(probe_dir.path()).filename().string(), 16, &no_cgroup);
   j["pids_cgroup"] = cgroup ? nlohmann::json(true) : nlohmann::json(no_cgroup);
   cgroup.reset();
   // The probe candidate compiles in whichever mode works here.
-  if (!bwrap) ::setenv("KFORGE_SANDBOX", "none", 1);
+  MachineWithSandbox compile(machine, bwrap ? "bwrap" : "none");
   try {
-    CompileResult c = CompileCpuCandidate(kProbeSource, CompilerOptions{});
+    CompileResult c = CompileCpuCandidate(compile.machine, kProbeSource, CompilerOptions{});
     if (!c.ok) throw EnvironmentError("the probe candidate did not compile: " + c.log);
     j["cpu_compiler"] = c.compiler + " " + c.compiler_version;
-    if (bwrap) j["sandbox_bwrap"] = ProbeLayers(c.so_path, SandboxMode::kBubblewrap);
-    j["sandbox_none"] = ProbeLayers(c.so_path, SandboxMode::kNone);
+    if (bwrap) j["sandbox_bwrap"] = ProbeLayers(machine, c.so_path, SandboxMode::kBubblewrap);
+    j["sandbox_none"] = ProbeLayers(machine, c.so_path, SandboxMode::kNone);
   } catch (const Error& e) {
     j["cpu_compiler"] = std::string("unusable: ") + e.what();
   }
   try {
-    CudaDevice d = ProbeCudaDevice();
+    CudaDevice d = machine.Device();
     j["gpu"] = d.info;
   } catch (const Error& e) {
     j["gpu"] = std::string("none: ") + e.what();
@@ -85,7 +101,7 @@ nlohmann::json Diagnose() {
   j["nvcc"] = "not built: kforge was built without the CUDA toolkit";
 #endif
   try {
-    j["compute_sanitizer"] = FindComputeSanitizer();
+    j["compute_sanitizer"] = machine.ComputeSanitizer();
   } catch (const Error& e) {
     j["compute_sanitizer"] = std::string("missing: ") + e.what();
   }
@@ -107,13 +123,13 @@ std::string SandboxText(const char* title, const nlohmann::json& s) {
 
 }  // namespace
 
-CommandAction SetupDoctor(CLI::App& sub) {
+CommandAction SetupDoctor(CLI::App& sub, Machine& machine) {
   auto json = std::make_shared<bool>(false);
   sub.add_flag("--json", *json, "print as JSON");
   sub.footer("Loads a probe candidate in each sandbox mode and reports the confinement layers that held.\n"
              "Exit status: 0 (the report is the answer, whatever it says).");
-  return [json]() -> int {
-    nlohmann::json j = Diagnose();
+  return [json, &machine]() -> int {
+    nlohmann::json j = Diagnose(machine);
     if (*json) {
       std::cout << j.dump(2) << "\n";
       return 0;

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "app/commands.h"
+#include "exec/machine.h"
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/task.h"
@@ -19,19 +20,19 @@
 namespace kforge {
 namespace {
 
-std::string ScoresPath() { return DefaultCacheDir() + "/mutation-scores.json"; }
+std::string ScoresPath(const Config& config) { return config.cache_dir + "/mutation-scores.json"; }
 
 }  // namespace
 
 /// The last `kforge mutate --score` result per task ({} when never run).
-nlohmann::json LastMutationScores() {
+nlohmann::json LastMutationScores(const Config& config) {
   std::string text, error;
-  if (!TryReadFile(ScoresPath(), &text, &error)) return nlohmann::json::object();
+  if (!TryReadFile(ScoresPath(config), &text, &error)) return nlohmann::json::object();
   nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
   return j.is_object() ? j : nlohmann::json::object();
 }
 
-CommandAction SetupMutate(CLI::App& sub) {
+CommandAction SetupMutate(CLI::App& sub, Machine& machine) {
   struct Args {
     std::string task, candidate;
     bool json = false, score = false;
@@ -48,11 +49,11 @@ CommandAction SetupMutate(CLI::App& sub) {
   sub.footer("A mutant killed by the light or the full set counts as killed; one that survives the full set but fails\n"
              "one of the judge's seeds is a certification miss; one that passes everything is presumed equivalent.\n"
              "Score = killed / (killed + certification misses). Exit status: 0 no certification miss, 1 some, 2 usage.");
-  return [a]() -> int {
+  return [a, &machine]() -> int {
     std::vector<std::pair<std::string, std::string>> work;
     if (a->score) {
       if (!a->task.empty()) throw UsageError("--score takes no task or candidate: it scores every bundled correct kernel");
-      std::string dir = BundledTasksDir() + "/../examples/cpu/correct";
+      std::string dir = BundledTasksDir(machine.config()) + "/../examples/cpu/correct";
       for (const auto& e : std::filesystem::directory_iterator(dir))
         if (e.path().extension() == ".cc") work.emplace_back(e.path().stem().string(), e.path().string());
       std::sort(work.begin(), work.end());
@@ -61,11 +62,11 @@ CommandAction SetupMutate(CLI::App& sub) {
       work.emplace_back(a->task, a->candidate);
     }
     nlohmann::json all = nlohmann::json::array();
-    nlohmann::json scores = LastMutationScores();
+    nlohmann::json scores = LastMutationScores(machine.config());
     int misses = 0;
     for (const auto& [task_name, path] : work) {
-      Task task = ResolveTask(task_name);
-      MutationReport r = RunMutation(task, path, a->options);
+      Task task = ResolveTask(task_name, machine.config());
+      MutationReport r = RunMutation(machine, task, path, a->options);
       misses += r.Count(MutantFate::kCertificationMiss);
       if (a->json) all.push_back(r.ToJson());
       else std::cout << r.Text() << std::flush;
@@ -75,8 +76,8 @@ CommandAction SetupMutate(CLI::App& sub) {
     }
     if (a->json) std::cout << (a->score ? all : all[0]).dump(2) << "\n";
     if (a->score) {
-      MakeDirs(DefaultCacheDir());
-      WriteFileAtomic(ScoresPath(), scores.dump(2) + "\n");
+      MakeDirs(machine.config().cache_dir);
+      WriteFileAtomic(ScoresPath(machine.config()), scores.dump(2) + "\n");
     }
     return misses == 0 ? 0 : 1;
   };

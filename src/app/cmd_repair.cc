@@ -8,6 +8,7 @@
 
 #include "agent/knowledge_base.h"
 #include "app/commands.h"
+#include "exec/machine.h"
 #include "core/clock.h"
 #include "core/error.h"
 #include "core/fs.h"
@@ -18,10 +19,10 @@
 namespace kforge {
 namespace {
 
-RepairEnv MakeEnv(bool quiet) {
+RepairEnv MakeEnv(Machine& machine, bool quiet) {
   RepairEnv env;
-  env.kb_dir = BundledKbDir();
-  env.kb_state_dir = KnowledgeBase::DefaultStateDir();
+  env.machine = &machine;
+  env.kb_dir = BundledKbDir(machine.config());
   if (!quiet) env.progress = [](const std::string& line) { std::cerr << line << "\n"; };
   return env;
 }
@@ -55,7 +56,7 @@ int Report(const RepairRun& run, bool json) {
 
 }  // namespace
 
-CommandAction SetupRepair(CLI::App& sub) {
+CommandAction SetupRepair(CLI::App& sub, Machine& machine) {
   struct Args {
     std::string task, candidate, out, backend = "cpu", repairer = "recipe", repairer_cmd;
     bool json = false, quiet = false;
@@ -81,33 +82,33 @@ CommandAction SetupRepair(CLI::App& sub) {
   sub.add_flag("--quiet", a->quiet, "no progress on stderr");
   sub.footer("Exit status: 0 repaired and certified, 1 not repaired, 2 usage or environment error.\n"
              "The run directory holds events.db, artifacts/, summary.json, final.cc (final.cu on cuda) and logs/iteration_N/.");
-  return [a, seed]() -> int {
-    Task task = ResolveTask(a->task);
+  return [a, seed, &machine]() -> int {
+    Task task = ResolveTask(a->task, machine.config());
     std::string task_text, candidate, error;
     TryReadFile(task.origin, &task_text, &error);
     if (!TryReadFile(a->candidate, &candidate, &error))
       throw UsageError("cannot read candidate " + a->candidate + ": " + error);
     RunConfig config;
     config.backend = a->backend;
-    if (config.backend == "cuda") ProbeCudaDevice();  // no GPU: exit 2 before a run directory exists
+    if (config.backend == "cuda") machine.Device();  // no GPU: exit 2 before a run directory exists
     config.repairer = a->repairer;
     config.repairer_command = a->repairer_cmd;
     if (config.repairer == "external" && config.repairer_command.empty())
       throw UsageError("--repairer external needs --repairer-cmd COMMAND");
-    config.seed = *seed ? a->seed : SystemEntropy().FreshSeed();
+    config.seed = *seed ? a->seed : machine.env().entropy().FreshSeed();
     config.rounds_per_attempt = a->rounds;
     config.max_attempts = a->attempts;
     config.case_timeout_ms = static_cast<int64_t>(a->timeout_s * 1000);
     config.wall_clock_s = static_cast<int64_t>(a->wall_s);
     std::string out = a->out;
-    if (out.empty()) out = fmt::format("kforge-runs/{}-{}", task.name, SystemClock().WallMicros() / 1000000);
-    auto run = RepairRun::Create(out, task_text, task.origin, candidate, config, MakeEnv(a->quiet));
+    if (out.empty()) out = fmt::format("kforge-runs/{}-{}", task.name, machine.env().clock().WallMicros() / 1000000);
+    auto run = RepairRun::Create(out, task_text, task.origin, candidate, config, MakeEnv(machine, a->quiet));
     run->Run();
     return Report(*run, a->json);
   };
 }
 
-CommandAction SetupResume(CLI::App& sub) {
+CommandAction SetupResume(CLI::App& sub, Machine& machine) {
   struct Args {
     std::string dir;
     bool json = false, quiet = false;
@@ -116,14 +117,14 @@ CommandAction SetupResume(CLI::App& sub) {
   sub.add_option("run_dir", a->dir, "the run directory to continue")->required();
   sub.add_flag("--json", a->json, "print the run summary as JSON on stdout");
   sub.add_flag("--quiet", a->quiet, "no progress on stderr");
-  return [a]() -> int {
-    auto run = RepairRun::Open(a->dir, MakeEnv(a->quiet));
+  return [a, &machine]() -> int {
+    auto run = RepairRun::Open(a->dir, MakeEnv(machine, a->quiet));
     run->Run();
     return Report(*run, a->json);
   };
 }
 
-CommandAction SetupStatus(CLI::App& sub) {
+CommandAction SetupStatus(CLI::App& sub, Machine& machine) {
   struct Args {
     std::string dir;
     bool json = false;
@@ -131,8 +132,8 @@ CommandAction SetupStatus(CLI::App& sub) {
   auto a = std::make_shared<Args>();
   sub.add_option("run_dir", a->dir, "a run directory")->required();
   sub.add_flag("--json", a->json, "print as JSON");
-  return [a]() -> int {
-    auto log = EventLog::Open(a->dir + "/events.db", SystemClock());
+  return [a, &machine]() -> int {
+    auto log = EventLog::Open(a->dir + "/events.db", machine.env().clock());
     RunState s = FoldEvents(log->ReadAll());
     nlohmann::json j = {{"task", s.task_name}, {"finished", s.finished}, {"success", s.success},
                         {"reason", s.finish_reason}, {"round", s.round}, {"attempt", s.attempt},
@@ -155,7 +156,7 @@ CommandAction SetupStatus(CLI::App& sub) {
   };
 }
 
-CommandAction SetupLog(CLI::App& sub) {
+CommandAction SetupLog(CLI::App& sub, Machine& machine) {
   struct Args {
     std::string dir;
     bool json = false;
@@ -163,8 +164,8 @@ CommandAction SetupLog(CLI::App& sub) {
   auto a = std::make_shared<Args>();
   sub.add_option("run_dir", a->dir, "a run directory")->required();
   sub.add_flag("--json", a->json, "one JSON object per line");
-  return [a]() -> int {
-    auto log = EventLog::Open(a->dir + "/events.db", SystemClock());
+  return [a, &machine]() -> int {
+    auto log = EventLog::Open(a->dir + "/events.db", machine.env().clock());
     for (const auto& e : log->ReadAll()) {
       if (a->json) {
         std::cout << nlohmann::json{{"seq", e.seq}, {"type", e.type}, {"layer", LayerName(e.layer)},

@@ -9,13 +9,14 @@
 #include <memory>
 
 #include "app/commands.h"
+#include "exec/machine.h"
 #include "core/task.h"
 #include "verify/certification.h"
 #include "verify/reference.h"
 
 namespace kforge {
 
-CommandAction SetupTasks(CLI::App& sub) {
+CommandAction SetupTasks(CLI::App& sub, Machine& machine) {
   struct Args {
     bool json = false, references = false, coverage = false;
   };
@@ -24,7 +25,7 @@ CommandAction SetupTasks(CLI::App& sub) {
   sub.add_flag("--references", a->references, "list the built-in reference implementations");
   sub.add_flag("--coverage", a->coverage,
                "per task: the fixed adversarial inputs and random shapes every --full run adds to the published set");
-  return [a]() -> int {
+  return [a, &machine]() -> int {
     if (a->references) {
       // With the intermediates each reference exposes to KFORGE_PROBE.
       for (const auto& n : ReferenceNames()) {
@@ -34,13 +35,13 @@ CommandAction SetupTasks(CLI::App& sub) {
       }
       return 0;
     }
-    std::string dir = BundledTasksDir();
+    std::string dir = BundledTasksDir(machine.config());
     std::vector<std::string> files;
     for (const auto& e : std::filesystem::directory_iterator(dir))
       if (e.path().extension() == ".json") files.push_back(e.path().string());
     std::sort(files.begin(), files.end());
     nlohmann::json out = nlohmann::json::array();
-    const nlohmann::json scores = a->coverage ? LastMutationScores() : nlohmann::json::object();
+    const nlohmann::json scores = a->coverage ? LastMutationScores(machine.config()) : nlohmann::json::object();
     if (!a->json && a->coverage)
       std::cout << fmt::format("{:<18} {:<14} {:>5} {:>6} {:>7} {:>9}  {}\n", "TASK", "CATEGORY", "FULL", "FIXED", "RANDOM",
                                "MUTATION", "FIXED INPUTS (on 2 full cases, whatever the seed)");

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "app/commands.h"
+#include "exec/machine.h"
 #include "core/error.h"
 #include "core/task.h"
 #include "verify/forensics.h"
@@ -13,7 +14,7 @@
 
 namespace kforge {
 
-CommandAction SetupVerify(CLI::App& sub) {
+CommandAction SetupVerify(CLI::App& sub, Machine& machine) {
   struct Args {
     std::string task, candidate, backend = "cpu", dist;
     bool full = false, json = false, forensics = false, probes = false, sanitize = false;
@@ -45,8 +46,8 @@ CommandAction SetupVerify(CLI::App& sub) {
       "Exit status: 0 the candidate passed, 1 it failed, 2 usage or environment error.\n"
       "With --json, stdout holds one JSON object with at least 'passed', 'failure_class' and "
       "'level'.");
-  return [a, seed]() -> int {
-    Task task = ResolveTask(a->task);
+  return [a, seed, &machine]() -> int {
+    Task task = ResolveTask(a->task, machine.config());
     VerifyOptions opts;
     opts.full = a->full;
     opts.backend = a->backend;
@@ -62,7 +63,7 @@ CommandAction SetupVerify(CLI::App& sub) {
       if (!TryParseDistribution(a->dist, &d)) throw UsageError("unknown distribution '" + a->dist + "'");
       opts.force_distribution = d;
     }
-    Verifier verifier(task);
+    Verifier verifier(task, machine);
     Verdict v = verifier.Verify(a->candidate, opts);
     nlohmann::json j = v.ToJson();
     std::string text = v.Summary();

@@ -13,36 +13,39 @@ class App;
 
 namespace kforge {
 
+class Machine;
+
 using CommandAction = std::function<int()>;
 
 struct Command {
   const char* name;
   const char* help;
-  CommandAction (*setup)(CLI::App& sub);
+  CommandAction (*setup)(CLI::App& sub, Machine& machine);
 };
 
-CommandAction SetupVerify(CLI::App& sub);
-CommandAction SetupTasks(CLI::App& sub);
-CommandAction SetupCheck(CLI::App& sub);
-CommandAction SetupDevice(CLI::App& sub);
-CommandAction SetupBench(CLI::App& sub);
-CommandAction SetupRepair(CLI::App& sub);
-CommandAction SetupResume(CLI::App& sub);
-CommandAction SetupStatus(CLI::App& sub);
-CommandAction SetupLog(CLI::App& sub);
-CommandAction SetupDoctor(CLI::App& sub);
-CommandAction SetupMutate(CLI::App& sub);
+CommandAction SetupVerify(CLI::App& sub, Machine& machine);
+CommandAction SetupTasks(CLI::App& sub, Machine& machine);
+CommandAction SetupCheck(CLI::App& sub, Machine& machine);
+CommandAction SetupDevice(CLI::App& sub, Machine& machine);
+CommandAction SetupBench(CLI::App& sub, Machine& machine);
+CommandAction SetupRepair(CLI::App& sub, Machine& machine);
+CommandAction SetupResume(CLI::App& sub, Machine& machine);
+CommandAction SetupStatus(CLI::App& sub, Machine& machine);
+CommandAction SetupLog(CLI::App& sub, Machine& machine);
+CommandAction SetupDoctor(CLI::App& sub, Machine& machine);
+CommandAction SetupMutate(CLI::App& sub, Machine& machine);
 
+struct Config;
 struct Task;
 /// A task named by its bundled name ("softmax") or by a path to a task file.
-Task ResolveTask(const std::string& name_or_path);
+Task ResolveTask(const std::string& name_or_path, const Config& config);
 /// Directory holding the bundled tasks.
-std::string BundledTasksDir();
+std::string BundledTasksDir(const Config& config);
 /// Directory holding the curated knowledge base.
-std::string BundledKbDir();
+std::string BundledKbDir(const Config& config);
 /// The last `kforge mutate --score` result per task ({} when never run).
-nlohmann::json LastMutationScores();
+nlohmann::json LastMutationScores(const Config& config);
 /// baselines/cuda: the kernels kforge bench compares against.
-std::string BundledBaselinesDir();
+std::string BundledBaselinesDir(const Config& config);
 
 }  // namespace kforge

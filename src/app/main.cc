@@ -5,7 +5,9 @@
 #include <iostream>
 
 #include "app/commands.h"
+#include "core/env.h"
 #include "core/error.h"
+#include "exec/machine.h"
 #include "verify/verifier.h"
 
 namespace kforge {
@@ -26,13 +28,16 @@ const Command kCommands[] = {
 };
 
 int Main(int argc, char** argv) {
+  // The one live environment and machine of this process, passed to every command.
+  LiveEnv live;
+  Machine machine(live.env());
   CLI::App app{"kforge: generate, verify, debug and repair compute kernels"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string(KforgeVersion()));
   std::vector<std::pair<CLI::App*, CommandAction>> actions;
   for (const auto& c : kCommands) {
     CLI::App* sub = app.add_subcommand(c.name, c.help);
-    actions.emplace_back(sub, c.setup(*sub));
+    actions.emplace_back(sub, c.setup(*sub, machine));
   }
   if (argc > 1 && argv[1][0] != '-') {
     bool known = false;

@@ -1,6 +1,7 @@
 #include <filesystem>
 
 #include "app/commands.h"
+#include "core/env.h"
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/task.h"
@@ -11,8 +12,9 @@ namespace {
 
 /// A data directory shipped with kforge (`subdir` of the source tree, or share/kforge/ of an
 /// install), recognised by `marker`; `env` overrides the search.
-std::string BundledDir(const char* env, const std::string& subdir, const std::string& marker, const std::string& what) {
-  if (const char* e = std::getenv(env); e && *e) return e;
+std::string BundledDir(const std::string& configured, const char* env, const std::string& subdir,
+                       const std::string& marker, const std::string& what) {
+  if (!configured.empty()) return configured;
   std::string exe = ExecutableDir();
   for (const std::string& candidate :
        {exe + "/../share/kforge/" + subdir, exe + "/../" + subdir, std::string(KFORGE_SOURCE_DIR "/") + subdir}) {
@@ -24,15 +26,19 @@ std::string BundledDir(const char* env, const std::string& subdir, const std::st
 
 }  // namespace
 
-std::string BundledTasksDir() { return BundledDir("KFORGE_TASKS_DIR", "tasks", "relu.json", "bundled tasks"); }
-
-std::string BundledKbDir() { return BundledDir("KFORGE_KB_DIR", "kb", "curated.json", "knowledge base"); }
-
-std::string BundledBaselinesDir() {
-  return BundledDir("KFORGE_BASELINES_DIR", "baselines/cuda", "manifest.json", "bench baselines");
+std::string BundledTasksDir(const Config& config) {
+  return BundledDir(config.tasks_dir, "KFORGE_TASKS_DIR", "tasks", "relu.json", "bundled tasks");
 }
 
-Task ResolveTask(const std::string& name_or_path) {
+std::string BundledKbDir(const Config& config) {
+  return BundledDir(config.kb_dir, "KFORGE_KB_DIR", "kb", "curated.json", "knowledge base");
+}
+
+std::string BundledBaselinesDir(const Config& config) {
+  return BundledDir(config.baselines_dir, "KFORGE_BASELINES_DIR", "baselines/cuda", "manifest.json", "bench baselines");
+}
+
+Task ResolveTask(const std::string& name_or_path, const Config& config) {
   bool json_suffix = name_or_path.size() > 5 &&
                      name_or_path.compare(name_or_path.size() - 5, 5, ".json") == 0;
   bool looks_like_path = name_or_path.find('/') != std::string::npos || json_suffix;
@@ -41,7 +47,7 @@ Task ResolveTask(const std::string& name_or_path) {
       throw UsageError("task file " + name_or_path + " does not exist");
     return LoadTaskFile(name_or_path);
   }
-  std::string path = BundledTasksDir() + "/" + name_or_path + ".json";
+  std::string path = BundledTasksDir(config) + "/" + name_or_path + ".json";
   if (!FileExists(path))
     throw UsageError("unknown task '" + name_or_path +
                      "'; 'kforge tasks' lists the bundled tasks, or pass the path of a task file");

@@ -1,6 +1,6 @@
 #pragma once
 // Time and entropy behind interfaces: the only places kforge reads them. Code above core
-// takes a Clock& / Entropy& so runs can be recorded and replayed.
+// gets them from the injected environment (core/env.h) so runs can be recorded and replayed.
 #include <cstdint>
 
 namespace kforge {
@@ -21,8 +21,17 @@ class Entropy {
   virtual uint64_t FreshSeed() = 0;
 };
 
-/// The real clock and the OS entropy source.
-Clock& SystemClock();
-Entropy& SystemEntropy();
+/// The real clock and the OS entropy source. app/ makes one of each (core/env.h); nothing
+/// else constructs them.
+class LiveClock : public Clock {
+ public:
+  int64_t MonotonicNanos() override;
+  int64_t WallMicros() override;
+};
+
+class LiveEntropy : public Entropy {
+ public:
+  uint64_t FreshSeed() override;
+};
 
 }  // namespace kforge

@@ -178,9 +178,8 @@ std::string ExecutableDir() {
   return p.parent_path().string();
 }
 
-std::string FindInPath(const std::string& name) {
-  const char* env = std::getenv("PATH");
-  std::string_view rest = env ? env : "/usr/bin:/bin";
+std::string FindInPath(const std::string& name, std::string_view search_path) {
+  std::string_view rest = search_path;
   while (!rest.empty()) {
     size_t colon = rest.find(':');
     std::string dir(rest.substr(0, colon));
@@ -191,11 +190,7 @@ std::string FindInPath(const std::string& name) {
 }
 
 TempDir::TempDir(std::string_view prefix, const std::string& parent) {
-  std::string base = parent;
-  if (base.empty()) {
-    const char* t = std::getenv("TMPDIR");
-    base = (t && *t) ? t : "/tmp";
-  }
+  std::string base = parent.empty() ? "/tmp" : parent;
   MakeDirs(base);
   std::string templ = base + "/" + std::string(prefix) + "-XXXXXX";
   std::vector<char> buf(templ.begin(), templ.end());

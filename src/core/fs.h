@@ -46,13 +46,15 @@ void MakeDirs(const std::string& path);
 std::string RemoveTree(const std::string& path);
 /// Absolute path of the running executable's directory.
 std::string ExecutableDir();
-/// The first executable `name` in $PATH (or /usr/bin:/bin when PATH is unset); "" if none.
-std::string FindInPath(const std::string& name);
+/// The first executable `name` in `search_path` (colon-separated, as $PATH; the
+/// environment's Config::path); "" if none.
+std::string FindInPath(const std::string& name, std::string_view search_path);
 
 /// A fresh directory removed (recursively) on destruction unless Keep() was called.
 class TempDir {
  public:
-  /// Creates a directory under `parent` (or $TMPDIR, or /tmp) named prefix-XXXXXX.
+  /// Creates a directory under `parent` (the environment's Config::temp_dir; /tmp when
+  /// empty) named prefix-XXXXXX.
   explicit TempDir(std::string_view prefix, const std::string& parent = "");
   ~TempDir();
   TempDir(const TempDir&) = delete;

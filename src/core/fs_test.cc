@@ -16,12 +16,9 @@ TEST(FsTest, FindInPathTakesTheFirstExecutableAndSkipsEmptyEntries) {
   WriteFileAtomic(b.path() + "/tool", "#!/bin/sh\n");
   ASSERT_EQ(::chmod((b.path() + "/tool").c_str(), 0755), 0);
   WriteFileAtomic(a.path() + "/tool", "not executable");
-  const char* old = std::getenv("PATH");
-  std::string saved = old ? old : "";
-  ::setenv("PATH", ("::" + a.path() + ":" + b.path() + ":").c_str(), 1);
-  EXPECT_EQ(FindInPath("tool"), b.path() + "/tool");
-  EXPECT_EQ(FindInPath("no-such-tool-kforge"), "");
-  ::setenv("PATH", saved.c_str(), 1);
+  const std::string path = "::" + a.path() + ":" + b.path() + ":";
+  EXPECT_EQ(FindInPath("tool", path), b.path() + "/tool");
+  EXPECT_EQ(FindInPath("no-such-tool-kforge", path), "");
 }
 
 }  // namespace

@@ -39,7 +39,7 @@ std::string ExitStatus::Describe() const {
   return "?";
 }
 
-std::unique_ptr<Subprocess> Subprocess::Start(const SpawnOptions& options) {
+std::unique_ptr<Subprocess> Subprocess::Start(const SpawnOptions& options, Clock& clock) {
   KF_CHECK(!options.argv.empty());
   posix_spawn_file_actions_t actions;
   posix_spawnattr_t attr;
@@ -73,16 +73,25 @@ std::unique_ptr<Subprocess> Subprocess::Start(const SpawnOptions& options) {
                                       POSIX_SPAWN_SETSIGDEF);
 
   auto argv = CStrings(options.argv);
-  std::vector<char*> envp = options.replace_env ? CStrings(options.env) : std::vector<char*>{};
+  // The child's environment: the given one, or ours (inherited, never interpreted here)
+  // with add_env on top.
+  std::vector<std::string> env_strings = options.env;
+  if (!options.replace_env && !options.add_env.empty()) {
+    env_strings.clear();
+    for (char** e = environ; *e != nullptr; ++e) env_strings.emplace_back(*e);
+    env_strings.insert(env_strings.end(), options.add_env.begin(), options.add_env.end());
+  }
+  const bool own_env = options.replace_env || !options.add_env.empty();
+  std::vector<char*> envp = own_env ? CStrings(env_strings) : std::vector<char*>{};
   pid_t pid = -1;
-  int rc = posix_spawnp(&pid, argv[0], &actions, &attr, argv.data(),
-                        options.replace_env ? envp.data() : environ);
+  int rc = posix_spawnp(&pid, argv[0], &actions, &attr, argv.data(), own_env ? envp.data() : environ);
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   if (rc != 0)
     throw EnvironmentError("cannot start " + options.argv[0] + ": " + std::strerror(rc));
 
   std::unique_ptr<Subprocess> p(new Subprocess());
+  p->clock_ = &clock;
   p->pid_ = pid;
   p->pidfd_.Reset(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
   KF_CHECK(p->pidfd_.valid());
@@ -112,11 +121,11 @@ ExitStatus Subprocess::Reap() {
 
 ExitStatus Subprocess::Wait(int64_t timeout_ms) {
   if (finished_) return status_;
-  int64_t deadline = SystemClock().MonotonicNanos() + timeout_ms * 1000000;
+  int64_t deadline = clock_->MonotonicNanos() + timeout_ms * 1000000;
   for (;;) {
     int wait_ms = -1;
     if (timeout_ms >= 0) {
-      int64_t left = (deadline - SystemClock().MonotonicNanos()) / 1000000;
+      int64_t left = (deadline - clock_->MonotonicNanos()) / 1000000;
       if (left <= 0) {
         Kill();
         status_ = ExitStatus{ExitStatus::Kind::kTimedOut, 0, SIGKILL};
@@ -138,33 +147,20 @@ ExitStatus Subprocess::Kill() {
   return Reap();
 }
 
-namespace {
-
-class LiveRunner : public ProcessRunner {
- public:
-  Result Run(const SpawnOptions& options, int64_t timeout_ms) override {
-    Result result;
-    SpawnOptions opts = options;
-    std::string log_path;
-    std::unique_ptr<TempDir> tmp;
-    if (opts.output_path.empty()) {
-      tmp = std::make_unique<TempDir>("kforge-out");
-      opts.output_path = tmp->path() + "/output.log";
-    }
-    int64_t start = SystemClock().MonotonicNanos();
-    auto child = Subprocess::Start(opts);
-    result.status = child->Wait(timeout_ms);
-    result.seconds = (SystemClock().MonotonicNanos() - start) / 1e9;
-    result.output = ReadFileTail(opts.output_path, 64 * 1024);
-    return result;
+ProcessRunner::Result LiveProcessRunner::Run(const SpawnOptions& options, int64_t timeout_ms) {
+  Result result;
+  SpawnOptions opts = options;
+  std::unique_ptr<TempDir> tmp;
+  if (opts.output_path.empty()) {
+    tmp = std::make_unique<TempDir>("kforge-out", temp_parent_);
+    opts.output_path = tmp->path() + "/output.log";
   }
-};
-
-}  // namespace
-
-ProcessRunner& LiveProcessRunner() {
-  static LiveRunner runner;
-  return runner;
+  const int64_t start = clock_.MonotonicNanos();
+  auto child = Subprocess::Start(opts, clock_);
+  result.status = child->Wait(timeout_ms);
+  result.seconds = static_cast<double>(clock_.MonotonicNanos() - start) / 1e9;
+  result.output = ReadFileTail(opts.output_path, 64 * 1024);
+  return result;
 }
 
 }  // namespace kforge

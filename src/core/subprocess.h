@@ -14,6 +14,8 @@
 
 namespace kforge {
 
+class Clock;
+
 struct ExitStatus {
   enum class Kind { kExited, kSignaled, kTimedOut };
   Kind kind = Kind::kExited;
@@ -32,13 +34,16 @@ struct SpawnOptions {
   /// When set, the child's whole environment; otherwise it inherits ours.
   std::vector<std::string> env;
   bool replace_env = false;
+  /// "NAME=value" entries added to the inherited environment (ignored with replace_env).
+  std::vector<std::string> add_env;
 };
 
 /// A running child that leads its own process group.
 class Subprocess {
  public:
-  /// Throws EnvironmentError when the program cannot be started.
-  static std::unique_ptr<Subprocess> Start(const SpawnOptions& options);
+  /// Throws EnvironmentError when the program cannot be started. `clock` times Wait(); it
+  /// must outlive the child. Code above core starts children through ProcessRunner::Start.
+  static std::unique_ptr<Subprocess> Start(const SpawnOptions& options, Clock& clock);
   ~Subprocess();
   Subprocess(const Subprocess&) = delete;
   Subprocess& operator=(const Subprocess&) = delete;
@@ -57,14 +62,15 @@ class Subprocess {
   Subprocess() = default;
   ExitStatus Reap();
 
+  Clock* clock_ = nullptr;
   pid_t pid_ = -1;
   ScopedFd pidfd_;
   bool finished_ = false;
   ExitStatus status_;
 };
 
-/// Runs programs to completion. An interface so tests can substitute a fake (ninja's
-/// CommandRunner); the live implementation uses Subprocess.
+/// Starts programs. An interface so tests can substitute a fake (ninja's CommandRunner) and
+/// a replay can answer from a record; the live implementation uses Subprocess.
 class ProcessRunner {
  public:
   struct Result {
@@ -73,9 +79,23 @@ class ProcessRunner {
     double seconds = 0;
   };
   virtual ~ProcessRunner() = default;
+  /// Runs a program to completion.
   virtual Result Run(const SpawnOptions& options, int64_t timeout_ms) = 0;
+  /// Starts a long-lived child the caller talks to (the candidate's runner). Throws
+  /// EnvironmentError when it cannot be started.
+  virtual std::unique_ptr<Subprocess> Start(const SpawnOptions& options) = 0;
 };
 
-ProcessRunner& LiveProcessRunner();
+class LiveProcessRunner : public ProcessRunner {
+ public:
+  /// Output of Run() without an output_path goes to a temporary file under `temp_parent`.
+  LiveProcessRunner(Clock& clock, std::string temp_parent) : clock_(clock), temp_parent_(std::move(temp_parent)) {}
+  Result Run(const SpawnOptions& options, int64_t timeout_ms) override;
+  std::unique_ptr<Subprocess> Start(const SpawnOptions& options) override { return Subprocess::Start(options, clock_); }
+
+ private:
+  Clock& clock_;
+  std::string temp_parent_;
+};
 
 }  // namespace kforge

@@ -10,10 +10,21 @@
 namespace kforge {
 namespace {
 
+/// The live runner, as app/ builds it (core tests do not use the exec layer's Machine).
+LiveClock& TestClock() {
+  static LiveClock clock;
+  return clock;
+}
+ProcessRunner& TestRunner() {
+  static LiveProcessRunner runner(TestClock(), "/tmp");
+  return runner;
+}
+
+
 TEST(SubprocessTest, ExitCodeAndOutput) {
   SpawnOptions o;
   o.argv = {"/bin/sh", "-c", "echo hello; echo err >&2; exit 3"};
-  auto r = LiveProcessRunner().Run(o, 10000);
+  auto r = TestRunner().Run(o, 10000);
   EXPECT_EQ(r.status.kind, ExitStatus::Kind::kExited);
   EXPECT_EQ(r.status.code, 3);
   EXPECT_EQ(r.output, "hello\nerr\n");
@@ -22,7 +33,7 @@ TEST(SubprocessTest, ExitCodeAndOutput) {
 TEST(SubprocessTest, SignalIsAValue) {
   SpawnOptions o;
   o.argv = {"/bin/sh", "-c", "kill -SEGV $$"};
-  auto r = LiveProcessRunner().Run(o, 10000);
+  auto r = TestRunner().Run(o, 10000);
   EXPECT_EQ(r.status.kind, ExitStatus::Kind::kSignaled);
   EXPECT_EQ(r.status.signal, SIGSEGV);
 }
@@ -33,10 +44,10 @@ TEST(SubprocessTest, TimeoutKillsTheWholeGroup) {
   SpawnOptions o;
   // The grandchild would create the marker after 2 s if it survived its group's death.
   o.argv = {"/bin/sh", "-c", "(sleep 2; touch " + marker + ") & sleep 100"};
-  int64_t start = SystemClock().MonotonicNanos();
-  auto r = LiveProcessRunner().Run(o, 300);
+  int64_t start = TestClock().MonotonicNanos();
+  auto r = TestRunner().Run(o, 300);
   EXPECT_EQ(r.status.kind, ExitStatus::Kind::kTimedOut);
-  EXPECT_LT((SystemClock().MonotonicNanos() - start) / 1e9, 5.0);
+  EXPECT_LT((TestClock().MonotonicNanos() - start) / 1e9, 5.0);
   ::sleep(3);
   EXPECT_FALSE(FileExists(marker));
 }
@@ -44,14 +55,14 @@ TEST(SubprocessTest, TimeoutKillsTheWholeGroup) {
 TEST(SubprocessTest, StdinIsDevNull) {
   SpawnOptions o;
   o.argv = {"/bin/sh", "-c", "cat; echo done"};
-  auto r = LiveProcessRunner().Run(o, 10000);
+  auto r = TestRunner().Run(o, 10000);
   EXPECT_EQ(r.output, "done\n");
 }
 
 TEST(SubprocessTest, MissingProgramIsAnEnvironmentError) {
   SpawnOptions o;
   o.argv = {"/nonexistent/program"};
-  EXPECT_THROW(LiveProcessRunner().Run(o, 1000), EnvironmentError);
+  EXPECT_THROW(TestRunner().Run(o, 1000), EnvironmentError);
 }
 
 }  // namespace

@@ -10,7 +10,9 @@
 #include "agent/knowledge_base.h"
 #include "agent/recipe_repairer.h"
 #include "core/clock.h"
+#include "core/env.h"
 #include "core/error.h"
+#include "exec/machine.h"
 #include "core/fs.h"
 #include "record/artifact_store.h"
 #include "verify/forensics.h"
@@ -42,12 +44,12 @@ std::string Signature(const nlohmann::json& v) {
   return sig;
 }
 
-std::unique_ptr<Repairer> MakeRepairer(const RunConfig& c) {
+std::unique_ptr<Repairer> MakeRepairer(const RunConfig& c, Env& env) {
   if (c.repairer == "recipe") return std::make_unique<RecipeRepairer>();
   if (c.repairer == "external") {
     if (c.repairer_command.empty())
       throw UsageError("the external repairer needs --repairer-cmd COMMAND");
-    return std::make_unique<ExternalRepairer>(c.repairer_command, int64_t{3600} * 1000);
+    return std::make_unique<ExternalRepairer>(env, c.repairer_command, int64_t{3600} * 1000);
   }
   throw UsageError("unknown repairer '" + c.repairer + "'; use 'recipe' or 'external'");
 }
@@ -75,9 +77,8 @@ double ScoreVerdict(const nlohmann::json& v) {
   return score;
 }
 
-RepairRun::RepairRun(std::string dir, const RepairEnv& env) : dir_(std::move(dir)), env_(env) {
-  if (const char* k = std::getenv("KFORGE_TEST_KILL_AFTER_EVENT"); k && *k) kill_after_ = std::atoi(k);
-}
+RepairRun::RepairRun(std::string dir, const RepairEnv& env)
+    : dir_(std::move(dir)), env_(env), machine_(*env.machine), kill_after_(machine_.config().test_kill_after_event) {}
 
 RepairRun::~RepairRun() = default;
 
@@ -88,15 +89,15 @@ std::unique_ptr<RepairRun> RepairRun::Create(const std::string& run_dir, const s
     throw UsageError("run directory " + run_dir + " already holds a run; resume it with 'kforge resume " + run_dir +
                      "' or choose another --out");
   Task task = ParseTask(task_text, task_origin);  // validate before creating anything
-  Verifier check(task);
+  Verifier check(task, *env.machine);
   MakeDirs(run_dir);
   std::unique_ptr<RepairRun> run(new RepairRun(run_dir, env));
-  run->log_ = EventLog::Create(run_dir + "/events.db", SystemClock());
+  run->log_ = EventLog::Create(run_dir + "/events.db", run->machine_.env().clock());
   run->artifacts_ = std::make_unique<ArtifactStore>(run_dir + "/artifacts");
   std::string task_hash = run->artifacts_->Put(task_text);
   std::string cand_hash = run->artifacts_->Put(candidate_source);
   // The knowledge base as it stands now is an input of the run: record it.
-  KnowledgeBase kb(env.kb_dir, env.kb_state_dir);
+  KnowledgeBase kb(env.kb_dir, env.machine->config().kb_state_dir);
   std::string kb_hash = run->artifacts_->Put(kb.Snapshot().dump());
   run->Append("run_started", Layer::kControl,
               {{"task_name", task.name}, {"task_origin", task_origin}, {"task_artifact", task_hash},
@@ -109,7 +110,7 @@ std::unique_ptr<RepairRun> RepairRun::Create(const std::string& run_dir, const s
 
 std::unique_ptr<RepairRun> RepairRun::Open(const std::string& run_dir, const RepairEnv& env) {
   std::unique_ptr<RepairRun> run(new RepairRun(run_dir, env));
-  run->log_ = EventLog::Open(run_dir + "/events.db", SystemClock());
+  run->log_ = EventLog::Open(run_dir + "/events.db", run->machine_.env().clock());
   run->artifacts_ = std::make_unique<ArtifactStore>(run_dir + "/artifacts");
   run->state_ = FoldEvents(run->log_->ReadAll());
   if (!run->state_.started)
@@ -122,9 +123,9 @@ std::unique_ptr<RepairRun> RepairRun::Open(const std::string& run_dir, const Rep
 void RepairRun::Load() {
   state_ = FoldEvents(log_->ReadAll());
   task_ = ParseTask(artifacts_->Get(state_.task_artifact), state_.task_name + " (recorded)");
-  kb_ = std::make_unique<KnowledgeBase>(env_.kb_dir, env_.kb_state_dir);
+  kb_ = std::make_unique<KnowledgeBase>(env_.kb_dir, machine_.config().kb_state_dir);
   if (!state_.kb_snapshot.empty()) kb_->Restore(nlohmann::json::parse(artifacts_->Get(state_.kb_snapshot)));
-  repairer_ = MakeRepairer(state_.config);
+  repairer_ = MakeRepairer(state_.config, machine_.env());
 }
 
 Event RepairRun::Append(std::string_view type, Layer layer, nlohmann::json data) {
@@ -146,11 +147,11 @@ Scored RepairRun::Validate(const std::string& source, int round, int index, cons
   opts.seed = MixSeed(state_.config.seed, static_cast<uint64_t>(round) * 1000 + static_cast<uint64_t>(index + 1));
   opts.case_timeout_ms = state_.config.case_timeout_ms;
   opts.limits.address_space_bytes = static_cast<int64_t>(state_.config.memory_gib * (1 << 30));
-  opts.cache_dir = env_.cache_dir;
+  opts.cache_dir = machine_.config().cache_dir;
   // Probes cost a round, so they are enabled only after unassisted repair has failed.
   opts.probes = round > state_.config.probes_after_round;
   opts.diagnose = true;
-  Verifier verifier(task_);
+  Verifier verifier(task_, machine_);
   std::string cand_hash = artifacts_->Put(source);
   Verdict v = verifier.VerifySource(source, "candidate-" + cand_hash.substr(0, 12) + state_.config.SourceExtension(), opts);
   nlohmann::json vj = v.ToJson();
@@ -299,7 +300,7 @@ void RepairRun::CloseRound() {
     Forensics f;
     if (!new_current->forensics.empty())
       f = ForensicsFromJson(nlohmann::json::parse(artifacts_->Get(new_current->forensics)));
-    int64_t elapsed_s = (SystemClock().WallMicros() - state_.started_wall_us) / 1000000;
+    int64_t elapsed_s = (machine_.env().clock().WallMicros() - state_.started_wall_us) / 1000000;
     if (repeated >= cfg.repeated_failure_limit) {
       stop = "repeated_failure";
       guard(stop, "stop", fmt::format("the same error ({}) {} rounds in a row", new_current->signature, repeated));

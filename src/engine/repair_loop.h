@@ -16,11 +16,13 @@ class ArtifactStore;
 class KnowledgeBase;
 class Repairer;
 class Clock;
+class Machine;
 
 struct RepairEnv {
-  std::string kb_dir;        ///< curated knowledge base (kb/ in the source tree)
-  std::string kb_state_dir;  ///< track records and learned entries
-  std::string cache_dir;     ///< compile cache ("" for the default)
+  /// The toolchain and, through it, the environment (clock, entropy, processes, the
+  /// configuration: compile cache, knowledge-base state). Required.
+  Machine* machine = nullptr;
+  std::string kb_dir;  ///< curated knowledge base (kb/ in the source tree)
   std::function<void(const std::string&)> progress;  ///< one line per step (stderr in the CLI)
 };
 
@@ -56,6 +58,7 @@ class RepairRun {
 
   std::string dir_;
   RepairEnv env_;
+  Machine& machine_;
   std::unique_ptr<EventLog> log_;
   std::unique_ptr<ArtifactStore> artifacts_;
   std::unique_ptr<KnowledgeBase> kb_;

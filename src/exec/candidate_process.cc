@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "core/clock.h"
+#include "exec/machine.h"
 #include "core/check.h"
 #include "core/error.h"
 #include "core/text.h"
@@ -45,9 +46,15 @@ std::string SyscallName(int nr) {
   return out;
 }
 
-CandidateProcess::CandidateProcess(std::string so_path, SandboxMode mode, SandboxLimits limits,
-                                   size_t arena_bytes, bool gpu)
-    : so_path_(std::move(so_path)), mode_(mode), limits_(limits), arena_bytes_(arena_bytes), gpu_(gpu) {}
+CandidateProcess::CandidateProcess(Machine& machine, std::string so_path, SandboxLimits limits, size_t arena_bytes,
+                                   bool gpu)
+    : machine_(machine),
+      clock_(machine.env().clock()),
+      so_path_(std::move(so_path)),
+      mode_(machine.Sandbox()),
+      limits_(limits),
+      arena_bytes_(arena_bytes),
+      gpu_(gpu) {}
 
 CandidateProcess::~CandidateProcess() {
   control_.Reset();  // the runner exits when the socket closes
@@ -55,7 +62,7 @@ CandidateProcess::~CandidateProcess() {
 }
 
 EscapeScan CandidateProcess::EscapedWrites(int64_t deadline_ns) const {
-  return spec_ ? spec_->ScanJail(deadline_ns, SystemClock()) : EscapeScan{};
+  return spec_ ? spec_->ScanJail(deadline_ns, clock_) : EscapeScan{};
 }
 
 std::string CandidateProcess::Cleanup() {
@@ -92,12 +99,12 @@ std::string CandidateProcess::OutputTail(size_t max_bytes) const {
 }
 
 LoadResult CandidateProcess::Start(int64_t timeout_ms) {
-  dir_ = std::make_unique<TempDir>("kforge-run");
+  dir_ = std::make_unique<TempDir>("kforge-run", machine_.config().temp_dir);
   std::string scratch = dir_->path() + "/scratch", jail = dir_->path() + "/jail";
   MakeDirs(scratch);
   MakeDirs(jail);
   spec_ = std::make_unique<SandboxSpec>(mode_, jail, scratch);
-  std::string runner = RunnerPath(gpu_);
+  std::string runner = machine_.RunnerPath(gpu_);
   bool bwrap = mode_ == SandboxMode::kBubblewrap;
   spec_->AddReadOnly(runner, "/kforge/kforge-runner");
   spec_->AddReadOnly(so_path_, "/kforge/candidate.so");
@@ -145,13 +152,13 @@ LoadResult CandidateProcess::Start(int64_t timeout_ms) {
   opts.output_path = dir_->path() + "/candidate.log";
   opts.inherit_fds = {{theirs.get(), kControlFd}};
   if (pids_) opts.inherit_fds.push_back({pids_->procs_fd(), kCgroupFd});
-  child_ = Subprocess::Start(opts);
+  child_ = machine_.env().processes().Start(opts);
   theirs.Reset();
 
   ParsedReply parsed;
   CaseRun failure;
   LoadResult load;
-  int64_t deadline = SystemClock().MonotonicNanos() + timeout_ms * 1000000;
+  int64_t deadline = clock_.MonotonicNanos() + timeout_ms * 1000000;
   bool received = Receive(&parsed, deadline, 0, &failure);
   if (received && parsed.reply.kind == ReplyKind::kHello) {
     layers_ = parsed.reply.layers;
@@ -180,7 +187,7 @@ LoadResult CandidateProcess::Start(int64_t timeout_ms) {
 }
 
 bool CandidateProcess::Receive(ParsedReply* reply, int64_t deadline_ns, uint64_t expected_case, CaseRun* failure) {
-  Clock& clock = SystemClock();
+  Clock& clock = clock_;
   RunReply buf;
   auto take = [&](ssize_t got) {
     *reply = ParseReply(&buf, static_cast<size_t>(got), expected_case);
@@ -293,7 +300,7 @@ CaseRun CandidateProcess::Call(uint64_t case_id, const TensorArena& arena, size_
     return run;
   }
   // One deadline for the whole call: probe messages and other chatter do not extend it.
-  const int64_t started = SystemClock().MonotonicNanos();
+  const int64_t started = clock_.MonotonicNanos();
   int64_t deadline = started + timeout_ms * 1000000;
   ParsedReply parsed;
   for (;;) {
@@ -321,7 +328,7 @@ CaseRun CandidateProcess::Call(uint64_t case_id, const TensorArena& arena, size_
   run.kernels_on_stream = reply.kernels_on_stream;
   run.kernels_off_stream = reply.kernels_off_stream;
   run.l2_persistence = (reply.flags & kFlagL2Persistence) != 0;
-  run.engine_wall_ns = SystemClock().MonotonicNanos() - started;
+  run.engine_wall_ns = clock_.MonotonicNanos() - started;
   const WireTiming& t = reply.timing;
   run.timing = CaseTiming{static_cast<int>(t.reps), static_cast<int>(t.rotations), t.flush_bytes, t.median_ns,
                           t.mean_ns, t.min_ns, t.max_ns, t.p10_ns, t.p90_ns, t.loop_wall_ns};

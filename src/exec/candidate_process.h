@@ -14,6 +14,8 @@
 
 namespace kforge {
 
+class Clock;
+class Machine;
 class TensorArena;
 class PidsCgroup;
 enum class RunOp : uint32_t;
@@ -79,8 +81,8 @@ class CandidateProcess {
   /// `so_path` is a compiled candidate. `arena_bytes` is the largest arena any case will
   /// map; it is added to the address-space limit so the limit applies to the candidate's own
   /// allocations.
-  CandidateProcess(std::string so_path, SandboxMode mode, SandboxLimits limits,
-                   size_t arena_bytes, bool gpu = false);
+  /// The sandbox mode is the machine's (Machine::Sandbox()).
+  CandidateProcess(Machine& machine, std::string so_path, SandboxLimits limits, size_t arena_bytes, bool gpu = false);
   ~CandidateProcess();
 
   /// Runs the runner under a tool (e.g. {"compute-sanitizer", "--tool", "memcheck"}); its
@@ -115,6 +117,8 @@ class CandidateProcess {
                int warmup, int reps, const BenchSamples& samples);
   bool Receive(struct ParsedReply* reply, int64_t deadline_ns, uint64_t expected_case, CaseRun* failure);
 
+  Machine& machine_;
+  Clock& clock_;
   std::string so_path_;
   SandboxMode mode_;
   SandboxLimits limits_;

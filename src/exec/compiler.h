@@ -8,6 +8,8 @@
 
 namespace kforge {
 
+class Machine;
+
 struct CompileResult {
   bool ok = false;
   std::string so_path;  ///< in the cache; valid when ok
@@ -22,7 +24,7 @@ struct CompileResult {
 };
 
 struct CompilerOptions {
-  std::string cache_dir;  ///< empty: DefaultCacheDir()
+  std::string cache_dir;  ///< empty: the environment's Config::cache_dir
   int64_t timeout_ms = 120000;
   SandboxLimits limits;
   bool probes = false;  ///< compile with -DKFORGE_PROBES=1 (see include/kforge/probe.h)
@@ -30,26 +32,12 @@ struct CompilerOptions {
   std::vector<std::string> extra_flags;  ///< trusted code only (bench baselines): e.g. -lcublas
 };
 
-/// Directory holding kforge's candidate-side headers (<kforge/probe.h>).
-std::string KforgeIncludeDir();
-
-/// $KFORGE_CACHE_DIR, else $XDG_CACHE_HOME/kforge, else ~/.cache/kforge.
-std::string DefaultCacheDir();
-
-/// The system C++ compiler ($CXX or g++), resolved to an absolute path, and its version line.
-/// Throws EnvironmentError when none is installed.
-void FindHostCompiler(std::string* path, std::string* version);
-
 /// Compiles a CPU candidate (C++ source text) to a shared object exporting kforge_run.
 /// Compile errors are a value (ok = false); a missing compiler throws EnvironmentError.
-CompileResult CompileCpuCandidate(const std::string& source, const CompilerOptions& options);
+CompileResult CompileCpuCandidate(Machine& machine, const std::string& source, const CompilerOptions& options);
 
 /// Compiles a CUDA candidate with nvcc for options.cuda_arch (a shared object using the
 /// shared CUDA runtime). Throws EnvironmentError when nvcc is missing.
-CompileResult CompileCudaCandidate(const std::string& source, const CompilerOptions& options);
-
-/// nvcc's path ($KFORGE_NVCC, the toolkit found at build time, or /usr/local/cuda/bin/nvcc)
-/// and its version line; throws EnvironmentError when there is none.
-void FindNvcc(std::string* path, std::string* version);
+CompileResult CompileCudaCandidate(Machine& machine, const std::string& source, const CompilerOptions& options);
 
 }  // namespace kforge

@@ -6,6 +6,9 @@
 
 namespace kforge {
 
+class Env;
+class Machine;
+
 struct CudaDevice {
   std::string name;
   std::string arch;  ///< e.g. "sm_90", what nvcc is asked to compile for
@@ -23,19 +26,15 @@ struct DeviceCeilings {
 };
 
 /// Where a device's ceilings live: <cache dir>/devices/<uuid>.json.
-std::string CeilingsPath(const CudaDevice& device, const std::string& cache_dir = "");
+std::string CeilingsPath(const CudaDevice& device, const std::string& cache_dir);
 /// The stored ceilings (present = false when the device was never calibrated).
-DeviceCeilings LoadCeilings(const CudaDevice& device, const std::string& cache_dir = "");
+DeviceCeilings LoadCeilings(const CudaDevice& device, const std::string& cache_dir);
 /// Measures the ceilings on the device (kforge-gpu-runner calibrate) and stores them.
 /// Throws EnvironmentError when the measurement fails (no cuBLAS, not enough memory).
-DeviceCeilings CalibrateCeilings(const CudaDevice& device, const std::string& cache_dir = "");
+DeviceCeilings CalibrateCeilings(Machine& machine, const CudaDevice& device, const std::string& cache_dir);
 
-/// compute-sanitizer's path ($KFORGE_COMPUTE_SANITIZER, the toolkit's, or PATH); throws
-/// EnvironmentError when there is none.
-std::string FindComputeSanitizer();
-
-/// Asks kforge-gpu-runner for device 0. Throws EnvironmentError with a sentence a user can
-/// act on when there is no usable GPU (no driver, no device, no GPU runner built).
-CudaDevice ProbeCudaDevice();
+/// Asks `gpu_runner` for device 0 (Machine::Device keeps the answer). Throws
+/// EnvironmentError with a sentence a user can act on when there is no usable GPU.
+CudaDevice ProbeCudaDevice(Env& env, const std::string& gpu_runner);
 
 }  // namespace kforge

@@ -36,6 +36,8 @@
 #ifdef KFORGE_GPU_RUNNER
 #include <cuda_runtime.h>
 
+#include <nlohmann/json.hpp>
+
 #include "exec/gpu/calibrate.h"
 #include "exec/gpu/launch_counter.h"
 #endif
@@ -448,21 +450,32 @@ int PrintDevice() {
   cudaGetDeviceCount(&count);
   char uuid[33];
   for (int i = 0; i < 16; ++i) std::snprintf(uuid + 2 * i, 3, "%02x", static_cast<unsigned char>(p.uuid.bytes[i]));
-  std::printf("{\"name\": \"%s\", \"uuid\": \"%s\", \"l2_bytes\": %d, \"compute_capability\": \"%d.%d\", \"arch\": \"sm_%d%d\", "
-              "\"memory_bytes\": %zu, \"multiprocessors\": %d, \"driver_version\": %d, \"runtime_version\": %d, "
-              "\"device_count\": %d}\n",
-              p.name, uuid, p.l2CacheSize, p.major, p.minor, p.major, p.minor, p.totalGlobalMem, p.multiProcessorCount, driver, runtime, count);
+  char arch[16], cc[16];
+  std::snprintf(arch, sizeof arch, "sm_%d%d", p.major, p.minor);
+  std::snprintf(cc, sizeof cc, "%d.%d", p.major, p.minor);
+  nlohmann::json j = {{"name", std::string(p.name, strnlen(p.name, sizeof p.name))},
+                      {"uuid", uuid},
+                      {"l2_bytes", p.l2CacheSize},
+                      {"compute_capability", cc},
+                      {"arch", arch},
+                      {"memory_bytes", p.totalGlobalMem},
+                      {"multiprocessors", p.multiProcessorCount},
+                      {"driver_version", driver},
+                      {"runtime_version", runtime},
+                      {"device_count", count}};
+  std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
   return 0;
 }
+
 /// Modes `device` and `calibrate`: the GPU's description or its measured ceilings as JSON on
 /// stdout; exit 3, with the reason on stderr, without a usable GPU.
-int DescribeGpu(bool calibrate) {
+int DescribeGpu(bool calibrate, const std::string& cublas) {
   std::string error;
   if (!InitGpu(&error)) {
     std::fprintf(stderr, "%s\n", error.c_str());
     return 3;
   }
-  return calibrate ? CalibrateDevice() : PrintDevice();
+  return calibrate ? CalibrateDevice(cublas) : PrintDevice();
 }
 
 #endif
@@ -565,15 +578,17 @@ int Serve(const char* so_path, const ConfineOptions& confine) {
 /// malloc.check=3), so that a candidate writing past its own heap buffers aborts when the
 /// buffer is freed instead of corrupting memory silently. A no-op where the library is
 /// missing or this already is the checked run.
-void RestartWithCheckedMalloc(char** argv) {
-  if (std::getenv("KFORGE_MALLOC_CHECKED") != nullptr) return;
+void RestartWithCheckedMalloc(int argc, char** argv) {
   for (const char* lib : {"/usr/lib/x86_64-linux-gnu/libc_malloc_debug.so.0", "/lib/x86_64-linux-gnu/libc_malloc_debug.so.0",
                           "/usr/lib/aarch64-linux-gnu/libc_malloc_debug.so.0", "/usr/lib64/libc_malloc_debug.so.0"}) {
     if (::access(lib, R_OK) != 0) continue;
-    ::setenv("KFORGE_MALLOC_CHECKED", "1", 1);
     ::setenv("LD_PRELOAD", lib, 1);
     ::setenv("GLIBC_TUNABLES", "glibc.malloc.check=3", 1);
-    ::execv("/proc/self/exe", argv);
+    // The same arguments with --malloc-checked after the mode, so the next run stops here.
+    std::vector<char*> args(argv, argv + argc);
+    args.insert(args.begin() + 2, const_cast<char*>("--malloc-checked"));
+    args.push_back(nullptr);
+    ::execv("/proc/self/exe", args.data());
     return;  // exec failed: go on unchecked
   }
 }
@@ -631,6 +646,8 @@ int main(int argc, char** argv) {
   Limits limits;
   ConfineOptions confine;
   const char* so = nullptr;
+  bool malloc_checked = false;
+  std::string cublas;
   int i = 2;
   for (; i < argc; ++i) {
     std::string a = argv[i];
@@ -647,6 +664,8 @@ int main(int argc, char** argv) {
     else if (a == "--tasks") confine.max_tasks = value();
     else if (a == "--in-jail") confine.in_jail = true;
     else if (a == "--cgroup-fd") confine.cgroup_procs_fd = static_cast<int>(value());
+    else if (a == "--malloc-checked") malloc_checked = true;
+    else if (a == "--cublas" && i + 1 < argc) cublas = argv[++i];
 #ifdef KFORGE_GPU_RUNNER
     else if (a == "--separate-allocations") g_separate_allocations = true;
 #endif
@@ -654,7 +673,7 @@ int main(int argc, char** argv) {
     else Usage();
   }
 #ifdef KFORGE_GPU_RUNNER
-  if (mode == "device" || mode == "calibrate") return DescribeGpu(mode == "calibrate");
+  if (mode == "device" || mode == "calibrate") return DescribeGpu(mode == "calibrate", cublas);
 #endif
   ApplyLimits(limits);
   if (mode == "exec") {
@@ -665,7 +684,7 @@ int main(int argc, char** argv) {
   }
   if (mode == "run" && so != nullptr) {
 #ifndef KFORGE_GPU_RUNNER
-    RestartWithCheckedMalloc(argv);
+    if (!malloc_checked) RestartWithCheckedMalloc(argc, argv);
 #endif
     InstallCrashHandlers();
 #ifdef KFORGE_GPU_RUNNER

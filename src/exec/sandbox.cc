@@ -8,6 +8,7 @@
 #include <map>
 
 #include "core/clock.h"
+#include "core/env.h"
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/subprocess.h"
@@ -31,8 +32,8 @@ const char* kEtcPaths[] = {"/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.co
 
 }  // namespace
 
-bool BubblewrapWorks(std::string* why) {
-  TempDir probe("kforge-probe");
+bool BubblewrapWorks(Env& env, std::string* why) {
+  TempDir probe("kforge-probe", env.config().temp_dir);
   SpawnOptions opts;
   opts.argv = {"bwrap", "--unshare-all", "--die-with-parent", "--ro-bind", "/usr", "/usr",
                "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
@@ -40,7 +41,7 @@ bool BubblewrapWorks(std::string* why) {
                "/usr/bin/true"};
   opts.output_path = probe.path() + "/out.log";
   try {
-    auto r = LiveProcessRunner().Run(opts, 20000);
+    auto r = env.processes().Run(opts, 20000);
     if (r.status.ok()) return true;
     *why = "bubblewrap could not create a sandbox (" + r.status.Describe() + "): " + r.output;
   } catch (const EnvironmentError& e) {
@@ -52,26 +53,6 @@ bool BubblewrapWorks(std::string* why) {
 
 std::string_view SandboxModeName(SandboxMode mode) {
   return mode == SandboxMode::kBubblewrap ? "bubblewrap+seccomp" : "seccomp-only";
-}
-
-SandboxMode ResolveSandboxMode() {
-  static int cached = -1;  // the answer cannot change while the process runs
-  const char* env = std::getenv("KFORGE_SANDBOX");
-  std::string want = env ? env : "bwrap";
-  if (want == "none") return SandboxMode::kNone;
-  if (want != "bwrap")
-    throw UsageError("KFORGE_SANDBOX must be 'bwrap' (the default) or 'none', not '" + want + "'");
-  if (cached == -1) {
-    std::string why;
-    cached = BubblewrapWorks(&why) ? 1 : 0;
-    if (cached == 0)
-      throw EnvironmentError(
-          why +
-          "\nkforge runs untrusted candidates inside bubblewrap. Install it with "
-          "'apt-get install bubblewrap' and make sure user namespaces are enabled, or set "
-          "KFORGE_SANDBOX=none to run with only resource limits and a seccomp filter.");
-  }
-  return SandboxMode::kBubblewrap;
 }
 
 SandboxSpec::SandboxSpec(SandboxMode mode, std::string jail_dir, std::string scratch_dir)
@@ -196,17 +177,6 @@ EscapeScan SandboxSpec::ScanJail(int64_t deadline_ns, Clock& clock) const {
     }
   }
   return scan;
-}
-
-std::string RunnerPath(bool gpu) {
-  const char* var = gpu ? "KFORGE_GPU_RUNNER" : "KFORGE_RUNNER";
-  const char* name = gpu ? "kforge-gpu-runner" : "kforge-runner";
-  if (const char* env = std::getenv(var); env && *env) return env;
-  std::string path = ExecutableDir() + "/" + name;
-  if (!FileExists(path))
-    throw EnvironmentError(std::string("cannot find ") + name + " next to " + ExecutableDir() + "; build the '" + name +
-                           "' target (it needs the CUDA toolkit for the GPU runner) or set " + var);
-  return path;
 }
 
 std::vector<std::string> LimitArgs(const SandboxLimits& limits) {

@@ -9,7 +9,7 @@
 // Inside, kforge-runner sets resource limits and a seccomp filter (no sockets except
 // socketpairs, no new processes, no ptrace or mounts) before loading any candidate code.
 //
-// KFORGE_SANDBOX=none drops the bubblewrap layer (for machines where user namespaces are
+// KFORGE_SANDBOX=none (Config::sandbox) drops the bubblewrap layer (for machines where user namespaces are
 // unavailable); the runner's limits and seccomp filter stay. Verdicts record the mode.
 #include <cstdint>
 #include <map>
@@ -20,6 +20,7 @@
 namespace kforge {
 
 class Clock;
+class Env;
 
 enum class SandboxMode { kBubblewrap, kNone };
 
@@ -39,11 +40,9 @@ struct SandboxLimits {
   int64_t max_tasks = 256;                         ///< threads + processes (pids cgroup, RLIMIT_NPROC)
 };
 
-/// The sandbox mode from KFORGE_SANDBOX; throws EnvironmentError with the fix when bwrap is
-/// wanted but does not work here.
-SandboxMode ResolveSandboxMode();
-/// Whether bubblewrap can create a sandbox here; when not, `why` says what failed.
-bool BubblewrapWorks(std::string* why);
+/// Whether bubblewrap can create a sandbox here; when not, `why` says what failed. (The mode
+/// a run uses is Machine::Sandbox().)
+bool BubblewrapWorks(Env& env, std::string* why);
 std::string_view SandboxModeName(SandboxMode mode);
 
 /// One sandboxed child's filesystem view. Paths are host paths.
@@ -80,9 +79,6 @@ class SandboxSpec {
   bool gpu_ = false;
 };
 
-/// Path of the kforge-runner executable (next to the running binary, or $KFORGE_RUNNER);
-/// with gpu, kforge-gpu-runner ($KFORGE_GPU_RUNNER).
-std::string RunnerPath(bool gpu = false);
 /// Runner arguments that apply `limits`.
 std::vector<std::string> LimitArgs(const SandboxLimits& limits);
 

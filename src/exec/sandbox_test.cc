@@ -1,6 +1,8 @@
 #include "exec/sandbox.h"
 
 #include <gtest/gtest.h>
+
+#include "testing/fakes.h"
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -22,7 +24,7 @@ class ScanJailTest : public ::testing::Test {
     spec_.AddReadOnly("/usr/bin/true", "/kforge/kforge-runner");
     spec_.Wrap({"true"});  // creates the decoy directories, as before every sandboxed run
   }
-  EscapeScan Scan() { return spec_.ScanJail(SystemClock().MonotonicNanos() + int64_t{60} * 1000000000, SystemClock()); }
+  EscapeScan Scan() { return spec_.ScanJail(testing::LiveMachine().env().clock().MonotonicNanos() + int64_t{60} * 1000000000, testing::LiveMachine().env().clock()); }
 
   TempDir dir_;
   std::string jail_;
@@ -65,7 +67,7 @@ TEST_F(ScanJailTest, AnExpectedBindTargetThatWasWrittenIsFound) {
 
 TEST_F(ScanJailTest, DeadlineStopsTheScan) {
   WriteFileAtomic(jail_ + "/home/a", "");
-  EscapeScan s = spec_.ScanJail(0, SystemClock());
+  EscapeScan s = spec_.ScanJail(0, testing::LiveMachine().env().clock());
   EXPECT_NE(s.incomplete.find("time"), std::string::npos);
 }
 

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/clock.h"
 #include "core/fs.h"
 #include "core/subprocess.h"
 
@@ -45,7 +46,8 @@ CliResult RunCli(const std::vector<std::string>& args, const std::string& cwd, i
   SpawnOptions opts;
   opts.argv = {"/bin/sh", "-c", cmd};
   opts.output_path = tmp.path() + "/stdout";
-  auto child = Subprocess::Start(opts);
+  LiveClock clock;
+  auto child = Subprocess::Start(opts, clock);
   ExitStatus st = child->Wait(int64_t{timeout_s} * 1000);
   CliResult r;
   r.exit_code = st.kind == ExitStatus::Kind::kExited ? st.code : -1;

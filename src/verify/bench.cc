@@ -13,6 +13,7 @@
 #include "exec/candidate_process.h"
 #include "exec/runner_protocol.h"
 #include "exec/compiler.h"
+#include "exec/machine.h"
 #include "exec/sandbox.h"
 #include "verify/inputs.h"
 #include "verify/verifier.h"
@@ -58,7 +59,7 @@ std::vector<std::string> CopyOutputs(TensorArena& arena, size_t per_copy, size_t
 /// Compiles one kernel and times it on `arena` (the bench case's inputs, then the sampled
 /// calls' inputs, shared by both kernels); the raw output bytes of each copy, in task order,
 /// land in `outputs` (copy 0 first).
-KernelTiming TimeKernel(const std::string& label, const std::string& path, const std::string& kind,
+KernelTiming TimeKernel(Machine& machine, const std::string& label, const std::string& path, const std::string& kind,
                         const std::vector<std::string>& link, const CudaDevice& device, const BenchOptions& options,
                         size_t num_inputs, TensorArena& arena, const BenchSamples& samples,
                         std::vector<std::vector<std::string>>* outputs) {
@@ -72,7 +73,7 @@ KernelTiming TimeKernel(const std::string& label, const std::string& path, const
   copts.cache_dir = options.cache_dir;
   copts.cuda_arch = device.arch;
   copts.extra_flags = link;
-  CompileResult compiled = CompileCudaCandidate(source, copts);
+  CompileResult compiled = CompileCudaCandidate(machine, source, copts);
   if (!compiled.ok) throw UsageError("the " + label + " " + path + " does not compile:\n" + compiled.log);
   k.compile_seconds = compiled.seconds;
   k.compile_cached = compiled.cached;
@@ -86,7 +87,7 @@ KernelTiming TimeKernel(const std::string& label, const std::string& path, const
   }
   SandboxLimits limits;
   limits.address_space_bytes = 0;
-  CandidateProcess proc(compiled.so_path, ResolveSandboxMode(), limits, arena.total_bytes(), /*gpu=*/true);
+  CandidateProcess proc(machine, compiled.so_path, limits, arena.total_bytes(), /*gpu=*/true);
   LoadResult load = proc.Start(60000);
   if (!load.ok) throw EnvironmentError("cannot load the " + label + " for timing: " + load.message);
   CaseRun run = proc.Bench(1, arena, num_inputs, options.warmup, options.reps, options.timeout_ms, samples);
@@ -190,8 +191,9 @@ CompareResult CompareWithBaseline(const Task& task, const Bindings& params, cons
   return worst;
 }
 
-BenchReport RunBench(const Task& task, const std::string& candidate_path, const BenchOptions& options) {
-  CudaDevice device = ProbeCudaDevice();
+BenchReport RunBench(Machine& machine, const Task& task, const std::string& candidate_path,
+                     const BenchOptions& options) {
+  const CudaDevice& device = machine.Device();
   BenchReport r;
   r.task = task.name;
   const Case& kase = PickCase(task, options.case_name);
@@ -205,7 +207,7 @@ BenchReport RunBench(const Task& task, const std::string& candidate_path, const 
   vo.full = options.full;
   vo.seed = options.seed;
   vo.cache_dir = options.cache_dir;
-  r.verdict = Verifier(task).Verify(candidate_path, vo);
+  r.verdict = Verifier(task, machine).Verify(candidate_path, vo);
   if (!r.verdict.passed) return r;  // a wrong or cheating kernel is never timed
 
   // The bench case's inputs, generated once for both kernels: copy 0 for every timed call,
@@ -233,9 +235,9 @@ BenchReport RunBench(const Task& task, const std::string& candidate_path, const 
       if (i == 0 && task.comparison == Comparison::kArgmax) argmax_source[c] = std::move(values);
     }
   std::vector<std::vector<std::string>> cand_out, base_out;
-  r.baseline = TimeKernel("baseline", baseline.path, baseline.kind, baseline.link, device, options, n_in, arena, samples,
+  r.baseline = TimeKernel(machine, "baseline", baseline.path, baseline.kind, baseline.link, device, options, n_in, arena, samples,
                           &base_out);
-  r.candidate = TimeKernel("candidate", candidate_path, "", {}, device, options, n_in, arena, samples, &cand_out);
+  r.candidate = TimeKernel(machine, "candidate", candidate_path, "", {}, device, options, n_in, arena, samples, &cand_out);
   r.timed = true;
   r.agreement = CompareWithBaseline(task, kase.params, cand_out[0], base_out[0], argmax_source[0]);
   if (!r.agreement.passed())
@@ -255,7 +257,7 @@ BenchReport RunBench(const Task& task, const std::string& candidate_path, const 
   r.bytes = static_cast<double>(EvalExpr(task.bytes, kase.params));
   bool low_precision = false;
   for (const auto& t : task.inputs) low_precision |= t.dtype == DType::kFloat16 || t.dtype == DType::kBFloat16;
-  JudgeTiming(LoadCeilings(device, options.cache_dir), low_precision, &r);
+  JudgeTiming(LoadCeilings(device, options.cache_dir.empty() ? machine.config().cache_dir : options.cache_dir), low_precision, &r);
   return r;
 }
 

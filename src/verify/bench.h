@@ -20,6 +20,8 @@
 
 namespace kforge {
 
+class Machine;
+
 struct BenchOptions {
   int warmup = 10;
   int reps = 100;
@@ -97,6 +99,6 @@ void JudgeTiming(const DeviceCeilings& ceilings, bool low_precision, BenchReport
 
 /// Throws EnvironmentError without a GPU and UsageError for a task without a baseline or an
 /// unknown case; a candidate that fails verification is a report with timed = false.
-BenchReport RunBench(const Task& task, const std::string& candidate_path, const BenchOptions& options);
+BenchReport RunBench(Machine& machine, const Task& task, const std::string& candidate_path, const BenchOptions& options);
 
 }  // namespace kforge

@@ -11,6 +11,7 @@
 #include "core/fs.h"
 #include "core/task.h"
 #include "exec/compiler.h"
+#include "testing/fakes.h"
 #include "testing/testing.h"
 
 namespace kforge {
@@ -112,9 +113,8 @@ TEST(BenchJudgeTest, CandidateOutputsAreComparedWithTheBaselinesWithinTolerance)
 // The CUDA half of the tree only runs on a GPU; this keeps it compiling everywhere nvcc is:
 // every baseline (with its link flags) and every bundled correct and near-miss kernel.
 TEST(BenchJudgeTest, EveryBundledCudaSourceCompiles) {
-  std::string nvcc, version;
   try {
-    FindNvcc(&nvcc, &version);
+    testing::LiveMachine().Nvcc();
   } catch (const EnvironmentError& e) {
     GTEST_SKIP() << "no CUDA toolkit on this machine: " << e.what();
   }
@@ -144,7 +144,7 @@ TEST(BenchJudgeTest, EveryBundledCudaSourceCompiles) {
       CompilerOptions o;
       o.cuda_arch = "sm_90";
       o.extra_flags = jobs[i].link;
-      CompileResult r = CompileCudaCandidate(src, o);
+      CompileResult r = CompileCudaCandidate(testing::LiveMachine(), src, o);
       if (!r.ok) failures[i] = r.log;
     }
   };

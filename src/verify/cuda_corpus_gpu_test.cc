@@ -9,6 +9,7 @@
 #include "core/fs.h"
 #include "core/task.h"
 #include "exec/device.h"
+#include "testing/fakes.h"
 #include "testing/testing.h"
 #include "verify/verifier.h"
 
@@ -19,7 +20,7 @@ class CudaCorpusTest : public ::testing::Test {
  protected:
   void SetUp() override {
     try {
-      ProbeCudaDevice();
+      testing::LiveMachine().Device();
     } catch (const EnvironmentError& e) {
       GTEST_SKIP() << "no GPU here: " << e.what();
     }
@@ -33,7 +34,7 @@ class CudaCorpusTest : public ::testing::Test {
     o.full = full;
     o.seed = 5;
     o.case_timeout_ms = 10000;
-    return Verifier(t).Verify(Dir() + "/" + entry["file"].get<std::string>(), o);
+    return Verifier(t, testing::LiveMachine()).Verify(Dir() + "/" + entry["file"].get<std::string>(), o);
   }
   nlohmann::json manifest_;
 };

@@ -11,6 +11,7 @@
 #include "core/fs.h"
 #include "core/task.h"
 #include "exec/device.h"
+#include "testing/fakes.h"
 #include "testing/testing.h"
 #include "verify/bench.h"
 #include "verify/verifier.h"
@@ -22,7 +23,7 @@ class CudaTest : public ::testing::Test {
  protected:
   void SetUp() override {
     try {
-      device_ = ProbeCudaDevice();
+      device_ = testing::LiveMachine().Device();
     } catch (const EnvironmentError& e) {
       GTEST_SKIP() << "no GPU here: " << e.what();
     }
@@ -34,7 +35,7 @@ class CudaTest : public ::testing::Test {
     o.full = full;
     o.seed = 11;
     o.case_timeout_ms = 5000;
-    return Verifier(t).Verify(testing::SourceDir() + "/examples/cuda/" + file, o);
+    return Verifier(t, testing::LiveMachine()).Verify(testing::SourceDir() + "/examples/cuda/" + file, o);
   }
   CudaDevice device_;
 };
@@ -71,7 +72,7 @@ TEST_F(CudaTest, EveryNearMissFailsWithItsLabelledClass) {
 TEST_F(CudaTest, CalibrateThenBenchReportsSpeedupAndRoofline) {
   TempDir cache_dir("kforge-bench-test");
   std::string cache = cache_dir.path();
-  DeviceCeilings c = CalibrateCeilings(device_, cache);
+  DeviceCeilings c = CalibrateCeilings(testing::LiveMachine(), device_, cache);
   ASSERT_TRUE(c.present);
   EXPECT_GT(c.copy_bytes_per_s, 1e11);  // any datacenter GPU copies faster than 100 GB/s
   EXPECT_GT(c.fp32_flops_per_s, 1e12);
@@ -83,7 +84,7 @@ TEST_F(CudaTest, CalibrateThenBenchReportsSpeedupAndRoofline) {
   o.seed = 3;
   o.cache_dir = cache;
   o.baselines_dir = testing::SourceDir() + "/baselines/cuda";
-  BenchReport r = RunBench(t, testing::SourceDir() + "/examples/cuda/correct/relu.cu", o);
+  BenchReport r = RunBench(testing::LiveMachine(), t, testing::SourceDir() + "/examples/cuda/correct/relu.cu", o);
   EXPECT_TRUE(r.ok()) << r.Text();
   EXPECT_EQ(r.candidate.timing.reps, 20);
   EXPECT_GT(r.candidate.timing.median_ns, 0);
@@ -94,12 +95,12 @@ TEST_F(CudaTest, CalibrateThenBenchReportsSpeedupAndRoofline) {
   ASSERT_EQ(r.sampled_calls.size(), 3u);
   for (const auto& a : r.sample_agreement) EXPECT_TRUE(a.passed());
   // A wrong kernel is never timed.
-  BenchReport bad = RunBench(t, testing::SourceDir() + "/examples/cuda/nearmiss/relu_missing_tail_guard.cu", o);
+  BenchReport bad = RunBench(testing::LiveMachine(), t, testing::SourceDir() + "/examples/cuda/nearmiss/relu_missing_tail_guard.cu", o);
   EXPECT_FALSE(bad.timed);
   EXPECT_FALSE(bad.ok());
   // A kernel that skips work on repeated calls passes verification but fails the sampled
   // timed calls, which get fresh inputs in the same buffers.
-  BenchReport lazy = RunBench(t, testing::SourceDir() + "/examples/cuda/hostile/bench_skip_repeated_calls.cu", o);
+  BenchReport lazy = RunBench(testing::LiveMachine(), t, testing::SourceDir() + "/examples/cuda/hostile/bench_skip_repeated_calls.cu", o);
   EXPECT_TRUE(lazy.verdict.passed) << lazy.verdict.Summary();
   EXPECT_TRUE(lazy.timed);
   EXPECT_FALSE(lazy.ok());
@@ -114,20 +115,20 @@ TEST_F(CudaTest, SanitizerRunsMemcheckOnAnOutOfBoundsWriteAndRacecheckOnARace) {
   o.backend = "cuda";
   o.seed = 11;
   o.sanitize = true;
-  Verdict oob = Verifier(relu).Verify(testing::SourceDir() + "/examples/cuda/nearmiss/relu_missing_tail_guard.cu", o);
+  Verdict oob = Verifier(relu, testing::LiveMachine()).Verify(testing::SourceDir() + "/examples/cuda/nearmiss/relu_missing_tail_guard.cu", o);
   ASSERT_FALSE(oob.sanitizer.is_null()) << oob.Summary();
   EXPECT_EQ(oob.sanitizer.value("tool", ""), "memcheck") << oob.sanitizer.dump(2);
   EXPECT_GT(oob.sanitizer.value("errors", -1), 0) << oob.sanitizer.dump(2);
   // A deterministic wrong result is neither: the sanitizer is not run, and says why.
   Task add = LoadTaskFile(testing::SourceDir() + "/tasks/add_bias.json");
-  Verdict wrong = Verifier(add).Verify(testing::SourceDir() + "/examples/cuda/nearmiss/add_bias_row_broadcast.cu", o);
+  Verdict wrong = Verifier(add, testing::LiveMachine()).Verify(testing::SourceDir() + "/examples/cuda/nearmiss/add_bias_row_broadcast.cu", o);
   ASSERT_FALSE(wrong.sanitizer.is_null());
   EXPECT_FALSE(wrong.sanitizer.value("nondeterministic", true));
   EXPECT_TRUE(wrong.sanitizer.contains("skipped"));
   // The missing __syncthreads race: when re-runs differ, racecheck must report hazards.
   Task softmax = LoadTaskFile(testing::SourceDir() + "/tasks/softmax.json");
   o.full = true;
-  Verdict race = Verifier(softmax).Verify(testing::SourceDir() + "/examples/cuda/nearmiss/softmax_missing_syncthreads.cu", o);
+  Verdict race = Verifier(softmax, testing::LiveMachine()).Verify(testing::SourceDir() + "/examples/cuda/nearmiss/softmax_missing_syncthreads.cu", o);
   ASSERT_FALSE(race.sanitizer.is_null());
   std::cout << "race verdict sanitizer: " << race.sanitizer.dump(2) << "\n";
   if (race.sanitizer.value("nondeterministic", false)) {
@@ -164,7 +165,7 @@ TEST_F(CudaTest, EveryBaselinePassesFullAgainstTheReference) {
     o.seed = 21;
     o.trusted = true;
     o.trusted_link_flags = b.link;
-    Verdict v = Verifier(t).Verify(b.path, o);
+    Verdict v = Verifier(t, testing::LiveMachine()).Verify(b.path, o);
     EXPECT_TRUE(v.passed) << b.path << ": " << v.Summary();
     ++n;
   }

@@ -9,6 +9,7 @@
 
 #include "core/fs.h"
 #include "core/task.h"
+#include "testing/fakes.h"
 #include "testing/testing.h"
 #include "verify/static_checks.h"
 #include "verify/verifier.h"
@@ -54,7 +55,7 @@ TEST(HackCorpusTest, EveryCheatIsRejectedWithTheRightCheck) {
       VerifyOptions vo;
       vo.full = true;
       vo.seed = 5;
-      Verdict v = Verifier(task).VerifySource(source, file, vo);
+      Verdict v = Verifier(task, testing::LiveMachine()).VerifySource(source, file, vo);
       EXPECT_FALSE(v.passed) << file;
       if (expected.rfind("runtime.", 0) == 0) {
         EXPECT_EQ(v.failure, FailureClass::kIntegrity) << file << ": " << v.message;
@@ -84,7 +85,7 @@ TEST(HackCorpusTest, EveryLegitimateCandidateIsAccepted) {
     VerifyOptions vo;
     vo.full = true;
     vo.seed = 5;
-    Verdict v = Verifier(task).VerifySource(source, file, vo);
+    Verdict v = Verifier(task, testing::LiveMachine()).VerifySource(source, file, vo);
     EXPECT_TRUE(v.passed) << file << ": " << v.message;
   }
 }

@@ -200,13 +200,14 @@ std::string MutationReport::Text() const {
   return s;
 }
 
-MutationReport RunMutation(const Task& task, const std::string& candidate_path, const MutationOptions& options) {
+MutationReport RunMutation(Machine& machine, const Task& task, const std::string& candidate_path,
+                           const MutationOptions& options) {
   std::string source, error;
   if (!TryReadFile(candidate_path, &source, &error)) throw UsageError("cannot read candidate " + candidate_path + ": " + error);
   MutationReport report;
   report.task = task.name;
   report.candidate = candidate_path;
-  Verifier verifier(task);
+  Verifier verifier(task, machine);
   VerifyOptions base;
   base.backend = options.backend;
   base.cache_dir = options.cache_dir;

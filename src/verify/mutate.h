@@ -18,6 +18,8 @@
 
 namespace kforge {
 
+class Machine;
+
 struct Mutant {
   std::string op;           ///< "swap_comparison", "bound_minus_one", ...
   size_t start = 0, end = 0;  ///< the byte range of the source that was replaced
@@ -59,6 +61,7 @@ struct MutationReport {
   std::string Text() const;
 };
 
-MutationReport RunMutation(const Task& task, const std::string& candidate_path, const MutationOptions& options);
+MutationReport RunMutation(Machine& machine, const Task& task, const std::string& candidate_path,
+                           const MutationOptions& options);
 
 }  // namespace kforge

@@ -16,6 +16,7 @@
 #include "core/text.h"
 #include "exec/arena.h"
 #include "exec/candidate_process.h"
+#include "exec/machine.h"
 #include "exec/compiler.h"
 #include "exec/device.h"
 #include "verify/certification.h"
@@ -98,12 +99,14 @@ std::string ForbiddenSyscallCheck(int syscall_nr) {
 
 class Run {
  public:
-  Run(const Task& task, const VerifyOptions& options, Verdict* verdict)
-      : task_(task),
+  Run(Machine& machine, const Task& task, const VerifyOptions& options, Verdict* verdict)
+      : machine_(machine),
+        clock_(machine.env().clock()),
+        task_(task),
         options_(options),
         verdict_(verdict),
         reference_(FindReference(task.reference)),
-        deadline_ns_(SystemClock().MonotonicNanos() + options.total_timeout_ms * 1000000) {}
+        deadline_ns_(clock_.MonotonicNanos() + options.total_timeout_ms * 1000000) {}
 
   /// Runs every trial of one set; returns true when all passed.
   bool RunSet(const std::string& so_path, const std::vector<Case>& cases, const std::string& set) {
@@ -142,7 +145,7 @@ class Run {
         if (!proc || !proc->alive()) {
           if (!retire()) return false;
           if (restarts++ > kMaxRestarts) return false;
-          proc = std::make_unique<CandidateProcess>(so_path, sandbox_mode_, options_.limits, max_arena,
+          proc = std::make_unique<CandidateProcess>(machine_, so_path, options_.limits, max_arena,
                                                     options_.backend == "cuda");
           LoadResult load = proc->Start(std::min(options_.load_timeout_ms, MillisLeft()));
           if (verdict_->sandbox_layers.empty()) verdict_->sandbox_layers = proc->Layers();
@@ -179,7 +182,6 @@ class Run {
     return all_passed && clean && verdict_->integrity.empty();
   }
 
-  void set_sandbox_mode(SandboxMode m) { sandbox_mode_ = m; }
 
   /// The sanitizer pass (VerifyOptions::sanitize): re-runs a failing case twice on identical
   /// inputs, each in a fresh process; results that differ point to a race (racecheck), an
@@ -193,7 +195,7 @@ class Run {
 
   /// One extra trial of `kase` with all-ones inputs, recorded in set "diagnostic".
   void RunDiagnostic(const std::string& so_path, const Case& kase) {
-    CandidateProcess proc(so_path, sandbox_mode_, options_.limits, ArenaBytes(kase.params), options_.backend == "cuda");
+    CandidateProcess proc(machine_, so_path, options_.limits, ArenaBytes(kase.params), options_.backend == "cuda");
     if (!proc.Start(options_.load_timeout_ms).ok) return;
     CaseEvidence ev = RunTrial(proc, "diagnostic", kase, Distribution::kOnes, 999999);
     verdict_->cases.push_back(std::move(ev));
@@ -203,7 +205,7 @@ class Run {
   nlohmann::json SanitizerPass(const std::string& so_path, const Case& kase, Distribution dist, FailureClass failure) {
     nlohmann::json j;
     auto once = [&]() -> std::optional<CaseEvidence> {
-      CandidateProcess proc(so_path, sandbox_mode_, options_.limits, ArenaBytes(kase.params), true);
+      CandidateProcess proc(machine_, so_path, options_.limits, ArenaBytes(kase.params), true);
       if (!proc.Start(options_.load_timeout_ms).ok) return std::nullopt;
       return RunTrial(proc, "sanitizer", kase, dist, kSanitizerTrial);
     };
@@ -230,12 +232,12 @@ class Run {
     j["tool"] = tool;
     std::string sanitizer;
     try {
-      sanitizer = FindComputeSanitizer();
+      sanitizer = machine_.ComputeSanitizer();
     } catch (const EnvironmentError& e) {
       j["skipped"] = e.what();
       return j;
     }
-    CandidateProcess proc(so_path, sandbox_mode_, options_.limits, ArenaBytes(kase.params), true);
+    CandidateProcess proc(machine_, so_path, options_.limits, ArenaBytes(kase.params), true);
     proc.set_tool({sanitizer, "--tool", tool, "--print-limit", "20", "--show-backtrace", "no"});
     if (!proc.Start(options_.load_timeout_ms * 6).ok) {
       j["skipped"] = "the candidate did not load under compute-sanitizer: " + proc.Finish(5000, 2048);
@@ -292,7 +294,7 @@ class Run {
 
   /// Looks for writes outside scratch; false (and an integrity finding) when there are any.
   bool CheckEscapes(const CandidateProcess& proc) {
-    Clock& clock = SystemClock();
+    Clock& clock = clock_;
     int64_t deadline = std::min(deadline_ns_, clock.MonotonicNanos() + kEscapeScanMillis * 1000000);
     EscapeScan scan = proc.EscapedWrites(deadline);
     if (scan.count == 0 && scan.incomplete.empty()) return true;
@@ -309,13 +311,13 @@ class Run {
     return false;
   }
 
-  bool OutOfTime() const { return SystemClock().MonotonicNanos() >= deadline_ns_; }
-  int64_t MillisLeft() const { return std::max<int64_t>(1, (deadline_ns_ - SystemClock().MonotonicNanos()) / 1000000); }
+  bool OutOfTime() const { return clock_.MonotonicNanos() >= deadline_ns_; }
+  int64_t MillisLeft() const { return std::max<int64_t>(1, (deadline_ns_ - clock_.MonotonicNanos()) / 1000000); }
 
   CaseEvidence RunTrial(CandidateProcess& proc, const std::string& set, const Case& kase,
                         Distribution dist, uint64_t trial,
                         int64_t timeout_scale = 1) {
-    Clock& clock = SystemClock();
+    Clock& clock = clock_;
     CaseEvidence ev = NewEvidence(set, kase, dist, trial);
     TensorArena arena(CaseLayout(task_, kase.params));
     size_t n_in = task_.inputs.size();
@@ -474,11 +476,12 @@ class Run {
     return violation;
   }
 
+  Machine& machine_;
+  Clock& clock_;
   const Task& task_;
   const VerifyOptions& options_;
   Verdict* verdict_;
   ReferenceFn reference_;
-  SandboxMode sandbox_mode_ = SandboxMode::kBubblewrap;
   int64_t deadline_ns_;
   static constexpr int64_t kEscapeScanMillis = 5000;
   bool judging_ = true;
@@ -586,7 +589,7 @@ std::vector<ArenaTensor> CaseLayout(const Task& task, const Bindings& params) {
 
 std::string_view KforgeVersion() { return "0.1.0"; }
 
-Verifier::Verifier(const Task& task) : task_(task) {
+Verifier::Verifier(const Task& task, Machine& machine) : task_(task), machine_(machine) {
   if (FindReference(task.reference) == nullptr)
     throw UsageError("task " + task.origin + ": unknown reference '" + task.reference +
                      "'; built-in references are listed by 'kforge tasks --references'");
@@ -601,7 +604,7 @@ Verdict Verifier::Verify(const std::string& candidate_path, const VerifyOptions&
 
 Verdict Verifier::VerifySource(const std::string& source, const std::string& label,
                                const VerifyOptions& options) {
-  Clock& clock = SystemClock();
+  Clock& clock = machine_.env().clock();
   int64_t start = clock.MonotonicNanos();
   Verdict v;
   v.task_name = task_.name;
@@ -610,14 +613,14 @@ Verdict Verifier::VerifySource(const std::string& source, const std::string& lab
   v.candidate_path = UntrustedText(label);
   v.candidate_sha256 = Sha256Hex(source);
   v.kforge_version = std::string(KforgeVersion());
-  v.seed = options.seed ? *options.seed : SystemEntropy().FreshSeed();
+  v.seed = options.seed ? *options.seed : machine_.env().entropy().FreshSeed();
   v.full_requested = options.full;
   v.backend = options.backend;
   if (options.backend != "cpu" && options.backend != "cuda")
     throw UsageError("unknown backend '" + options.backend + "'; use cpu or cuda");
   CudaDevice device;
   if (options.backend == "cuda") {
-    device = ProbeCudaDevice();  // no GPU: an environment error, before any work
+    device = machine_.Device();  // no GPU: an environment error, before any work
     v.device = device.info;
   }
   auto done = [&]() -> Verdict {
@@ -657,7 +660,7 @@ Verdict Verifier::VerifySource(const std::string& source, const std::string& lab
   v.level = Level::kL0Static;
 
   // L1: compile in the sandbox.
-  SandboxMode mode = ResolveSandboxMode();
+  SandboxMode mode = machine_.Sandbox();
   v.sandbox = std::string(SandboxModeName(mode));
   CompilerOptions copts;
   copts.cache_dir = options.cache_dir;
@@ -666,7 +669,8 @@ Verdict Verifier::VerifySource(const std::string& source, const std::string& lab
   if (options.backend == "cuda") copts.cuda_arch = device.arch;
   if (options.trusted) copts.extra_flags = options.trusted_link_flags;
   CompileResult compiled =
-      options.backend == "cuda" ? CompileCudaCandidate(source, copts) : CompileCpuCandidate(source, copts);
+      options.backend == "cuda" ? CompileCudaCandidate(machine_, source, copts)
+                                : CompileCpuCandidate(machine_, source, copts);
   v.compile = CompileEvidence{true, compiled.ok, compiled.cached, compiled.seconds,
                               compiled.compiler, compiled.compiler_version, compiled.flags,
                               compiled.log};
@@ -676,8 +680,7 @@ Verdict Verifier::VerifySource(const std::string& source, const std::string& lab
     return done();
   }
 
-  Run run(task_, options, &v);
-  run.set_sandbox_mode(mode);
+  Run run(machine_, task_, options, &v);
   // Every light case runs twice with different data, so a candidate that caches results
   // across calls (keyed by pointer or shape) is caught even when only the light set runs.
   std::vector<Case> light;

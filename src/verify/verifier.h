@@ -15,6 +15,7 @@
 namespace kforge {
 
 class Clock;
+class Machine;
 
 struct VerifyOptions {
   std::string backend = "cpu";        ///< "cpu" or "cuda"
@@ -48,8 +49,9 @@ std::vector<ArenaTensor> CaseLayout(const Task& task, const Bindings& params);
 
 class Verifier {
  public:
-  /// Throws UsageError when the task names an unknown reference.
-  explicit Verifier(const Task& task);
+  /// Throws UsageError when the task names an unknown reference. Time, entropy, processes
+  /// and the toolchain come from `machine` (and its environment).
+  Verifier(const Task& task, Machine& machine);
   /// Verifies the candidate source file at `candidate_path`. Throws UsageError when the file
   /// cannot be read and EnvironmentError when the machine cannot compile or sandbox.
   Verdict Verify(const std::string& candidate_path, const VerifyOptions& options);
@@ -59,6 +61,7 @@ class Verifier {
 
  private:
   const Task& task_;
+  Machine& machine_;
 };
 
 /// The version string recorded in verdicts.

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/task.h"
+#include "testing/fakes.h"
 #include "testing/testing.h"
 
 namespace kforge {
@@ -31,7 +32,7 @@ VerifyOptions Options(bool full = false) {
 // candidate correctly in the same process.
 TEST(VerifierTest, EngineGoesOnAfterHostileCandidates) {
   Task task = BundledTask("relu");
-  Verifier verifier(task);
+  Verifier verifier(task, testing::LiveMachine());
   for (const char* hostile : {"hostile/crash_null_deref.cc", "hostile/hang_forever.cc",
                               "hostile/fork_bomb.cc"}) {
     Verdict v = verifier.Verify(Example(hostile), Options());
@@ -44,7 +45,7 @@ TEST(VerifierTest, EngineGoesOnAfterHostileCandidates) {
 
 TEST(VerifierTest, SameSeedSameEvidence) {
   Task task = BundledTask("softmax");
-  Verifier verifier(task);
+  Verifier verifier(task, testing::LiveMachine());
   Verdict a = verifier.Verify(Example("nearmiss/softmax_no_max.cc"), Options(true));
   Verdict b = verifier.Verify(Example("nearmiss/softmax_no_max.cc"), Options(true));
   ASSERT_EQ(a.cases.size(), b.cases.size());
@@ -58,7 +59,7 @@ TEST(VerifierTest, SameSeedSameEvidence) {
 
 TEST(VerifierTest, VerdictRecordsHashesToolsAndEvidence) {
   Task task = BundledTask("sum_lastdim");
-  Verifier verifier(task);
+  Verifier verifier(task, testing::LiveMachine());
   Verdict v = verifier.Verify(Example("nearmiss/sum_lastdim_unroll_tail.cc"), Options());
   EXPECT_FALSE(v.passed);
   EXPECT_EQ(v.failure, FailureClass::kWrongResult);
@@ -82,19 +83,19 @@ TEST(VerifierTest, VerdictRecordsHashesToolsAndEvidence) {
 
 TEST(VerifierTest, MissingCandidateIsAUsageError) {
   Task task = BundledTask("relu");
-  Verifier verifier(task);
+  Verifier verifier(task, testing::LiveMachine());
   EXPECT_THROW(verifier.Verify("/nonexistent/candidate.cc", Options()), UsageError);
 }
 
 TEST(VerifierTest, UnknownReferenceIsAUsageError) {
   Task task = BundledTask("relu");
   task.reference = "no_such_reference";
-  EXPECT_THROW(Verifier{task}, UsageError);
+  EXPECT_THROW((Verifier{task, testing::LiveMachine()}), UsageError);
 }
 
 TEST(VerifierTest, EmptyAndBinaryCandidatesFailAtL0) {
   Task task = BundledTask("relu");
-  Verifier verifier(task);
+  Verifier verifier(task, testing::LiveMachine());
   Verdict empty = verifier.VerifySource("", "empty.cc", Options());
   EXPECT_EQ(empty.failure, FailureClass::kBuildError);
   EXPECT_EQ(empty.level, Level::kNone);

@@ -26,10 +26,9 @@ struct Cublas {
                          const void*, cudaDataType, int, const void*, cudaDataType, int, const void*, void*,
                          cudaDataType, int, cublasComputeType_t, cublasGemmAlgo_t) = nullptr;
 
-  bool Load(std::string* error) {
-    const char* env = std::getenv("KFORGE_CUBLAS");
+  bool Load(const std::string& configured, std::string* error) {
     void* h = nullptr;
-    for (const char* name : {env, "libcublas.so.13", "libcublas.so.12", "libcublas.so"})
+    for (const char* name : {configured.c_str(), "libcublas.so.13", "libcublas.so.12", "libcublas.so"})
       if (name != nullptr && *name && (h = ::dlopen(name, RTLD_NOW | RTLD_LOCAL)) != nullptr) break;
     if (h == nullptr) {
       *error = "cannot load cuBLAS (libcublas.so.13); set KFORGE_CUBLAS to its path";
@@ -73,7 +72,7 @@ float BestMs(cudaStream_t stream, int warmup, int reps, F body) {
 
 }  // namespace
 
-int CalibrateDevice() {
+int CalibrateDevice(const std::string& cublas) {
   cudaStream_t stream;
   cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
   // Copy bandwidth: 1 GiB device to device; bytes moved = read + written.
@@ -91,7 +90,7 @@ int CalibrateDevice() {
 
   Cublas blas;
   std::string error;
-  if (!blas.Load(&error)) {
+  if (!blas.Load(cublas, &error)) {
     std::fprintf(stderr, "%s\n", error.c_str());
     return 3;
   }

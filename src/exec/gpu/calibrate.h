@@ -7,7 +7,8 @@
 namespace kforge {
 
 /// Prints one JSON object with the measurements; returns the exit status (3 on failure,
-/// with the reason on stderr). Call after the device is initialised.
-int CalibrateDevice();
+/// with the reason on stderr). Call after the device is initialised. `cublas` is the
+/// library's path when the engine's configuration names one (KFORGE_CUBLAS), else "".
+int CalibrateDevice(const std::string& cublas);
 
 }  // namespace kforge

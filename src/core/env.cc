@@ -1,0 +1,53 @@
+#include "core/env.h"
+
+#include <cstdlib>
+
+namespace kforge {
+
+Config Config::FromLookup(const Lookup& lookup) {
+  auto get = [&](std::string_view name) -> std::optional<std::string> {
+    auto v = lookup(name);
+    if (v && v->empty()) return std::nullopt;
+    return v;
+  };
+  Config c;
+  auto home = get("HOME");
+  if (auto v = get("KFORGE_CACHE_DIR")) c.cache_dir = *v;
+  else if (auto x = get("XDG_CACHE_HOME")) c.cache_dir = *x + "/kforge";
+  else if (home) c.cache_dir = *home + "/.cache/kforge";
+  if (auto v = get("KFORGE_KB_STATE")) c.kb_state_dir = *v;
+  else if (auto x = get("XDG_DATA_HOME")) c.kb_state_dir = *x + "/kforge/kb";
+  else if (home) c.kb_state_dir = *home + "/.local/share/kforge/kb";
+  auto set = [&](std::string* field, std::string_view name) {
+    if (auto v = get(name)) *field = *v;
+  };
+  set(&c.temp_dir, "TMPDIR");
+  set(&c.path, "PATH");
+  set(&c.cxx, "CXX");
+  set(&c.sandbox, "KFORGE_SANDBOX");
+  set(&c.include_dir, "KFORGE_INCLUDE_DIR");
+  set(&c.tasks_dir, "KFORGE_TASKS_DIR");
+  set(&c.kb_dir, "KFORGE_KB_DIR");
+  set(&c.baselines_dir, "KFORGE_BASELINES_DIR");
+  set(&c.runner, "KFORGE_RUNNER");
+  set(&c.gpu_runner, "KFORGE_GPU_RUNNER");
+  set(&c.dlpack_include, "KFORGE_DLPACK_INCLUDE");
+  set(&c.nvcc, "KFORGE_NVCC");
+  set(&c.compute_sanitizer, "KFORGE_COMPUTE_SANITIZER");
+  set(&c.cublas, "KFORGE_CUBLAS");
+  if (auto v = get("KFORGE_TEST_KILL_AFTER_EVENT")) c.test_kill_after_event = std::atoi(v->c_str());
+  return c;
+}
+
+Config Config::FromProcess() {
+  return FromLookup([](std::string_view name) -> std::optional<std::string> {
+    const char* v = std::getenv(std::string(name).c_str());
+    if (v == nullptr) return std::nullopt;
+    return std::string(v);
+  });
+}
+
+LiveEnv::LiveEnv(Config config)
+    : processes_(clock_, config.temp_dir), env_(clock_, entropy_, processes_, http_, std::move(config)) {}
+
+}  // namespace kforge

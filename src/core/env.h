@@ -1,0 +1,84 @@
+#pragma once
+// The environment a run sees, injected. Every source of nondeterminism (time, entropy,
+// child processes, HTTP) and every setting that comes from outside the command line
+// (variables such as KFORGE_CACHE_DIR, read once into Config) sits behind this one object.
+// app/ builds the live one (LiveEnv) and passes it down; nothing below app/ reads a global
+// clock, a random device or getenv, or starts a process any other way. Tests pass fakes
+// (testing/fakes.h); a replay passes objects that answer from a record.
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/clock.h"
+#include "core/http.h"
+#include "core/subprocess.h"
+
+namespace kforge {
+
+/// Settings from the process environment, read once. Each field names its variable.
+struct Config {
+  std::string cache_dir = "/tmp/kforge-cache";  ///< KFORGE_CACHE_DIR, $XDG_CACHE_HOME/kforge, ~/.cache/kforge
+  std::string kb_state_dir = "/tmp/kforge-kb";  ///< KFORGE_KB_STATE, $XDG_DATA_HOME/kforge/kb, ~/.local/share/kforge/kb
+  std::string temp_dir = "/tmp";                ///< TMPDIR
+  std::string path = "/usr/bin:/bin";           ///< PATH, to find programs
+  std::string cxx = "g++";                      ///< CXX
+  std::string sandbox = "bwrap";                ///< KFORGE_SANDBOX: "bwrap" or "none"
+  // Where kforge's own files are, when not found next to the binary or in the source tree.
+  std::string include_dir;     ///< KFORGE_INCLUDE_DIR (include/kforge/probe.h)
+  std::string tasks_dir;       ///< KFORGE_TASKS_DIR
+  std::string kb_dir;          ///< KFORGE_KB_DIR
+  std::string baselines_dir;   ///< KFORGE_BASELINES_DIR
+  std::string runner;          ///< KFORGE_RUNNER
+  std::string gpu_runner;      ///< KFORGE_GPU_RUNNER
+  std::string dlpack_include;  ///< KFORGE_DLPACK_INCLUDE
+  std::string nvcc;            ///< KFORGE_NVCC
+  std::string compute_sanitizer;  ///< KFORGE_COMPUTE_SANITIZER
+  std::string cublas;          ///< KFORGE_CUBLAS: libcublas for calibration
+  /// KFORGE_TEST_KILL_AFTER_EVENT: tests of resume kill the engine (SIGKILL) right after it
+  /// appends this event number. 0: off.
+  int test_kill_after_event = 0;
+
+  /// `lookup` answers a variable's value (nullopt when unset). Empty values count as unset.
+  using Lookup = std::function<std::optional<std::string>(std::string_view)>;
+  static Config FromLookup(const Lookup& lookup);
+  /// From this process's environment: the only getenv in kforge.
+  static Config FromProcess();
+};
+
+/// What code below app/ gets instead of globals. References, not owners: the creator keeps
+/// the parts alive (LiveEnv, or a test's fakes).
+class Env {
+ public:
+  Env(Clock& clock, Entropy& entropy, ProcessRunner& processes, HttpClient& http, Config config)
+      : clock_(clock), entropy_(entropy), processes_(processes), http_(http), config_(std::move(config)) {}
+  Clock& clock() const { return clock_; }
+  Entropy& entropy() const { return entropy_; }
+  ProcessRunner& processes() const { return processes_; }
+  HttpClient& http() const { return http_; }
+  const Config& config() const { return config_; }
+
+ private:
+  Clock& clock_;
+  Entropy& entropy_;
+  ProcessRunner& processes_;
+  HttpClient& http_;
+  Config config_;
+};
+
+/// The live environment: the system clock, OS entropy, real processes, libcurl and the
+/// process's variables. Built once by app/.
+class LiveEnv {
+ public:
+  explicit LiveEnv(Config config = Config::FromProcess());
+  Env& env() { return env_; }
+
+ private:
+  LiveClock clock_;
+  LiveEntropy entropy_;
+  LiveProcessRunner processes_;
+  CurlHttpClient http_;
+  Env env_;
+};
+
+}  // namespace kforge

@@ -1,0 +1,57 @@
+#include "core/env.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+namespace kforge {
+namespace {
+
+Config FromMap(const std::map<std::string, std::string>& vars) {
+  return Config::FromLookup([&](std::string_view name) -> std::optional<std::string> {
+    auto it = vars.find(std::string(name));
+    if (it == vars.end()) return std::nullopt;
+    return it->second;
+  });
+}
+
+TEST(Config, DirectoriesFollowTheXdgOrder) {
+  EXPECT_EQ(FromMap({{"HOME", "/h"}}).cache_dir, "/h/.cache/kforge");
+  EXPECT_EQ(FromMap({{"HOME", "/h"}, {"XDG_CACHE_HOME", "/x"}}).cache_dir, "/x/kforge");
+  EXPECT_EQ(FromMap({{"HOME", "/h"}, {"XDG_CACHE_HOME", "/x"}, {"KFORGE_CACHE_DIR", "/k"}}).cache_dir, "/k");
+  EXPECT_EQ(FromMap({{"HOME", "/h"}}).kb_state_dir, "/h/.local/share/kforge/kb");
+  EXPECT_EQ(FromMap({{"XDG_DATA_HOME", "/d"}}).kb_state_dir, "/d/kforge/kb");
+  EXPECT_EQ(FromMap({}).cache_dir, "/tmp/kforge-cache");
+}
+
+TEST(Config, EmptyValuesCountAsUnset) {
+  Config c = FromMap({{"CXX", ""}, {"TMPDIR", ""}, {"KFORGE_SANDBOX", ""}, {"PATH", ""}});
+  EXPECT_EQ(c.cxx, "g++");
+  EXPECT_EQ(c.temp_dir, "/tmp");
+  EXPECT_EQ(c.sandbox, "bwrap");
+  EXPECT_EQ(c.path, "/usr/bin:/bin");
+}
+
+TEST(Config, EveryVariableLandsInItsField) {
+  Config c = FromMap({{"CXX", "clang++"},
+                      {"TMPDIR", "/t"},
+                      {"KFORGE_SANDBOX", "none"},
+                      {"KFORGE_NVCC", "/n"},
+                      {"KFORGE_RUNNER", "/r"},
+                      {"KFORGE_GPU_RUNNER", "/g"},
+                      {"KFORGE_CUBLAS", "/c"},
+                      {"KFORGE_TASKS_DIR", "/tasks"},
+                      {"KFORGE_TEST_KILL_AFTER_EVENT", "7"}});
+  EXPECT_EQ(c.cxx, "clang++");
+  EXPECT_EQ(c.temp_dir, "/t");
+  EXPECT_EQ(c.sandbox, "none");
+  EXPECT_EQ(c.nvcc, "/n");
+  EXPECT_EQ(c.runner, "/r");
+  EXPECT_EQ(c.gpu_runner, "/g");
+  EXPECT_EQ(c.cublas, "/c");
+  EXPECT_EQ(c.tasks_dir, "/tasks");
+  EXPECT_EQ(c.test_kill_after_event, 7);
+}
+
+}  // namespace
+}  // namespace kforge
