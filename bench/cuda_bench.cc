@@ -87,7 +87,7 @@ int main(int argc, char** argv) {
   for (const char* name : {"relu", "softmax", "layernorm", "matmul", "attention"}) {
     kforge::Task task = LoadTask(name);
     kforge::VerifyOptions vo;
-    vo.backend = "cuda";
+    vo.backend = kforge::BackendKind::kCuda;
     vo.full = true;
     vo.seed = 1;
     vo.cache_dir = cold.path() + "/verdict-" + name;

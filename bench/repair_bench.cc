@@ -46,7 +46,7 @@ int main(int argc, char** argv) {
     kforge::TryReadFile(task_path, &task_text, &error);
     kforge::TryReadFile(corpus + file, &source, &error);
     kforge::RunConfig config;
-    config.backend = backend;
+    config.backend = kforge::ParseBackend(backend);
     config.seed = seed;
     kforge::Config cfg = kforge::Config::FromProcess();
     cfg.kb_state_dir = work.path() + "/kb-" + file;  // each run starts from the curated KB alone

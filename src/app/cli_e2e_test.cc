@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "core/fs.h"
+#include "verify/verdict.h"
 #include "testing/testing.h"
 
 namespace kforge {
@@ -19,13 +20,26 @@ using testing::SourceDir;
 
 using testing::ReadJson;
 
+/// The verdict on stdout; every one must read back into a Verdict that writes the same
+/// document (forensics, which `verify --json` adds beside it, aside).
 nlohmann::json ParseVerdict(const testing::CliResult& r) {
+  nlohmann::json j;
   try {
-    return nlohmann::json::parse(r.out);
+    j = nlohmann::json::parse(r.out);
   } catch (const std::exception& e) {
     ADD_FAILURE() << "stdout is not one JSON object: " << e.what() << "\n" << r.out << "\n" << r.err;
     return {};
   }
+  nlohmann::json verdict = j;
+  verdict.erase("forensics");
+  try {
+    nlohmann::json again = Verdict::FromJson(verdict).ToJson();
+    EXPECT_EQ(again, verdict) << "the verdict does not round-trip; first difference: "
+                              << nlohmann::json::diff(verdict, again).dump().substr(0, 2000);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "the verdict does not read back: " << e.what();
+  }
+  return j;
 }
 
 TEST(CliTest, EveryCorrectCandidatePassesFull) {

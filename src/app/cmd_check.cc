@@ -6,6 +6,7 @@
 #include <iostream>
 #include <memory>
 
+#include "core/backend_kind.h"
 #include "app/commands.h"
 #include "exec/machine.h"
 #include "core/clock.h"
@@ -39,7 +40,7 @@ CommandAction SetupCheck(CLI::App& sub, Machine& machine) {
     if (!TryReadFile(a->candidate, &source, &error))
       throw UsageError("cannot read candidate " + a->candidate + ": " + error);
     StaticCheckOptions opts;
-    opts.backend = a->backend;
+    opts.backend = ParseBackend(a->backend);
     if (!a->task.empty()) opts.allowed_libraries = ResolveTask(a->task, machine.config()).allowed_libraries;
     int64_t start = machine.env().clock().MonotonicNanos();
     auto findings = RunStaticChecks(source, opts);

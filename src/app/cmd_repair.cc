@@ -6,6 +6,7 @@
 #include <iostream>
 #include <memory>
 
+#include "core/backend_kind.h"
 #include "agent/knowledge_base.h"
 #include "app/commands.h"
 #include "exec/machine.h"
@@ -46,7 +47,7 @@ int Report(const RepairRun& run, bool json) {
                              s.success ? "certified on the full set" : "not certified", s.round, s.iterations,
                              s.finish_reason);
     if (s.success) std::cout << "  final candidate: " << run.dir() << "/final" << run.state().config.SourceExtension() << "\n";
-    else if (s.best) std::cout << "  best candidate: level " << s.best->level << ", " << s.best->failure << "\n";
+    else if (s.best) std::cout << "  best candidate: level " << LevelName(s.best->level) << ", " << FailureClassName(s.best->failure) << "\n";
     std::cout << "  run directory: " << run.dir() << " (kforge log " << run.dir() << ")\n";
   }
   if (!s.finished) return 2;
@@ -89,8 +90,8 @@ CommandAction SetupRepair(CLI::App& sub, Machine& machine) {
     if (!TryReadFile(a->candidate, &candidate, &error))
       throw UsageError("cannot read candidate " + a->candidate + ": " + error);
     RunConfig config;
-    config.backend = a->backend;
-    if (config.backend == "cuda") machine.Device();  // no GPU: exit 2 before a run directory exists
+    config.backend = ParseBackend(a->backend);
+    if (config.backend == BackendKind::kCuda) machine.Device();  // no GPU: exit 2 before a run directory exists
     config.repairer = a->repairer;
     config.repairer_command = a->repairer_cmd;
     if (config.repairer == "external" && config.repairer_command.empty())
@@ -137,9 +138,10 @@ CommandAction SetupStatus(CLI::App& sub, Machine& machine) {
     RunState s = FoldEvents(log->ReadAll());
     nlohmann::json j = {{"task", s.task_name}, {"finished", s.finished}, {"success", s.success},
                         {"reason", s.finish_reason}, {"round", s.round}, {"attempt", s.attempt},
-                        {"validations", s.iterations}, {"turns", s.turns}, {"error_history", s.error_history}};
-    if (s.current) j["current"] = {{"candidate", s.current->candidate}, {"level", s.current->level},
-                                   {"failure_class", s.current->failure}, {"score", s.current->score}};
+                        {"validations", s.iterations}, {"turns", s.turns}, {"error_history", nlohmann::json::array()}};
+    for (FailureClass f : s.error_history) j["error_history"].push_back(FailureClassName(f));
+    if (s.current) j["current"] = {{"candidate", s.current->candidate}, {"level", LevelName(s.current->level)},
+                                   {"failure_class", FailureClassName(s.current->failure)}, {"score", s.current->score}};
     if (s.best) j["best"] = {{"candidate", s.best->candidate}, {"score", s.best->score}};
     if (a->json) {
       std::cout << j.dump(2) << "\n";
@@ -149,7 +151,7 @@ CommandAction SetupStatus(CLI::App& sub, Machine& machine) {
                                s.round, s.attempt, s.iterations);
       if (s.current)
         std::cout << fmt::format("  current {} level {} {} score {:.2f}\n", s.current->candidate.substr(0, 12),
-                                 s.current->level, s.current->failure, s.current->score);
+                                 LevelName(s.current->level), FailureClassName(s.current->failure), s.current->score);
       if (s.best) std::cout << fmt::format("  best    {} score {:.2f}\n", s.best->candidate.substr(0, 12), s.best->score);
     }
     return 0;
@@ -175,13 +177,14 @@ CommandAction SetupLog(CLI::App& sub, Machine& machine) {
       }
       std::string detail;
       const auto& d = e.data;
-      if (e.type == "validated")
+      const EventType type = ParseEventType(e.type);
+      if (type == EventType::kValidated)
         detail = fmt::format("round {} #{} {} {} level={} score={:.2f} {}", d.value("round", 0), d.value("index", -1),
                              d.value("candidate", "").substr(0, 8), d.value("failure_class", ""), d.value("level", ""),
                              d.value("score", 0.0), d.value("origin", ""));
-      else if (e.type == "repair_proposed")
+      else if (type == EventType::kRepairProposed)
         detail = fmt::format("round {}: {} proposals", d.value("round", 0), d["proposals"].size());
-      else if (e.type == "round_closed")
+      else if (type == EventType::kRoundClosed)
         detail = fmt::format("round {}: adopted={} stop={} guards={}", d.value("round", 0),
                              d.contains("adopted") ? d["adopted"].get<std::string>().substr(0, 8) : "-",
                              d.value("stop", ""), d["guards"].dump());

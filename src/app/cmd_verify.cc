@@ -5,6 +5,7 @@
 #include <iostream>
 #include <memory>
 
+#include "core/backend_kind.h"
 #include "app/commands.h"
 #include "exec/machine.h"
 #include "core/error.h"
@@ -50,7 +51,7 @@ CommandAction SetupVerify(CLI::App& sub, Machine& machine) {
     Task task = ResolveTask(a->task, machine.config());
     VerifyOptions opts;
     opts.full = a->full;
-    opts.backend = a->backend;
+    opts.backend = ParseBackend(a->backend);
     opts.probes = a->probes;
     opts.diagnose = a->forensics;
     opts.sanitize = a->sanitize;

@@ -18,31 +18,12 @@
 #include "verify/forensics.h"
 #include "verify/inputs.h"
 #include "verify/verifier.h"
+#include "engine/scoring.h"
 
 namespace kforge {
 namespace {
 
 constexpr double kEps = 1e-9;
-
-int LevelIndex(const std::string& level) {
-  const char* names[] = {"none", "L0_static", "L1_compile", "L2_light", "L2_full"};
-  for (int i = 0; i < 5; ++i)
-    if (level == names[i]) return i;
-  return 0;
-}
-
-std::string Signature(const nlohmann::json& v) {
-  std::string sig = v.value("failure_class", nlohmann::json("none")).is_string()
-                        ? v["failure_class"].get<std::string>() : "none";
-  for (const auto& c : v.value("cases", nlohmann::json::array())) {
-    if (c.value("passed", true) || c.value("set", "") == "diagnostic") continue;
-    sig += ":" + c.value("set", "") + "/" + c.value("name", "") + "/" + c.value("distribution", "");
-    for (const auto& o : c.value("outputs", nlohmann::json::array()))
-      sig += ":" + std::to_string(o.value("mismatches", 0));
-    break;
-  }
-  return sig;
-}
 
 std::unique_ptr<Repairer> MakeRepairer(const RunConfig& c, Env& env) {
   if (c.repairer == "recipe") return std::make_unique<RecipeRepairer>();
@@ -55,27 +36,6 @@ std::unique_ptr<Repairer> MakeRepairer(const RunConfig& c, Env& env) {
 }
 
 }  // namespace
-
-double ScoreVerdict(const nlohmann::json& v) {
-  if (v.value("failure_class", nlohmann::json()).is_string() && v["failure_class"] == "integrity") return -1;
-  double score = 10.0 * LevelIndex(v.value("level", "none"));
-  int run = 0, passed = 0;
-  double worst = 0;
-  for (const auto& c : v.value("cases", nlohmann::json::array())) {
-    if (c.value("set", "") == "diagnostic") continue;
-    ++run;
-    if (c.value("passed", false)) ++passed;
-    for (const auto& o : c.value("outputs", nlohmann::json::array())) {
-      const auto& r = o["worst_tolerance_ratio"];
-      double ratio = r.is_number() ? r.get<double>() : 1e12;
-      if (o.value("nan_inf_mismatches", 0) > 0 || o.value("unwritten", 0) > 0) ratio = 1e12;
-      worst = std::max(worst, ratio);
-    }
-  }
-  if (run > 0) score += 5.0 * passed / run;
-  score += 1.0 / (1.0 + std::log10(1.0 + worst));
-  return score;
-}
 
 RepairRun::RepairRun(std::string dir, const RepairEnv& env)
     : dir_(std::move(dir)), env_(env), machine_(*env.machine), kill_after_(machine_.config().test_kill_after_event) {}
@@ -99,7 +59,7 @@ std::unique_ptr<RepairRun> RepairRun::Create(const std::string& run_dir, const s
   // The knowledge base as it stands now is an input of the run: record it.
   KnowledgeBase kb(env.kb_dir, env.machine->config().kb_state_dir);
   std::string kb_hash = run->artifacts_->Put(kb.Snapshot().dump());
-  run->Append("run_started", Layer::kControl,
+  run->Append(EventType::kRunStarted, Layer::kControl,
               {{"task_name", task.name}, {"task_origin", task_origin}, {"task_artifact", task_hash},
                {"candidate", cand_hash}, {"config", config.ToJson()}, {"kforge_version", KforgeVersion()},
                {"kb_snapshot", kb_hash}});
@@ -128,8 +88,8 @@ void RepairRun::Load() {
   repairer_ = MakeRepairer(state_.config, machine_.env());
 }
 
-Event RepairRun::Append(std::string_view type, Layer layer, nlohmann::json data) {
-  Event e = log_->Append(type, layer, std::move(data));  // persist first ...
+Event RepairRun::Append(EventType type, Layer layer, nlohmann::json data) {
+  Event e = log_->Append(EventTypeName(type), layer, std::move(data));  // persist first ...
   state_.Apply(e);                                       // ... then apply
   if (kill_after_ > 0 && ++appended_ == kill_after_) ::raise(SIGKILL);
   return e;
@@ -160,20 +120,20 @@ Scored RepairRun::Validate(const std::string& source, int round, int index, cons
   s.candidate = cand_hash;
   s.verdict = artifacts_->Put(vj.dump(2));
   s.forensics = v.passed ? "" : artifacts_->Put(f.ToJson().dump(2));
-  s.score = ScoreVerdict(vj);
+  s.score = ScoreVerdict(v);
   s.passed = v.passed;
   s.integrity = v.failure == FailureClass::kIntegrity;
-  s.failure = std::string(FailureClassName(v.failure));
-  s.level = std::string(LevelName(v.level));
-  s.signature = Signature(vj);
+  s.failure = v.failure;
+  s.level = v.level;
+  s.signature = FailureSignature(v);
   s.message = v.message;
   s.origin = origin;
   s.round = round;
   s.index = index;
   s.iteration = state_.iterations;
-  Append("validated", Layer::kTensor,
+  Append(EventType::kValidated, Layer::kTensor,
          {{"candidate", s.candidate}, {"verdict", s.verdict}, {"forensics", s.forensics}, {"score", s.score},
-          {"passed", s.passed}, {"integrity", s.integrity}, {"failure_class", s.failure}, {"level", s.level},
+          {"passed", s.passed}, {"integrity", s.integrity}, {"failure_class", FailureClassName(s.failure)}, {"level", LevelName(s.level)},
           {"signature", s.signature}, {"message", s.message}, {"origin", origin}, {"round", round},
           {"index", index}, {"iteration", s.iteration}, {"seed", *opts.seed}, {"previous", previous},
           {"probes", opts.probes}});
@@ -190,14 +150,14 @@ Scored RepairRun::Validate(const std::string& source, int round, int index, cons
   }
   WriteFileAtomic(it_dir + "/error.log", v.Summary() + (origin.empty() ? "" : "proposed by: " + origin + "\n"));
   Progress(fmt::format("  validated {} {}: {} (level {}, score {:.2f}){}", index < 0 ? "initial candidate" : fmt::format("proposal {}.{}", round, index + 1),
-                       cand_hash.substr(0, 8), v.passed ? "PASS" : s.failure, s.level, s.score,
+                       cand_hash.substr(0, 8), v.passed ? "PASS" : FailureClassName(s.failure), LevelName(s.level), s.score,
                        origin.empty() ? "" : " from " + origin));
   return s;
 }
 
 void RepairRun::RequestRepair() {
   int round = state_.round + 1;
-  Append("repair_requested", Layer::kControl,
+  Append(EventType::kRepairRequested, Layer::kControl,
          {{"round", round}, {"attempt", state_.attempt}, {"repairer", repairer_->name()},
           {"current", state_.current->candidate}, {"forensics", state_.current->forensics}});
 }
@@ -217,7 +177,7 @@ void RepairRun::CallRepairer() {
   ctx.kb_hits = kb_->Retrieve(task_, f);
   ctx.round = state_.round;
   ctx.probes_enabled = state_.round > state_.config.probes_after_round;
-  for (const auto& e : state_.error_history) ctx.history.push_back(e);
+  for (FailureClass e : state_.error_history) ctx.history.emplace_back(FailureClassName(e));
   std::string hits;
   for (const auto& h : ctx.kb_hits) hits += (hits.empty() ? "" : ", ") + h.entry->id;
   Progress(fmt::format("round {} (attempt {}): {} | knowledge base: {}", state_.round, state_.attempt,
@@ -235,7 +195,7 @@ void RepairRun::CallRepairer() {
   }
   nlohmann::json kb_ids = nlohmann::json::array();
   for (const auto& h : ctx.kb_hits) kb_ids.push_back(h.entry->id);
-  Append("repair_proposed", state_.config.repairer == "recipe" ? Layer::kControl : Layer::kToken,
+  Append(EventType::kRepairProposed, state_.config.repairer == "recipe" ? Layer::kControl : Layer::kToken,
          {{"round", state_.round}, {"proposals", list}, {"skipped_seen", skipped}, {"kb_hits", kb_ids}});
 }
 
@@ -275,7 +235,7 @@ void RepairRun::CloseRound() {
     success = true;
   } else {
     improved = top->score > cur.score + kEps;
-    bool adopt = !top->integrity && (improved || LevelIndex(top->level) >= 2);
+    bool adopt = !top->integrity && (improved || top->level >= Level::kL1Compile);
     if (adopt) {
       d["adopted"] = top->candidate;
       new_current = top;
@@ -288,8 +248,8 @@ void RepairRun::CloseRound() {
     }
     stagnant = std::fabs(new_current->score - cur.score) < kEps ? stagnant + 1 : 0;
     repeated = new_current->signature == cur.signature ? repeated + 1 : 0;
-    if (top->failure == "build_error") ++build_rounds;
-    if (top->failure == "precision") ++precision_rounds;
+    if (top->failure == FailureClass::kBuildError) ++build_rounds;
+    if (top->failure == FailureClass::kPrecision) ++precision_rounds;
     const Scored& best_after = d.contains("new_best") ? *top : best;
     if (rounds_without_best >= cfg.rollback_after && new_current->candidate != best_after.candidate) {
       d["rollback"] = true;
@@ -352,7 +312,7 @@ void RepairRun::CloseRound() {
     u.first |= r.passed;
     u.second |= r.integrity;
   }
-  Append("round_closed", Layer::kControl, d);
+  Append(EventType::kRoundClosed, Layer::kControl, d);
   for (const auto& g : guards)
     Progress(fmt::format("  guard {}: {} ({})", g["guard"].get<std::string>(), g["decision"].get<std::string>(),
                          g["reason"].get<std::string>()));
@@ -362,12 +322,12 @@ void RepairRun::CloseRound() {
 void RepairRun::Finish(bool success, const std::string& reason, const std::string& message) {
   nlohmann::json d = {{"success", success}, {"reason", reason}, {"message", message}};
   if (state_.current) d["final_candidate"] = state_.current->candidate;
-  Append("run_finished", Layer::kControl, d);
+  Append(EventType::kRunFinished, Layer::kControl, d);
   // Learn from the repair: the signature it fixed and the change that fixed it.
   const std::string before = state_.current ? state_.current->previous : "";
   if (!success || before.empty()) return;
   for (const auto& e : log_->ReadAll()) {
-    if (e.type != "validated" || e.data.value("candidate", "") != before || e.data.value("forensics", "").empty())
+    if (ParseEventType(e.type) != EventType::kValidated || e.data.value("candidate", "") != before || e.data.value("forensics", "").empty())
       continue;
     Forensics f = ForensicsFromJson(nlohmann::json::parse(artifacts_->Get(e.data["forensics"])));
     std::string id = kb_->ProposeLearned(task_, f, artifacts_->Get(before), artifacts_->Get(state_.current->candidate));
@@ -386,13 +346,14 @@ void RepairRun::WriteOutputs() {
   s["attempts"] = state_.attempt;
   s["final_iteration"] = state_.current ? state_.current->iteration : 0;
   s["op_name"] = task_.name;
-  s["backend"] = state_.config.backend;
-  s["error_history"] = state_.error_history;
+  s["backend"] = BackendName(state_.config.backend);
+  s["error_history"] = nlohmann::json::array();
+  for (FailureClass f : state_.error_history) s["error_history"].push_back(FailureClassName(f));
   s["finished"] = state_.finished;
   s["reason"] = state_.finish_reason;
   if (state_.current) {
     s["final_candidate"] = state_.current->candidate;
-    s["final_level"] = state_.current->level;
+    s["final_level"] = LevelName(state_.current->level);
     s["final_score"] = state_.current->score;
   }
   if (state_.best) s["best_candidate"] = state_.best->candidate;
@@ -450,7 +411,7 @@ const RunState& RepairRun::Run() {
       RequestRepair();
     }
   } catch (const EnvironmentError& e) {
-    Append("run_finished", Layer::kControl, {{"success", false}, {"reason", "environment"}, {"message", e.what()}});
+    Append(EventType::kRunFinished, Layer::kControl, {{"success", false}, {"reason", "environment"}, {"message", e.what()}});
     Progress(std::string("environment error: ") + e.what());
   }
   WriteOutputs();

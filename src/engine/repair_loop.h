@@ -46,7 +46,7 @@ class RepairRun {
  private:
   RepairRun(std::string dir, const RepairEnv& env);
   void Load();
-  Event Append(std::string_view type, Layer layer, nlohmann::json data);
+  Event Append(EventType type, Layer layer, nlohmann::json data);
   Scored Validate(const std::string& source, int round, int index, const std::string& origin,
                   const std::string& previous);
   void RequestRepair();
@@ -68,9 +68,5 @@ class RepairRun {
   int appended_ = 0;
   int kill_after_ = 0;  ///< test hook: SIGKILL self after this many appends (0: off)
 };
-
-/// Score of a verdict: 10 per level reached, up to 5 for the fraction of trials passed, up
-/// to 1 for small errors; -1 for an integrity failure. Higher is better.
-double ScoreVerdict(const nlohmann::json& verdict);
 
 }  // namespace kforge

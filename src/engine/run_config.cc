@@ -3,7 +3,7 @@
 namespace kforge {
 
 nlohmann::json RunConfig::ToJson() const {
-  return {{"backend", backend}, {"repairer", repairer}, {"repairer_command", repairer_command}, {"seed", seed},
+  return {{"backend", BackendName(backend)}, {"repairer", repairer}, {"repairer_command", repairer_command}, {"seed", seed},
           {"rounds_per_attempt", rounds_per_attempt}, {"build_error_rounds", build_error_rounds},
           {"precision_rounds", precision_rounds}, {"max_attempts", max_attempts},
           {"turns_per_session", turns_per_session}, {"turns_per_task", turns_per_task},
@@ -15,7 +15,7 @@ nlohmann::json RunConfig::ToJson() const {
 
 RunConfig RunConfig::FromJson(const nlohmann::json& j) {
   RunConfig c;
-  c.backend = j.value("backend", c.backend);
+  if (j.contains("backend")) c.backend = ParseBackend(j.value("backend", "cpu"));
   c.repairer = j.value("repairer", c.repairer);
   c.repairer_command = j.value("repairer_command", c.repairer_command);
   c.seed = j.value("seed", c.seed);

@@ -6,11 +6,12 @@
 #include <string>
 
 #include <nlohmann/json.hpp>
+#include "core/backend_kind.h"
 
 namespace kforge {
 
 struct RunConfig {
-  std::string backend = "cpu";  ///< where candidates run: "cpu" or "cuda"
+  BackendKind backend = BackendKind::kCpu;  ///< where candidates run
   std::string repairer = "recipe";
   std::string repairer_command;  ///< for the external repairer
   uint64_t seed = 0;
@@ -30,7 +31,7 @@ struct RunConfig {
   int probes_after_round = 1;     ///< probes may be requested once this many rounds failed
 
   /// File extension of candidate sources in the run directory and for repairers.
-  std::string SourceExtension() const { return backend == "cuda" ? ".cu" : ".cc"; }
+  std::string SourceExtension() const { return std::string(kforge::SourceExtension(backend)); }
 
   nlohmann::json ToJson() const;
   static RunConfig FromJson(const nlohmann::json& j);

@@ -1,7 +1,16 @@
 #include "engine/run_state.h"
 
+#include "core/names.h"
+
 namespace kforge {
 namespace {
+
+constexpr NameEntry<EventType> kEventNames[] = {
+    {EventType::kRunStarted, "run_started"},       {EventType::kValidated, "validated"},
+    {EventType::kRepairRequested, "repair_requested"}, {EventType::kRepairProposed, "repair_proposed"},
+    {EventType::kRoundClosed, "round_closed"},     {EventType::kCancelled, "cancelled"},
+    {EventType::kRunFinished, "run_finished"},
+};
 
 Scored ScoredFromJson(const nlohmann::json& j) {
   Scored s;
@@ -11,8 +20,8 @@ Scored ScoredFromJson(const nlohmann::json& j) {
   s.score = j.value("score", 0.0);
   s.passed = j.value("passed", false);
   s.integrity = j.value("integrity", false);
-  s.failure = j.value("failure_class", "none");
-  s.level = j.value("level", "none");
+  TryParseFailureClass(j.value("failure_class", "none"), &s.failure);
+  TryParseLevel(j.value("level", "none"), &s.level);
   s.signature = j.value("signature", "");
   s.message = j.value("message", "");
   s.origin = j.value("origin", "");
@@ -31,9 +40,18 @@ const Scored* FindResult(const std::vector<Scored>& results, const std::string& 
 
 }  // namespace
 
+std::string_view EventTypeName(EventType t) { return NameIn(kEventNames, t); }
+
+EventType ParseEventType(std::string_view name) {
+  EventType t = EventType::kUnknown;
+  ParseIn(kEventNames, name, &t);
+  return t;
+}
+
 void RunState::Apply(const Event& e) {
   const nlohmann::json& d = e.data;
-  if (e.type == "run_started") {
+  const EventType type = ParseEventType(e.type);
+  if (type == EventType::kRunStarted) {
     started = true;
     config = RunConfig::FromJson(d.value("config", nlohmann::json::object()));
     task_artifact = d.value("task_artifact", "");
@@ -41,7 +59,7 @@ void RunState::Apply(const Event& e) {
     initial_candidate = d.value("candidate", "");
     kb_snapshot = d.value("kb_snapshot", "");
     started_wall_us = e.wall_us;
-  } else if (e.type == "validated") {
+  } else if (type == EventType::kValidated) {
     Scored s = ScoredFromJson(d);
     ++iterations;
     error_history.push_back(s.failure);
@@ -52,7 +70,7 @@ void RunState::Apply(const Event& e) {
     } else {
       round_results.push_back(s);
     }
-  } else if (e.type == "repair_requested") {
+  } else if (type == EventType::kRepairRequested) {
     round = d.value("round", round + 1);
     attempt = d.value("attempt", attempt);
     ++rounds_in_attempt;
@@ -62,14 +80,14 @@ void RunState::Apply(const Event& e) {
     proposals.clear();
     proposal_origins.clear();
     round_results.clear();
-  } else if (e.type == "repair_proposed") {
+  } else if (type == EventType::kRepairProposed) {
     requested = false;
     proposed = true;
     for (const auto& p : d.value("proposals", nlohmann::json::array())) {
       proposals.push_back(p.value("candidate", ""));
       proposal_origins.push_back(p.value("origin", ""));
     }
-  } else if (e.type == "round_closed") {
+  } else if (type == EventType::kRoundClosed) {
     proposed = false;
     if (d.contains("adopted") && d["adopted"].is_string()) {
       if (const Scored* s = FindResult(round_results, d["adopted"].get<std::string>())) current = *s;
@@ -99,7 +117,7 @@ void RunState::Apply(const Event& e) {
     proposal_origins.clear();
     stop_pending = d.value("stop", "");
     stop_message = d.value("stop_message", "");
-  } else if (e.type == "run_finished") {
+  } else if (type == EventType::kRunFinished) {
     finished = true;
     success = d.value("success", false);
     finish_reason = d.value("reason", "");

@@ -17,8 +17,23 @@
 
 #include "engine/run_config.h"
 #include "record/event_log.h"
+#include "verify/verdict.h"
 
 namespace kforge {
+
+/// The events of a repair run. Their names are what events.db stores.
+enum class EventType {
+  kRunStarted,
+  kValidated,
+  kRepairRequested,
+  kRepairProposed,
+  kRoundClosed,
+  kCancelled,
+  kRunFinished,
+  kUnknown,  ///< a name this kforge does not know (a log from a newer version)
+};
+std::string_view EventTypeName(EventType t);
+EventType ParseEventType(std::string_view name);
 
 /// What the engine knows about one validated candidate.
 struct Scored {
@@ -28,8 +43,8 @@ struct Scored {
   double score = 0;
   bool passed = false;
   bool integrity = false;  ///< an integrity failure
-  std::string failure;     ///< failure class name, "none" when passed
-  std::string level;
+  FailureClass failure = FailureClass::kNone;
+  Level level = Level::kNone;
   std::string signature;   ///< identifies "the same error" across rounds
   std::string message;
   std::string origin;      ///< which repairer or KB entry proposed it
@@ -70,7 +85,7 @@ struct RunState {
   int build_error_rounds = 0;
   int precision_rounds = 0;
   int iterations = 0;        ///< validations so far
-  std::vector<std::string> error_history;
+  std::vector<FailureClass> error_history;  ///< the failure of every validation, in order
 
   std::string stop_pending;  ///< a round_closed decided to stop; run_finished not yet written
   std::string stop_message;

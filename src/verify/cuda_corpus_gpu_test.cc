@@ -30,7 +30,7 @@ class CudaCorpusTest : public ::testing::Test {
   Verdict Verify(const nlohmann::json& entry, bool full) {
     Task t = LoadTaskFile(testing::SourceDir() + "/tasks/" + entry["task"].get<std::string>() + ".json");
     VerifyOptions o;
-    o.backend = "cuda";
+    o.backend = BackendKind::kCuda;
     o.full = full;
     o.seed = 5;
     o.case_timeout_ms = 10000;

@@ -31,7 +31,7 @@ class CudaTest : public ::testing::Test {
   Verdict Verify(const std::string& task, const std::string& file, bool full = true) {
     Task t = LoadTaskFile(testing::SourceDir() + "/tasks/" + task + ".json");
     VerifyOptions o;
-    o.backend = "cuda";
+    o.backend = BackendKind::kCuda;
     o.full = full;
     o.seed = 11;
     o.case_timeout_ms = 5000;
@@ -112,7 +112,7 @@ TEST_F(CudaTest, CalibrateThenBenchReportsSpeedupAndRoofline) {
 TEST_F(CudaTest, SanitizerRunsMemcheckOnAnOutOfBoundsWriteAndRacecheckOnARace) {
   Task relu = LoadTaskFile(testing::SourceDir() + "/tasks/relu.json");
   VerifyOptions o;
-  o.backend = "cuda";
+  o.backend = BackendKind::kCuda;
   o.seed = 11;
   o.sanitize = true;
   Verdict oob = Verifier(relu, testing::LiveMachine()).Verify(testing::SourceDir() + "/examples/cuda/nearmiss/relu_missing_tail_guard.cu", o);
@@ -160,7 +160,7 @@ TEST_F(CudaTest, EveryBaselinePassesFullAgainstTheReference) {
     Task t = LoadTaskFile(e.path().string());
     Baseline b = FindBaseline(t, testing::SourceDir() + "/baselines/cuda");
     VerifyOptions o;
-    o.backend = "cuda";
+    o.backend = BackendKind::kCuda;
     o.full = true;
     o.seed = 21;
     o.trusted = true;

@@ -41,7 +41,7 @@ TEST(HackCorpusTest, EveryCheatIsRejectedWithTheRightCheck) {
     std::string file = c["file"], expected = c["expected"], backend = c["backend"];
     std::string source = Read(file);
     StaticCheckOptions opts;
-    opts.backend = backend;
+    opts.backend = ParseBackend(backend);
     auto findings = RunStaticChecks(source, opts);
     if (expected.rfind("static.", 0) == 0) {
       EXPECT_TRUE(Names(findings, expected)) << file << " should be caught by " << expected;
@@ -77,7 +77,7 @@ TEST(HackCorpusTest, EveryLegitimateCandidateIsAccepted) {
     std::string file = c["file"], backend = c["backend"];
     std::string source = Read(file);
     StaticCheckOptions opts;
-    opts.backend = backend;
+    opts.backend = ParseBackend(backend);
     auto findings = RunStaticChecks(source, opts);
     EXPECT_TRUE(findings.empty()) << file << " flagged: " << (findings.empty() ? "" : findings[0].check + ": " + findings[0].detail);
     if (backend != "cpu") continue;
@@ -92,7 +92,7 @@ TEST(HackCorpusTest, EveryLegitimateCandidateIsAccepted) {
 
 TEST(HackCorpusTest, AllowedLibrariesAreNotFlagged) {
   StaticCheckOptions opts;
-  opts.backend = "cuda";
+  opts.backend = BackendKind::kCuda;
   opts.allowed_libraries = {"cublas"};
   std::string src = "#include <cublas_v2.h>\n__global__ void k() {}\nvoid f() { k<<<1,1>>>(); cublasSgemm(0); }\n";
   EXPECT_TRUE(RunStaticChecks(src, opts).empty());

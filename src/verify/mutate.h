@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/backend_kind.h"
 #include "core/task.h"
 
 namespace kforge {
@@ -41,7 +42,7 @@ enum class MutantFate {
 std::string_view MutantFateName(MutantFate f);
 
 struct MutationOptions {
-  std::string backend = "cpu";
+  BackendKind backend = BackendKind::kCpu;
   uint64_t seed = 1;             ///< the fixed seed of the light and full judgements
   int judge_seeds = 8;           ///< seeds of the stronger judge (seed + 1 ...)
   int max_mutants = 0;           ///< 0: all; else a sample spread evenly over the source

@@ -81,7 +81,7 @@ class Checker {
       if (!moved) break;
     }
     ts_tree_cursor_delete(&cursor);
-    if (opts_.backend == "cuda") CheckLaunches();
+    if (opts_.backend == BackendKind::kCuda) CheckLaunches();
     return findings_;
   }
 

@@ -7,12 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "core/backend_kind.h"
 #include "verify/verdict.h"
 
 namespace kforge {
 
 struct StaticCheckOptions {
-  std::string backend = "cpu";  ///< "cuda" adds the kernel-launch checks
+  BackendKind backend = BackendKind::kCpu;  ///< cuda adds the kernel-launch checks
   /// Library families the task allows (e.g. "cublas"); everything else is forbidden.
   std::vector<std::string> allowed_libraries;
 };

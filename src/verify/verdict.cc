@@ -2,12 +2,17 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "core/names.h"
 
 namespace kforge {
 namespace {
 
-constexpr std::pair<FailureClass, std::string_view> kFailureNames[] = {
+constexpr NameEntry<FailureClass> kFailureNames[] = {
     {FailureClass::kNone, "none"},
     {FailureClass::kBuildError, "build_error"},
     {FailureClass::kRuntimeError, "runtime_error"},
@@ -22,6 +27,12 @@ constexpr std::pair<FailureClass, std::string_view> kFailureNames[] = {
     {FailureClass::kIntegrity, "integrity"},
     {FailureClass::kEnvironment, "environment"},
 };
+
+constexpr NameEntry<Level> kLevelNames[] = {{Level::kNone, "none"},
+                                            {Level::kL0Static, "L0_static"},
+                                            {Level::kL1Compile, "L1_compile"},
+                                            {Level::kL2Light, "L2_light"},
+                                            {Level::kL2Full, "L2_full"}};
 
 nlohmann::json Finite(double v) {
   if (std::isnan(v)) return "nan";
@@ -79,6 +90,80 @@ nlohmann::json CaseJson(const CaseEvidence& c) {
   return j;
 }
 
+double FromFinite(const nlohmann::json& j) {
+  if (j.is_number()) return j.get<double>();
+  if (j == "inf") return INFINITY;
+  if (j == "-inf") return -INFINITY;
+  return NAN;
+}
+
+FailureClass ClassFromJson(const nlohmann::json& j) {
+  FailureClass c = FailureClass::kNone;
+  if (j.is_string() && !TryParseFailureClass(j.get<std::string>(), &c))
+    throw UsageError("a verdict names an unknown failure class '" + j.get<std::string>() + "'");
+  return c;
+}
+
+CaseEvidence CaseFromJson(const nlohmann::json& j) {
+  CaseEvidence c;
+  c.set = j.at("set");
+  c.name = j.at("name");
+  c.params = j.at("params").get<Bindings>();
+  c.distribution = j.at("distribution");
+  c.seed = j.at("seed");
+  c.failure = ClassFromJson(j.at("failure_class"));
+  c.outcome = j.at("outcome");
+  c.run_ms = j.at("run_ms");
+  c.reference_ms = j.at("reference_ms");
+  c.threads_after = j.at("threads_after");
+  if (j.contains("kernels")) {
+    c.kernels_on_stream = j["kernels"].at("on_stream");
+    c.kernels_off_stream = j["kernels"].at("off_stream");
+  }
+  c.message = j.value("message", "");
+  c.mutated_inputs = j.value("mutated_inputs", std::vector<std::string>{});
+  c.damaged_input_guards = j.value("damaged_input_guards", std::vector<std::string>{});
+  for (const auto& pj : j.value("probes", nlohmann::json::array())) {
+    ProbeEvidence p;
+    p.stats.name = pj.at("name");
+    p.stats.count = pj.at("count");
+    p.stats.nan_count = pj.at("nan");
+    p.stats.inf_count = pj.at("inf");
+    p.stats.min = FromFinite(pj.at("min"));
+    p.stats.max = FromFinite(pj.at("max"));
+    p.stats.mean = FromFinite(pj.at("mean"));
+    p.stats.stddev = FromFinite(pj.at("std"));
+    p.matches = pj.at("matches_reference");
+    if (pj.contains("reference")) {
+      p.has_reference = true;
+      p.ref_min = FromFinite(pj["reference"].at("min"));
+      p.ref_max = FromFinite(pj["reference"].at("max"));
+      p.ref_mean = FromFinite(pj["reference"].at("mean"));
+    }
+    c.probes.push_back(std::move(p));
+  }
+  for (const auto& oj : j.value("outputs", nlohmann::json::array())) {
+    OutputEvidence o;
+    CompareResult& r = o.compare;
+    o.name = oj.at("name");
+    r.elements = oj.at("elements");
+    r.mismatches = oj.at("mismatches");
+    r.nan_inf_mismatches = oj.at("nan_inf_mismatches");
+    r.unwritten = oj.at("unwritten");
+    r.max_abs_error = FromFinite(oj.at("max_abs_error"));
+    r.max_rel_error = FromFinite(oj.at("max_rel_error"));
+    r.rel_l2_error = FromFinite(oj.at("rel_l2_error"));
+    r.worst_ratio = FromFinite(oj.at("worst_tolerance_ratio"));
+    r.allowed_abs = FromFinite(oj.at("allowed_abs"));
+    for (const auto& mj : oj.at("first_mismatches"))
+      r.first.push_back(Mismatch{mj.at("index"), mj.at("coords").get<std::vector<int64_t>>(), FromFinite(mj.at("got")),
+                                 FromFinite(mj.at("expected"))});
+    o.guard_damage = oj.value("guard_damage_offsets", std::vector<int64_t>{});
+    c.outputs.push_back(std::move(o));
+  }
+  return c;
+}
+
 std::string ShortParams(const Bindings& p) {
   std::string s;
   for (const auto& [k, v] : p) s += fmt::format("{}{}={}", s.empty() ? "" : " ", k, v);
@@ -87,32 +172,10 @@ std::string ShortParams(const Bindings& p) {
 
 }  // namespace
 
-std::string_view LevelName(Level l) {
-  switch (l) {
-    case Level::kNone: return "none";
-    case Level::kL0Static: return "L0_static";
-    case Level::kL1Compile: return "L1_compile";
-    case Level::kL2Light: return "L2_light";
-    case Level::kL2Full: return "L2_full";
-  }
-  return "?";
-}
-
-std::string_view FailureClassName(FailureClass c) {
-  for (const auto& [k, n] : kFailureNames)
-    if (k == c) return n;
-  return "?";
-}
-
-bool TryParseFailureClass(std::string_view name, FailureClass* out) {
-  for (const auto& [k, n] : kFailureNames) {
-    if (n == name) {
-      *out = k;
-      return true;
-    }
-  }
-  return false;
-}
+std::string_view LevelName(Level l) { return NameIn(kLevelNames, l); }
+bool TryParseLevel(std::string_view name, Level* out) { return ParseIn(kLevelNames, name, out); }
+std::string_view FailureClassName(FailureClass c) { return NameIn(kFailureNames, c); }
+bool TryParseFailureClass(std::string_view name, FailureClass* out) { return ParseIn(kFailureNames, name, out); }
 
 void AddFinding(std::vector<IntegrityFinding>* findings, const std::string& check, const std::string& detail,
                 int line) {
@@ -130,7 +193,7 @@ nlohmann::json Verdict::ToJson() const {
   j["message"] = message;
   j["task"] = {{"name", task_name}, {"origin", task_origin}, {"sha256", task_sha256}};
   j["candidate"] = {{"path", candidate_path}, {"sha256", candidate_sha256}};
-  j["backend"] = backend;
+  j["backend"] = BackendName(backend);
   if (!device.is_null()) j["device"] = device;
   if (!launch_accounting.empty()) j["launch_accounting"] = launch_accounting;
   if (!sanitizer.is_null()) j["sanitizer"] = sanitizer;
@@ -175,10 +238,63 @@ nlohmann::json Verdict::ToJson() const {
   return j;
 }
 
+Verdict Verdict::FromJson(const nlohmann::json& j) {
+  if (!j.is_object()) throw UsageError("a verdict must be a JSON object");
+  const int version = j.value("schema_version", 0);
+  if (version != kVerdictSchemaVersion)
+    throw UsageError("this verdict has schema version " + std::to_string(version) + "; this kforge reads version " +
+                     std::to_string(kVerdictSchemaVersion) + " (verify the candidate again to get one)");
+  try {
+    Verdict v;
+    v.passed = j.at("passed");
+    if (!TryParseLevel(j.at("level").get<std::string>(), &v.level))
+      throw UsageError("a verdict names an unknown level '" + j["level"].get<std::string>() + "'");
+    v.failure = ClassFromJson(j.at("failure_class"));
+    v.message = j.at("message");
+    v.task_name = j.at("task").at("name");
+    v.task_origin = j["task"].at("origin");
+    v.task_sha256 = j["task"].at("sha256");
+    v.candidate_path = j.at("candidate").at("path");
+    v.candidate_sha256 = j["candidate"].at("sha256");
+    v.backend = ParseBackend(j.at("backend").get<std::string>());
+    v.device = j.value("device", nlohmann::json());
+    v.launch_accounting = j.value("launch_accounting", "");
+    v.sanitizer = j.value("sanitizer", nlohmann::json());
+    v.sandbox = j.at("sandbox");
+    v.sandbox_layers = j.at("sandbox_layers").get<std::vector<std::string>>();
+    v.cleanup_errors = j.value("cleanup_errors", std::vector<std::string>{});
+    v.seed = j.at("seed");
+    v.full_requested = j.at("full");
+    v.fixed_inputs = j.value("fixed_inputs", std::vector<std::string>{});
+    v.random_shapes = j.value("random_shapes", std::vector<Bindings>{});
+    v.probes = j.at("probes");
+    const auto& tools = j.at("tools");
+    v.kforge_version = tools.at("kforge");
+    v.compile.compiler = tools.at("compiler");
+    v.compile.version = tools.at("compiler_version");
+    v.compile.flags = tools.at("flags").get<std::vector<std::string>>();
+    const auto& compile = j.at("compile");
+    v.compile.attempted = compile.at("attempted");
+    v.compile.ok = compile.at("ok");
+    v.compile.cached = compile.at("cached");
+    v.compile.seconds = compile.at("seconds");
+    v.compile.log = compile.at("log");
+    for (const auto& c : j.at("cases")) v.cases.push_back(CaseFromJson(c));
+    for (const auto& f : j.at("integrity")) v.integrity.push_back({f.at("check"), f.at("detail"), f.value("line", 0)});
+    const auto& timing = j.at("timing");
+    v.run_seconds = timing.at("run_seconds");
+    v.reference_seconds = timing.at("reference_seconds");
+    v.total_seconds = timing.at("total_seconds");
+    return v;
+  } catch (const nlohmann::json::exception& e) {
+    throw UsageError(std::string("a verdict is missing a field or has one of the wrong type: ") + e.what());
+  }
+}
+
 std::string Verdict::Summary() const {
   std::string s;
   s += fmt::format("{} {} on {} ({})\n", passed ? "PASS" : "FAIL", candidate_path, task_name,
-                   backend);
+                   BackendName(backend));
   s += fmt::format("  level reached: {}", LevelName(level));
   if (!passed) s += fmt::format("   failure: {}", FailureClassName(failure));
   s += "\n";

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/backend_kind.h"
 #include "core/expr.h"
 #include "exec/probe_stats.h"
 #include "verify/compare.h"
@@ -35,6 +36,7 @@ enum class FailureClass {
 };
 
 std::string_view LevelName(Level l);
+bool TryParseLevel(std::string_view name, Level* out);
 std::string_view FailureClassName(FailureClass c);
 bool TryParseFailureClass(std::string_view name, FailureClass* out);
 
@@ -107,7 +109,7 @@ struct Verdict {
   std::string task_sha256;
   std::string candidate_path;
   std::string candidate_sha256;
-  std::string backend = "cpu";
+  BackendKind backend = BackendKind::kCpu;
   std::string sandbox;
   /// The confinement layers that held for the candidate's process (CandidateProcess::Layers).
   std::vector<std::string> sandbox_layers;
@@ -134,6 +136,10 @@ struct Verdict {
   double total_seconds = 0;
 
   nlohmann::json ToJson() const;
+  /// The verdict a ToJson() document describes: FromJson(j).ToJson() == j for every verdict
+  /// kforge writes (the mismatch samples forensics keep in memory are not part of it).
+  /// Throws UsageError naming the field when `j` is not a verdict of this schema version.
+  static Verdict FromJson(const nlohmann::json& j);
   /// A short human-readable report.
   std::string Summary() const;
 };

@@ -146,7 +146,7 @@ class Run {
           if (!retire()) return false;
           if (restarts++ > kMaxRestarts) return false;
           proc = std::make_unique<CandidateProcess>(machine_, so_path, options_.limits, max_arena,
-                                                    options_.backend == "cuda");
+                                                    options_.backend == BackendKind::kCuda);
           LoadResult load = proc->Start(std::min(options_.load_timeout_ms, MillisLeft()));
           if (verdict_->sandbox_layers.empty()) verdict_->sandbox_layers = proc->Layers();
           if (!load.ok) {
@@ -195,7 +195,7 @@ class Run {
 
   /// One extra trial of `kase` with all-ones inputs, recorded in set "diagnostic".
   void RunDiagnostic(const std::string& so_path, const Case& kase) {
-    CandidateProcess proc(machine_, so_path, options_.limits, ArenaBytes(kase.params), options_.backend == "cuda");
+    CandidateProcess proc(machine_, so_path, options_.limits, ArenaBytes(kase.params), options_.backend == BackendKind::kCuda);
     if (!proc.Start(options_.load_timeout_ms).ok) return;
     CaseEvidence ev = RunTrial(proc, "diagnostic", kase, Distribution::kOnes, 999999);
     verdict_->cases.push_back(std::move(ev));
@@ -453,7 +453,7 @@ class Run {
   /// GPU launch accounting (the runner's CUPTI counts): a call that returned success must
   /// have run a kernel, and only on the stream it was given. Returns true on a violation.
   bool CheckKernelLaunches(const CaseRun& run) {
-    if (options_.backend != "cuda" || !judging_) return false;
+    if (options_.backend != BackendKind::kCuda || !judging_) return false;
     if (run.kernels_on_stream < 0) {
       if (verdict_->launch_accounting.empty()) verdict_->launch_accounting = "not counted: " + run.message;
       return false;
@@ -616,10 +616,8 @@ Verdict Verifier::VerifySource(const std::string& source, const std::string& lab
   v.seed = options.seed ? *options.seed : machine_.env().entropy().FreshSeed();
   v.full_requested = options.full;
   v.backend = options.backend;
-  if (options.backend != "cpu" && options.backend != "cuda")
-    throw UsageError("unknown backend '" + options.backend + "'; use cpu or cuda");
   CudaDevice device;
-  if (options.backend == "cuda") {
+  if (options.backend == BackendKind::kCuda) {
     device = machine_.Device();  // no GPU: an environment error, before any work
     v.device = device.info;
   }
@@ -666,10 +664,10 @@ Verdict Verifier::VerifySource(const std::string& source, const std::string& lab
   copts.cache_dir = options.cache_dir;
   copts.probes = options.probes;
   v.probes = options.probes;
-  if (options.backend == "cuda") copts.cuda_arch = device.arch;
+  if (options.backend == BackendKind::kCuda) copts.cuda_arch = device.arch;
   if (options.trusted) copts.extra_flags = options.trusted_link_flags;
   CompileResult compiled =
-      options.backend == "cuda" ? CompileCudaCandidate(machine_, source, copts)
+      options.backend == BackendKind::kCuda ? CompileCudaCandidate(machine_, source, copts)
                                 : CompileCpuCandidate(machine_, source, copts);
   v.compile = CompileEvidence{true, compiled.ok, compiled.cached, compiled.seconds,
                               compiled.compiler, compiled.compiler_version, compiled.flags,
@@ -703,7 +701,7 @@ Verdict Verifier::VerifySource(const std::string& source, const std::string& lab
   // `cases` is the task whose light and full lists the verdict's cases came from.
   auto sanitize = [&](const Task& cases) {
     Distribution dist;
-    if (options.sanitize && options.backend == "cuda" && v.integrity.empty())
+    if (options.sanitize && options.backend == BackendKind::kCuda && v.integrity.empty())
       if (const Case* k = FirstFailingCase(v, cases, &dist)) v.sanitizer = run.RunSanitizer(compiled.so_path, *k, dist, v.failure);
   };
   if (!light_ok) {

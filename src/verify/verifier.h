@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "core/backend_kind.h"
 #include "core/task.h"
 #include "exec/arena.h"
 #include "exec/sandbox.h"
@@ -18,7 +19,7 @@ class Clock;
 class Machine;
 
 struct VerifyOptions {
-  std::string backend = "cpu";        ///< "cpu" or "cuda"
+  BackendKind backend = BackendKind::kCpu;
   bool full = false;                  ///< also run the full set after the light set passes
   std::optional<uint64_t> seed;       ///< run seed; fresh from Entropy when unset
   std::optional<Distribution> force_distribution;  ///< debugging: draw every case from this
