@@ -6,9 +6,15 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <csignal>
+#include <cstdio>
 #include <iostream>
 
+#include <unistd.h>
+
+#include "core/clock.h"
 #include "core/fs.h"
+#include "core/subprocess.h"
 #include "verify/verdict.h"
 #include "testing/testing.h"
 
@@ -145,6 +151,103 @@ TEST(CliTest, MaxInitZeroSoftmaxFailsFullOnEverySeed) {
     EXPECT_NE(g["fixed_inputs"].dump().find("negative_offset"), std::string::npos);
     EXPECT_EQ(g["random_shapes"].size(), 2u);
   }
+}
+
+/// The children of `pid` (direct ones), from /proc.
+std::vector<pid_t> ChildrenOf(pid_t pid) {
+  std::vector<pid_t> out;
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    std::string name = e.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string stat, error;
+    if (!TryReadFile(e.path().string() + "/stat", &stat, &error)) continue;
+    size_t close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    char state = 0;
+    int ppid = 0;
+    if (std::sscanf(stat.c_str() + close + 1, " %c %d", &state, &ppid) == 2 && ppid == pid && state != 'Z')
+      out.push_back(std::stoi(name));
+  }
+  return out;
+}
+
+bool Gone(pid_t pid) {
+  std::string stat, error;
+  if (!TryReadFile("/proc/" + std::to_string(pid) + "/stat", &stat, &error)) return true;
+  size_t close = stat.rfind(')');
+  return close != std::string::npos && stat.size() > close + 2 && stat[close + 2] == 'Z';
+}
+
+/// `kforge verify` on a candidate that never returns, started in the background.
+struct HangingVerify {
+  HangingVerify() : out(dir.path() + "/out") {
+    SpawnOptions o;
+    o.argv = {testing::BinaryPath("kforge"), "verify", "relu", SourceDir() + "/examples/cpu/hostile/hang_forever.cc",
+              "--timeout", "4"};
+    o.output_path = out;
+    child = Subprocess::Start(o, clock);
+    // Wait until the candidate's process runs (a child of kforge), so the signal lands
+    // inside a trial.
+    for (int i = 0; i < 600 && ChildrenOf(child->pid()).empty(); ++i) ::usleep(50000);
+  }
+  TempDir dir{"kforge-interrupt"};
+  std::string out;
+  LiveClock clock;
+  std::unique_ptr<Subprocess> child;
+};
+
+TEST(CliTest, CtrlCStopsAVerificationAtTheNextTrial) {
+  HangingVerify v;
+  std::vector<pid_t> children = ChildrenOf(v.child->pid());
+  ASSERT_FALSE(children.empty()) << "kforge never started the candidate";
+  ASSERT_EQ(::kill(v.child->pid(), SIGINT), 0);
+  ExitStatus st = v.child->Wait(60000);
+  EXPECT_EQ(st.kind, ExitStatus::Kind::kExited);
+  EXPECT_EQ(st.code, 130);
+  std::string text, error;
+  TryReadFile(v.out, &text, &error);
+  EXPECT_NE(text.find("interrupted by SIGINT"), std::string::npos) << text;
+  for (pid_t c : children) EXPECT_TRUE(Gone(c)) << "child " << c << " outlived kforge";
+}
+
+/// A repair whose external repairer takes a minute: the first Ctrl-C waits for it (the
+/// next safe point comes after it), the second ends it and kforge at once.
+TEST(CliTest, ASecondCtrlCEndsEverythingAtOnce) {
+  TempDir dir("kforge-interrupt2");
+  SpawnOptions o;
+  o.argv = {testing::BinaryPath("kforge"), "repair", "relu", SourceDir() + "/examples/cpu/nearmiss/relu_nan_dropped.cc",
+            "--repairer", "external", "--repairer-cmd", "sleep 60", "--out", dir.path() + "/run", "--seed", "1"};
+  o.output_path = dir.path() + "/out";
+  o.add_env = {"KFORGE_KB_STATE=" + dir.path() + "/kb"};
+  LiveClock clock;
+  auto child = Subprocess::Start(o, clock);
+  pid_t repairer = 0;
+  for (int i = 0; i < 1200 && repairer == 0; ++i) {
+    for (pid_t c : ChildrenOf(child->pid())) {
+      std::string cmdline, error;
+      TryReadFile("/proc/" + std::to_string(c) + "/cmdline", &cmdline, &error);
+      // The shell running the command (a child not yet past exec still shows kforge's own
+      // command line, which also holds "sleep 60").
+      if (cmdline.rfind("/bin/sh", 0) == 0 && cmdline.find("sleep 60") != std::string::npos) repairer = c;
+    }
+    if (repairer == 0) ::usleep(50000);
+  }
+  ASSERT_NE(repairer, 0) << "the external repairer never started";
+  ASSERT_EQ(::kill(child->pid(), SIGINT), 0);
+  ::usleep(300000);
+  std::string said, error;
+  TryReadFile(dir.path() + "/out", &said, &error);
+  EXPECT_FALSE(Gone(child->pid())) << "the first Ctrl-C waits for the repairer's turn to end:\n" << said;
+  EXPECT_FALSE(Gone(repairer));
+  const int64_t start = clock.MonotonicNanos();
+  ASSERT_EQ(::kill(child->pid(), SIGINT), 0);
+  ExitStatus st = child->Wait(60000);
+  EXPECT_EQ(st.kind, ExitStatus::Kind::kExited);
+  EXPECT_EQ(st.code, 130);
+  // Generous for a loaded machine, and far below the minute the repairer would have taken.
+  EXPECT_LT((clock.MonotonicNanos() - start) / 1e9, 5.0);
+  for (int i = 0; i < 100 && !Gone(repairer); ++i) ::usleep(20000);
+  EXPECT_TRUE(Gone(repairer)) << "the repairer outlived kforge";
 }
 
 TEST(CliTest, FakeStdoutDoesNotFoolTheVerdict) {

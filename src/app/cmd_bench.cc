@@ -13,7 +13,7 @@
 
 namespace kforge {
 
-CommandAction SetupBench(CLI::App& sub, Machine& machine) {
+CommandAction SetupBench(CLI::App& sub, Machine& machine, CancellationToken& interrupt) {
   struct Args {
     std::string task, candidate;
     BenchOptions options;
@@ -34,9 +34,10 @@ CommandAction SetupBench(CLI::App& sub, Machine& machine) {
       "Needs an NVIDIA GPU (exit 2 without one). The candidate is verified first and never timed if it fails.\n"
       "Exit status: 0 timed and plausible, 1 the candidate failed verification or its timing is suspect, 2 usage or "
       "environment error.");
-  return [a, seed, &machine]() -> int {
+  return [a, seed, &machine, &interrupt]() -> int {
     Task task = ResolveTask(a->task, machine.config());
     if (*seed) a->options.seed = a->seed;
+    a->options.cancel = &interrupt;
     a->options.baselines_dir = a->options.baseline_path.empty() ? BundledBaselinesDir(machine.config()) : "";
     BenchReport r = RunBench(machine, task, a->candidate, a->options);
     if (a->json) std::cout << r.ToJson().dump(2) << "\n";

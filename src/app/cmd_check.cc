@@ -17,7 +17,7 @@
 
 namespace kforge {
 
-CommandAction SetupCheck(CLI::App& sub, Machine& machine) {
+CommandAction SetupCheck(CLI::App& sub, Machine& machine, CancellationToken& interrupt) {
   struct Args {
     std::string candidate, backend = "cpu", task;
     bool json = false, list = false;
@@ -30,7 +30,7 @@ CommandAction SetupCheck(CLI::App& sub, Machine& machine) {
   sub.add_flag("--json", a->json, "print findings as JSON");
   sub.add_flag("--list", a->list, "list the checks and what each catches");
   sub.footer("Exit status: 0 clean, 1 integrity findings, 2 usage error.");
-  return [a, &machine]() -> int {
+  return [a, &machine, &interrupt]() -> int {
     if (a->list) {
       for (const auto& c : StaticCheckCatalog()) std::cout << fmt::format("{:<30} {}\n", c.name, c.catches);
       return 0;

@@ -22,7 +22,7 @@ std::string CeilingsText(const DeviceCeilings& c) {
 
 }  // namespace
 
-CommandAction SetupDevice(CLI::App& sub, Machine& machine) {
+CommandAction SetupDevice(CLI::App& sub, Machine& machine, CancellationToken& interrupt) {
   auto json = std::make_shared<bool>(false);
   sub.add_flag("--json", *json, "print as JSON");
   CLI::App* calibrate = sub.add_subcommand("calibrate", "measure the device's ceilings (copy bandwidth, fp32 and bf16 "
@@ -30,7 +30,7 @@ CommandAction SetupDevice(CLI::App& sub, Machine& machine) {
   calibrate->add_flag("--json", *json, "print as JSON");
   sub.footer("Exit status: 0 a GPU is usable, 2 none (with the reason on stderr).\n"
              "Ceilings are stored per device under the cache directory ($KFORGE_CACHE_DIR or ~/.cache/kforge).");
-  return [json, calibrate, &machine]() -> int {
+  return [json, calibrate, &machine, &interrupt]() -> int {
     CudaDevice d = machine.Device();  // throws EnvironmentError (exit 2) without a GPU
     const std::string& cache = machine.config().cache_dir;
     DeviceCeilings c = calibrate->parsed() ? CalibrateCeilings(machine, d, cache) : LoadCeilings(d, cache);

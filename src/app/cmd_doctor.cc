@@ -123,12 +123,12 @@ std::string SandboxText(const char* title, const nlohmann::json& s) {
 
 }  // namespace
 
-CommandAction SetupDoctor(CLI::App& sub, Machine& machine) {
+CommandAction SetupDoctor(CLI::App& sub, Machine& machine, CancellationToken& interrupt) {
   auto json = std::make_shared<bool>(false);
   sub.add_flag("--json", *json, "print as JSON");
   sub.footer("Loads a probe candidate in each sandbox mode and reports the confinement layers that held.\n"
              "Exit status: 0 (the report is the answer, whatever it says).");
-  return [json, &machine]() -> int {
+  return [json, &machine, &interrupt]() -> int {
     nlohmann::json j = Diagnose(machine);
     if (*json) {
       std::cout << j.dump(2) << "\n";

@@ -32,7 +32,7 @@ nlohmann::json LastMutationScores(const Config& config) {
   return j.is_object() ? j : nlohmann::json::object();
 }
 
-CommandAction SetupMutate(CLI::App& sub, Machine& machine) {
+CommandAction SetupMutate(CLI::App& sub, Machine& machine, CancellationToken& interrupt) {
   struct Args {
     std::string task, candidate;
     bool json = false, score = false;
@@ -49,7 +49,8 @@ CommandAction SetupMutate(CLI::App& sub, Machine& machine) {
   sub.footer("A mutant killed by the light or the full set counts as killed; one that survives the full set but fails\n"
              "one of the judge's seeds is a certification miss; one that passes everything is presumed equivalent.\n"
              "Score = killed / (killed + certification misses). Exit status: 0 no certification miss, 1 some, 2 usage.");
-  return [a, &machine]() -> int {
+  return [a, &machine, &interrupt]() -> int {
+    a->options.cancel = &interrupt;
     std::vector<std::pair<std::string, std::string>> work;
     if (a->score) {
       if (!a->task.empty()) throw UsageError("--score takes no task or candidate: it scores every bundled correct kernel");

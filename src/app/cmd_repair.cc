@@ -9,6 +9,7 @@
 #include "core/backend_kind.h"
 #include "agent/knowledge_base.h"
 #include "app/commands.h"
+#include "app/interrupt.h"
 #include "exec/machine.h"
 #include "core/clock.h"
 #include "core/error.h"
@@ -20,9 +21,10 @@
 namespace kforge {
 namespace {
 
-RepairEnv MakeEnv(Machine& machine, bool quiet) {
+RepairEnv MakeEnv(Machine& machine, const CancellationToken& interrupt, bool quiet) {
   RepairEnv env;
   env.machine = &machine;
+  env.cancel = &interrupt;
   env.kb_dir = BundledKbDir(machine.config());
   if (!quiet) env.progress = [](const std::string& line) { std::cerr << line << "\n"; };
   return env;
@@ -41,6 +43,9 @@ int Report(const RepairRun& run, bool json) {
   const RunState& s = run.state();
   if (json) {
     std::cout << SummaryJson(run).dump(2) << "\n";
+  } else if (s.cancelled) {
+    std::cout << fmt::format("INTERRUPTED {}: stopped at round {} after {} validations; continue with 'kforge resume {}'\n",
+                             s.task_name, s.round, s.iterations, run.dir());
   } else {
     std::cout << fmt::format("{} {}: {} after {} rounds, {} validations ({})\n",
                              s.success ? "REPAIRED" : "NOT REPAIRED", s.task_name,
@@ -50,6 +55,7 @@ int Report(const RepairRun& run, bool json) {
     else if (s.best) std::cout << "  best candidate: level " << LevelName(s.best->level) << ", " << FailureClassName(s.best->failure) << "\n";
     std::cout << "  run directory: " << run.dir() << " (kforge log " << run.dir() << ")\n";
   }
+  if (s.cancelled) return kExitInterrupted;
   if (!s.finished) return 2;
   if (s.finish_reason == "environment") return 2;
   return s.success ? 0 : 1;
@@ -57,7 +63,7 @@ int Report(const RepairRun& run, bool json) {
 
 }  // namespace
 
-CommandAction SetupRepair(CLI::App& sub, Machine& machine) {
+CommandAction SetupRepair(CLI::App& sub, Machine& machine, CancellationToken& interrupt) {
   struct Args {
     std::string task, candidate, out, backend = "cpu", repairer = "recipe", repairer_cmd;
     bool json = false, quiet = false;
@@ -83,7 +89,7 @@ CommandAction SetupRepair(CLI::App& sub, Machine& machine) {
   sub.add_flag("--quiet", a->quiet, "no progress on stderr");
   sub.footer("Exit status: 0 repaired and certified, 1 not repaired, 2 usage or environment error.\n"
              "The run directory holds events.db, artifacts/, summary.json, final.cc (final.cu on cuda) and logs/iteration_N/.");
-  return [a, seed, &machine]() -> int {
+  return [a, seed, &machine, &interrupt]() -> int {
     Task task = ResolveTask(a->task, machine.config());
     std::string task_text, candidate, error;
     TryReadFile(task.origin, &task_text, &error);
@@ -103,13 +109,13 @@ CommandAction SetupRepair(CLI::App& sub, Machine& machine) {
     config.wall_clock_s = static_cast<int64_t>(a->wall_s);
     std::string out = a->out;
     if (out.empty()) out = fmt::format("kforge-runs/{}-{}", task.name, machine.env().clock().WallMicros() / 1000000);
-    auto run = RepairRun::Create(out, task_text, task.origin, candidate, config, MakeEnv(machine, a->quiet));
+    auto run = RepairRun::Create(out, task_text, task.origin, candidate, config, MakeEnv(machine, interrupt, a->quiet));
     run->Run();
     return Report(*run, a->json);
   };
 }
 
-CommandAction SetupResume(CLI::App& sub, Machine& machine) {
+CommandAction SetupResume(CLI::App& sub, Machine& machine, CancellationToken& interrupt) {
   struct Args {
     std::string dir;
     bool json = false, quiet = false;
@@ -118,14 +124,14 @@ CommandAction SetupResume(CLI::App& sub, Machine& machine) {
   sub.add_option("run_dir", a->dir, "the run directory to continue")->required();
   sub.add_flag("--json", a->json, "print the run summary as JSON on stdout");
   sub.add_flag("--quiet", a->quiet, "no progress on stderr");
-  return [a, &machine]() -> int {
-    auto run = RepairRun::Open(a->dir, MakeEnv(machine, a->quiet));
+  return [a, &machine, &interrupt]() -> int {
+    auto run = RepairRun::Open(a->dir, MakeEnv(machine, interrupt, a->quiet));
     run->Run();
     return Report(*run, a->json);
   };
 }
 
-CommandAction SetupStatus(CLI::App& sub, Machine& machine) {
+CommandAction SetupStatus(CLI::App& sub, Machine& machine, CancellationToken& interrupt) {
   struct Args {
     std::string dir;
     bool json = false;
@@ -133,7 +139,7 @@ CommandAction SetupStatus(CLI::App& sub, Machine& machine) {
   auto a = std::make_shared<Args>();
   sub.add_option("run_dir", a->dir, "a run directory")->required();
   sub.add_flag("--json", a->json, "print as JSON");
-  return [a, &machine]() -> int {
+  return [a, &machine, &interrupt]() -> int {
     auto log = EventLog::Open(a->dir + "/events.db", machine.env().clock());
     RunState s = FoldEvents(log->ReadAll());
     nlohmann::json j = {{"task", s.task_name}, {"finished", s.finished}, {"success", s.success},
@@ -158,7 +164,7 @@ CommandAction SetupStatus(CLI::App& sub, Machine& machine) {
   };
 }
 
-CommandAction SetupLog(CLI::App& sub, Machine& machine) {
+CommandAction SetupLog(CLI::App& sub, Machine& machine, CancellationToken& interrupt) {
   struct Args {
     std::string dir;
     bool json = false;
@@ -166,7 +172,7 @@ CommandAction SetupLog(CLI::App& sub, Machine& machine) {
   auto a = std::make_shared<Args>();
   sub.add_option("run_dir", a->dir, "a run directory")->required();
   sub.add_flag("--json", a->json, "one JSON object per line");
-  return [a, &machine]() -> int {
+  return [a, &machine, &interrupt]() -> int {
     auto log = EventLog::Open(a->dir + "/events.db", machine.env().clock());
     for (const auto& e : log->ReadAll()) {
       if (a->json) {

@@ -16,7 +16,7 @@
 
 namespace kforge {
 
-CommandAction SetupTasks(CLI::App& sub, Machine& machine) {
+CommandAction SetupTasks(CLI::App& sub, Machine& machine, CancellationToken& interrupt) {
   struct Args {
     bool json = false, references = false, coverage = false;
   };
@@ -25,7 +25,7 @@ CommandAction SetupTasks(CLI::App& sub, Machine& machine) {
   sub.add_flag("--references", a->references, "list the built-in reference implementations");
   sub.add_flag("--coverage", a->coverage,
                "per task: the fixed adversarial inputs and random shapes every --full run adds to the published set");
-  return [a, &machine]() -> int {
+  return [a, &machine, &interrupt]() -> int {
     if (a->references) {
       // With the intermediates each reference exposes to KFORGE_PROBE.
       for (const auto& n : ReferenceNames()) {

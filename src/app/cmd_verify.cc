@@ -15,7 +15,7 @@
 
 namespace kforge {
 
-CommandAction SetupVerify(CLI::App& sub, Machine& machine) {
+CommandAction SetupVerify(CLI::App& sub, Machine& machine, CancellationToken& interrupt) {
   struct Args {
     std::string task, candidate, backend = "cpu", dist;
     bool full = false, json = false, forensics = false, probes = false, sanitize = false;
@@ -47,9 +47,10 @@ CommandAction SetupVerify(CLI::App& sub, Machine& machine) {
       "Exit status: 0 the candidate passed, 1 it failed, 2 usage or environment error.\n"
       "With --json, stdout holds one JSON object with at least 'passed', 'failure_class' and "
       "'level'.");
-  return [a, seed, &machine]() -> int {
+  return [a, seed, &machine, &interrupt]() -> int {
     Task task = ResolveTask(a->task, machine.config());
     VerifyOptions opts;
+    opts.cancel = &interrupt;
     opts.full = a->full;
     opts.backend = ParseBackend(a->backend);
     opts.probes = a->probes;

@@ -13,6 +13,7 @@ class App;
 
 namespace kforge {
 
+class CancellationToken;
 class Machine;
 
 using CommandAction = std::function<int()>;
@@ -20,20 +21,20 @@ using CommandAction = std::function<int()>;
 struct Command {
   const char* name;
   const char* help;
-  CommandAction (*setup)(CLI::App& sub, Machine& machine);
+  CommandAction (*setup)(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
 };
 
-CommandAction SetupVerify(CLI::App& sub, Machine& machine);
-CommandAction SetupTasks(CLI::App& sub, Machine& machine);
-CommandAction SetupCheck(CLI::App& sub, Machine& machine);
-CommandAction SetupDevice(CLI::App& sub, Machine& machine);
-CommandAction SetupBench(CLI::App& sub, Machine& machine);
-CommandAction SetupRepair(CLI::App& sub, Machine& machine);
-CommandAction SetupResume(CLI::App& sub, Machine& machine);
-CommandAction SetupStatus(CLI::App& sub, Machine& machine);
-CommandAction SetupLog(CLI::App& sub, Machine& machine);
-CommandAction SetupDoctor(CLI::App& sub, Machine& machine);
-CommandAction SetupMutate(CLI::App& sub, Machine& machine);
+CommandAction SetupVerify(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
+CommandAction SetupTasks(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
+CommandAction SetupCheck(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
+CommandAction SetupDevice(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
+CommandAction SetupBench(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
+CommandAction SetupRepair(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
+CommandAction SetupResume(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
+CommandAction SetupStatus(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
+CommandAction SetupLog(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
+CommandAction SetupDoctor(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
+CommandAction SetupMutate(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
 
 struct Config;
 struct Task;

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "app/commands.h"
+#include "app/interrupt.h"
 #include "core/env.h"
 #include "core/error.h"
 #include "exec/machine.h"
@@ -31,13 +32,15 @@ int Main(int argc, char** argv) {
   // The one live environment and machine of this process, passed to every command.
   LiveEnv live;
   Machine machine(live.env());
+  CancellationToken interrupt;
+  InstallInterruptHandlers(interrupt);
   CLI::App app{"kforge: generate, verify, debug and repair compute kernels"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string(KforgeVersion()));
   std::vector<std::pair<CLI::App*, CommandAction>> actions;
   for (const auto& c : kCommands) {
     CLI::App* sub = app.add_subcommand(c.name, c.help);
-    actions.emplace_back(sub, c.setup(*sub, machine));
+    actions.emplace_back(sub, c.setup(*sub, machine, interrupt));
   }
   if (argc > 1 && argv[1][0] != '-') {
     bool known = false;
@@ -67,6 +70,9 @@ int Main(int argc, char** argv) {
   try {
     for (auto& [sub, action] : actions)
       if (sub->parsed()) return action();
+  } catch (const CancelledError& e) {
+    std::cerr << "kforge: " << e.what() << "; nothing was recorded for the unfinished step\n";
+    return kExitInterrupted;
   } catch (const UsageError& e) {
     std::cerr << "kforge: " << e.what() << "\n";
     return 2;

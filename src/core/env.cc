@@ -36,6 +36,7 @@ Config Config::FromLookup(const Lookup& lookup) {
   set(&c.compute_sanitizer, "KFORGE_COMPUTE_SANITIZER");
   set(&c.cublas, "KFORGE_CUBLAS");
   if (auto v = get("KFORGE_TEST_KILL_AFTER_EVENT")) c.test_kill_after_event = std::atoi(v->c_str());
+  if (auto v = get("KFORGE_TEST_INTERRUPT_AFTER_EVENT")) c.test_interrupt_after_event = std::atoi(v->c_str());
   return c;
 }
 

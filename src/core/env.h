@@ -38,6 +38,9 @@ struct Config {
   /// KFORGE_TEST_KILL_AFTER_EVENT: tests of resume kill the engine (SIGKILL) right after it
   /// appends this event number. 0: off.
   int test_kill_after_event = 0;
+  /// KFORGE_TEST_INTERRUPT_AFTER_EVENT: tests of cancellation send the engine SIGINT (as a
+  /// Ctrl-C would) right after it appends this event number. 0: off.
+  int test_interrupt_after_event = 0;
 
   /// `lookup` answers a variable's value (nullopt when unset). Empty values count as unset.
   using Lookup = std::function<std::optional<std::string>(std::string_view)>;

@@ -28,4 +28,11 @@ class EnvironmentError : public Error {
   using Error::Error;
 };
 
+/// The user asked kforge to stop (Ctrl-C, SIGTERM, a client's cancel). Thrown at a safe
+/// point; whatever was persisted stays valid, and a repair run records it and can resume.
+class CancelledError : public Error {
+ public:
+  using Error::Error;
+};
+
 }  // namespace kforge

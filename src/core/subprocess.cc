@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 
@@ -27,7 +28,36 @@ std::vector<char*> CStrings(const std::vector<std::string>& v) {
   return out;
 }
 
+/// The children not yet reaped (their pids lead their own process groups), for
+/// KillAllChildren. Lock-free slots, so a signal handler can read them.
+constexpr int kMaxTrackedChildren = 256;
+std::atomic<pid_t> g_children[kMaxTrackedChildren];
+
+void TrackChild(pid_t pid) {
+  for (auto& slot : g_children) {
+    pid_t empty = 0;
+    if (slot.compare_exchange_strong(empty, pid)) return;
+  }
+}
+
+void UntrackChild(pid_t pid) {
+  for (auto& slot : g_children) {
+    pid_t expected = pid;
+    if (slot.compare_exchange_strong(expected, 0)) return;
+  }
+}
+
 }  // namespace
+
+void KillAllChildren() {
+  for (auto& slot : g_children) {
+    pid_t pid = slot.load();
+    if (pid > 0) {
+      ::kill(-pid, SIGKILL);
+      ::kill(pid, SIGKILL);
+    }
+  }
+}
 
 std::string ExitStatus::Describe() const {
   switch (kind) {
@@ -90,6 +120,7 @@ std::unique_ptr<Subprocess> Subprocess::Start(const SpawnOptions& options, Clock
   if (rc != 0)
     throw EnvironmentError("cannot start " + options.argv[0] + ": " + std::strerror(rc));
 
+  TrackChild(pid);
   std::unique_ptr<Subprocess> p(new Subprocess());
   p->clock_ = &clock;
   p->pid_ = pid;
@@ -107,6 +138,7 @@ ExitStatus Subprocess::Reap() {
   while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
   }
   finished_ = true;
+  UntrackChild(pid_);
   if (WIFSIGNALED(status)) {
     status_.kind = ExitStatus::Kind::kSignaled;
     status_.signal = WTERMSIG(status);

@@ -69,6 +69,10 @@ class Subprocess {
   ExitStatus status_;
 };
 
+/// SIGKILLs the process group of every child this process started and has not reaped yet.
+/// Async-signal-safe: for a second Ctrl-C, which must end everything at once.
+void KillAllChildren();
+
 /// Starts programs. An interface so tests can substitute a fake (ninja's CommandRunner) and
 /// a replay can answer from a record; the live implementation uses Subprocess.
 class ProcessRunner {

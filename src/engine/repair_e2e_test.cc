@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -146,6 +147,51 @@ TEST_F(RepairTest, KillAtEveryEventBoundaryThenResume) {
     nlohmann::json summary = ReadJson(run + "/summary.json");
     EXPECT_EQ(summary["final_candidate"], ref_summary["final_candidate"]) << k;
     EXPECT_EQ(summary["error_history"], ref_summary["error_history"]) << k;
+  }
+}
+
+/// Ctrl-C (the engine's own SIGINT handler, raised right after event k) stops the run at the
+/// next safe point with a `cancelled` event and exit 130; `kforge resume` then ends exactly
+/// where the uninterrupted run ended.
+TEST_F(RepairTest, CtrlCThenResumeEndsLikeAnUninterruptedRun) {
+  const std::string task = "sum_lastdim", cand = NearMiss("sum_lastdim_half_accum.cc");
+  std::string ref_dir = Dir("reference");
+  ASSERT_EQ(RunCli({"repair", task, cand, "--out", ref_dir, "--seed", "7", "--quiet"}, "", 300, Env("iref")).exit_code, 0);
+  RunView reference = Events(ref_dir);
+  nlohmann::json ref_summary = ReadJson(ref_dir + "/summary.json");
+  const size_t n = reference.types.size();
+  ASSERT_GE(n, 6u);
+  for (size_t k : {size_t{1}, size_t{2}, n / 2, n - 2}) {
+    SCOPED_TRACE("interrupted after event " + std::to_string(k));
+    std::string run = Dir("int" + std::to_string(k));
+    std::vector<std::string> env = Env("i" + std::to_string(k));
+    std::vector<std::string> interrupted_env = env;
+    interrupted_env.push_back("KFORGE_TEST_INTERRUPT_AFTER_EVENT=" + std::to_string(k));
+    auto stopped = RunCli({"repair", task, cand, "--out", run, "--seed", "7"}, "", 300, interrupted_env);
+    EXPECT_EQ(stopped.exit_code, 130) << stopped.out << stopped.err;
+    EXPECT_NE(stopped.out.find("INTERRUPTED"), std::string::npos) << stopped.out;
+    EXPECT_NE(stopped.err.find("kforge resume"), std::string::npos) << stopped.err;
+    RunView before = Events(run);
+    ASSERT_FALSE(before.types.empty());
+    EXPECT_EQ(before.types.back(), "cancelled");
+    EXPECT_EQ(before.events.back()["data"]["reason"], "interrupted by SIGINT");
+    EXPECT_EQ(before.types.size(), k + 1) << "the run stopped at the first safe point after the signal";
+    auto status = RunCli({"status", run, "--json"});
+    EXPECT_EQ(nlohmann::json::parse(status.out)["finished"], false);
+
+    auto resumed = RunCli({"resume", run, "--quiet"}, "", 300, env);
+    EXPECT_EQ(resumed.exit_code, 0) << resumed.err;
+    RunView after = Events(run);
+    std::vector<std::string> steps;
+    for (const auto& t : after.types)
+      if (t != "cancelled" && t != "resumed") steps.push_back(t);
+    EXPECT_EQ(steps, reference.types);
+    EXPECT_EQ(std::count(after.types.begin(), after.types.end(), "resumed"), 1);
+    ExpectNoDuplicatedSteps(after, "interrupted after event " + std::to_string(k));
+    nlohmann::json summary = ReadJson(run + "/summary.json");
+    EXPECT_EQ(summary["final_candidate"], ref_summary["final_candidate"]);
+    EXPECT_EQ(summary["error_history"], ref_summary["error_history"]);
+    EXPECT_EQ(summary["success"], ref_summary["success"]);
   }
 }
 

@@ -10,6 +10,7 @@
 #include "agent/knowledge_base.h"
 #include "agent/recipe_repairer.h"
 #include "core/clock.h"
+#include "core/cancel.h"
 #include "core/env.h"
 #include "core/error.h"
 #include "exec/machine.h"
@@ -38,7 +39,8 @@ std::unique_ptr<Repairer> MakeRepairer(const RunConfig& c, Env& env) {
 }  // namespace
 
 RepairRun::RepairRun(std::string dir, const RepairEnv& env)
-    : dir_(std::move(dir)), env_(env), machine_(*env.machine), kill_after_(machine_.config().test_kill_after_event) {}
+    : dir_(std::move(dir)), env_(env), machine_(*env.machine), kill_after_(machine_.config().test_kill_after_event),
+      interrupt_after_(machine_.config().test_interrupt_after_event) {}
 
 RepairRun::~RepairRun() = default;
 
@@ -91,7 +93,9 @@ void RepairRun::Load() {
 Event RepairRun::Append(EventType type, Layer layer, nlohmann::json data) {
   Event e = log_->Append(EventTypeName(type), layer, std::move(data));  // persist first ...
   state_.Apply(e);                                       // ... then apply
-  if (kill_after_ > 0 && ++appended_ == kill_after_) ::raise(SIGKILL);
+  ++appended_;
+  if (kill_after_ > 0 && appended_ == kill_after_) ::raise(SIGKILL);
+  if (interrupt_after_ > 0 && appended_ == interrupt_after_) ::raise(SIGINT);
   return e;
 }
 
@@ -111,6 +115,7 @@ Scored RepairRun::Validate(const std::string& source, int round, int index, cons
   // Probes cost a round, so they are enabled only after unassisted repair has failed.
   opts.probes = round > state_.config.probes_after_round;
   opts.diagnose = true;
+  opts.cancel = env_.cancel;
   Verifier verifier(task_, machine_);
   std::string cand_hash = artifacts_->Put(source);
   Verdict v = verifier.VerifySource(source, "candidate-" + cand_hash.substr(0, 12) + state_.config.SourceExtension(), opts);
@@ -260,7 +265,8 @@ void RepairRun::CloseRound() {
     Forensics f;
     if (!new_current->forensics.empty())
       f = ForensicsFromJson(nlohmann::json::parse(artifacts_->Get(new_current->forensics)));
-    int64_t elapsed_s = (machine_.env().clock().WallMicros() - state_.started_wall_us) / 1000000;
+    int64_t elapsed_s =
+        (machine_.env().clock().WallMicros() - state_.started_wall_us - state_.paused_us) / 1000000;
     if (repeated >= cfg.repeated_failure_limit) {
       stop = "repeated_failure";
       guard(stop, "stop", fmt::format("the same error ({}) {} rounds in a row", new_current->signature, repeated));
@@ -350,6 +356,7 @@ void RepairRun::WriteOutputs() {
   s["error_history"] = nlohmann::json::array();
   for (FailureClass f : state_.error_history) s["error_history"].push_back(FailureClassName(f));
   s["finished"] = state_.finished;
+  if (state_.cancelled) s["cancelled"] = true;
   s["reason"] = state_.finish_reason;
   if (state_.current) {
     s["final_candidate"] = state_.current->candidate;
@@ -375,9 +382,14 @@ void RepairRun::WriteOutputs() {
 
 const RunState& RepairRun::Run() {
   try {
+    if (state_.cancelled && !state_.finished) {
+      Append(EventType::kResumed, Layer::kControl, {{"round", state_.round}});
+      Progress(fmt::format("resuming at round {} (attempt {})", state_.round, state_.attempt));
+    }
     // Each step below is chosen from the folded state alone, so a resumed run takes the
     // same step an uninterrupted one would have.
     while (!state_.finished) {
+      if (env_.cancel != nullptr) env_.cancel->ThrowIfCancelled();
       if (!state_.current) {
         Progress(fmt::format("validating {} on {} (light, then full)", state_.initial_candidate.substr(0, 8), task_.name));
         Validate(artifacts_->Get(state_.initial_candidate), 0, -1, "", "");
@@ -410,6 +422,11 @@ const RunState& RepairRun::Run() {
       }
       RequestRepair();
     }
+  } catch (const CancelledError& e) {
+    // The step in progress recorded nothing; resume takes it again from the folded state.
+    Append(EventType::kCancelled, Layer::kControl,
+           {{"reason", e.what()}, {"round", state_.round}, {"attempt", state_.attempt}});
+    Progress(fmt::format("{}: stopped at round {}; continue with 'kforge resume {}'", e.what(), state_.round, dir_));
   } catch (const EnvironmentError& e) {
     Append(EventType::kRunFinished, Layer::kControl, {{"success", false}, {"reason", "environment"}, {"message", e.what()}});
     Progress(std::string("environment error: ") + e.what());

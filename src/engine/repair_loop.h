@@ -17,6 +17,7 @@ class KnowledgeBase;
 class Repairer;
 class Clock;
 class Machine;
+class CancellationToken;
 
 struct RepairEnv {
   /// The toolchain and, through it, the environment (clock, entropy, processes, the
@@ -24,6 +25,9 @@ struct RepairEnv {
   Machine* machine = nullptr;
   std::string kb_dir;  ///< curated knowledge base (kb/ in the source tree)
   std::function<void(const std::string&)> progress;  ///< one line per step (stderr in the CLI)
+  /// Checked between steps and between trials: when cancelled, the run records a
+  /// `cancelled` event and Run() returns with the run unfinished. Not owned; may be null.
+  const CancellationToken* cancel = nullptr;
 };
 
 class RepairRun {
@@ -66,7 +70,8 @@ class RepairRun {
   Task task_;
   RunState state_;
   int appended_ = 0;
-  int kill_after_ = 0;  ///< test hook: SIGKILL self after this many appends (0: off)
+  int kill_after_ = 0;       ///< test hook: SIGKILL self after this many appends (0: off)
+  int interrupt_after_ = 0;  ///< test hook: SIGINT self after this many appends (0: off)
 };
 
 }  // namespace kforge

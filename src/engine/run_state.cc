@@ -1,5 +1,7 @@
 #include "engine/run_state.h"
 
+#include <algorithm>
+
 #include "core/names.h"
 
 namespace kforge {
@@ -9,6 +11,7 @@ constexpr NameEntry<EventType> kEventNames[] = {
     {EventType::kRunStarted, "run_started"},       {EventType::kValidated, "validated"},
     {EventType::kRepairRequested, "repair_requested"}, {EventType::kRepairProposed, "repair_proposed"},
     {EventType::kRoundClosed, "round_closed"},     {EventType::kCancelled, "cancelled"},
+    {EventType::kResumed, "resumed"},
     {EventType::kRunFinished, "run_finished"},
 };
 
@@ -117,6 +120,12 @@ void RunState::Apply(const Event& e) {
     proposal_origins.clear();
     stop_pending = d.value("stop", "");
     stop_message = d.value("stop_message", "");
+  } else if (type == EventType::kCancelled) {
+    cancelled = true;
+    cancelled_wall_us = e.wall_us;
+  } else if (type == EventType::kResumed) {
+    if (cancelled) paused_us += std::max<int64_t>(0, e.wall_us - cancelled_wall_us);
+    cancelled = false;
   } else if (type == EventType::kRunFinished) {
     finished = true;
     success = d.value("success", false);

@@ -8,6 +8,8 @@
 //   repair_requested control round and attempt; persisted before the repairer is called
 //   repair_proposed token    the repairer's proposals (artifact hashes), in order
 //   round_closed    control  adoption, best snapshot, rollback and every guard decision
+//   cancelled       control  the user stopped the run (reason); nothing half-done precedes it
+//   resumed         control  `kforge resume` continued a cancelled run
 //   run_finished    control  success and reason
 #include <cstdint>
 #include <optional>
@@ -29,6 +31,7 @@ enum class EventType {
   kRepairProposed,
   kRoundClosed,
   kCancelled,
+  kResumed,
   kRunFinished,
   kUnknown,  ///< a name this kforge does not know (a log from a newer version)
 };
@@ -86,6 +89,10 @@ struct RunState {
   int precision_rounds = 0;
   int iterations = 0;        ///< validations so far
   std::vector<FailureClass> error_history;  ///< the failure of every validation, in order
+
+  bool cancelled = false;        ///< the last control event was `cancelled`
+  int64_t cancelled_wall_us = 0;
+  int64_t paused_us = 0;         ///< time between cancelled and resumed events, not charged to the budget
 
   std::string stop_pending;  ///< a round_closed decided to stop; run_finished not yet written
   std::string stop_message;

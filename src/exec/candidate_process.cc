@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "core/cancel.h"
 #include "core/clock.h"
 #include "exec/machine.h"
 #include "core/check.h"
@@ -199,6 +200,12 @@ bool CandidateProcess::Receive(ParsedReply* reply, int64_t deadline_ns, uint64_t
   };
   for (;;) {
     int64_t left_ms = (deadline_ns - clock.MonotonicNanos()) / 1000000;
+    if (cancel_ != nullptr && cancel_->cancelled()) {  // the signal interrupts poll below
+      child_->Kill();
+      failure->outcome = CaseRun::Outcome::kRunnerLost;
+      failure->message = "stopped: " + cancel_->reason();
+      return false;
+    }
     if (left_ms <= 0) {
       child_->Kill();
       failure->outcome = CaseRun::Outcome::kTimedOut;

@@ -14,6 +14,7 @@
 
 namespace kforge {
 
+class CancellationToken;
 class Clock;
 class Machine;
 class TensorArena;
@@ -88,6 +89,9 @@ class CandidateProcess {
   /// Runs the runner under a tool (e.g. {"compute-sanitizer", "--tool", "memcheck"}); its
   /// report lands in the candidate's output (OutputTail). Call before Start().
   void set_tool(std::vector<std::string> tool) { tool_ = std::move(tool); }
+  /// When `cancel` is cancelled, a call in progress ends at once: the child is killed and the
+  /// call fails (the caller discards it). Not owned; may be null.
+  void set_cancel(const CancellationToken* cancel) { cancel_ = cancel; }
   /// Starts the child and waits for it to load the candidate.
   LoadResult Start(int64_t timeout_ms);
   /// Runs one case; the arena holds num_inputs inputs, then the outputs. After any outcome but kReturned the process is gone.
@@ -125,6 +129,7 @@ class CandidateProcess {
   size_t arena_bytes_;
   bool gpu_ = false;
   std::vector<std::string> tool_;
+  const CancellationToken* cancel_ = nullptr;
   std::unique_ptr<TempDir> dir_;
   std::unique_ptr<SandboxSpec> spec_;
   ScopedFd control_;

@@ -203,6 +203,7 @@ BenchReport RunBench(Machine& machine, const Task& task, const std::string& cand
                                                     : Baseline{options.baseline_path, "given with --baseline", {}};
 
   VerifyOptions vo;
+  vo.cancel = options.cancel;
   vo.backend = BackendKind::kCuda;
   vo.full = options.full;
   vo.seed = options.seed;

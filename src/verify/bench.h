@@ -21,8 +21,10 @@
 namespace kforge {
 
 class Machine;
+class CancellationToken;
 
 struct BenchOptions {
+  const CancellationToken* cancel = nullptr;  ///< stops the verification between trials
   int warmup = 10;
   int reps = 100;
   bool full = false;            ///< certify on the full set (not only the light set) before timing

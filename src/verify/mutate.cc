@@ -209,6 +209,7 @@ MutationReport RunMutation(Machine& machine, const Task& task, const std::string
   report.candidate = candidate_path;
   Verifier verifier(task, machine);
   VerifyOptions base;
+  base.cancel = options.cancel;
   base.backend = options.backend;
   base.cache_dir = options.cache_dir;
   base.seed = options.seed;

@@ -20,6 +20,7 @@
 namespace kforge {
 
 class Machine;
+class CancellationToken;
 
 struct Mutant {
   std::string op;           ///< "swap_comparison", "bound_minus_one", ...
@@ -43,6 +44,7 @@ std::string_view MutantFateName(MutantFate f);
 
 struct MutationOptions {
   BackendKind backend = BackendKind::kCpu;
+  const CancellationToken* cancel = nullptr;  ///< stops between mutants and between trials
   uint64_t seed = 1;             ///< the fixed seed of the light and full judgements
   int judge_seeds = 8;           ///< seeds of the stronger judge (seed + 1 ...)
   int max_mutants = 0;           ///< 0: all; else a sample spread evenly over the source

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "core/cancel.h"
 #include "core/clock.h"
 #include "core/error.h"
 #include "core/fs.h"
@@ -132,6 +133,10 @@ class Run {
       if (options_.force_distribution) dists = {*options_.force_distribution};
       for (Distribution dist : dists) {
         ++trial;
+        if (options_.cancel != nullptr && options_.cancel->cancelled()) {
+          retire();
+          options_.cancel->ThrowIfCancelled();
+        }
         if (OutOfTime()) {
           CaseEvidence ev = NewEvidence(set, kase, dist, trial);
           ev.failure = FailureClass::kTimeout;
@@ -147,6 +152,7 @@ class Run {
           if (restarts++ > kMaxRestarts) return false;
           proc = std::make_unique<CandidateProcess>(machine_, so_path, options_.limits, max_arena,
                                                     options_.backend == BackendKind::kCuda);
+          proc->set_cancel(options_.cancel);
           LoadResult load = proc->Start(std::min(options_.load_timeout_ms, MillisLeft()));
           if (verdict_->sandbox_layers.empty()) verdict_->sandbox_layers = proc->Layers();
           if (!load.ok) {
@@ -196,6 +202,7 @@ class Run {
   /// One extra trial of `kase` with all-ones inputs, recorded in set "diagnostic".
   void RunDiagnostic(const std::string& so_path, const Case& kase) {
     CandidateProcess proc(machine_, so_path, options_.limits, ArenaBytes(kase.params), options_.backend == BackendKind::kCuda);
+    proc.set_cancel(options_.cancel);
     if (!proc.Start(options_.load_timeout_ms).ok) return;
     CaseEvidence ev = RunTrial(proc, "diagnostic", kase, Distribution::kOnes, 999999);
     verdict_->cases.push_back(std::move(ev));
@@ -206,6 +213,7 @@ class Run {
     nlohmann::json j;
     auto once = [&]() -> std::optional<CaseEvidence> {
       CandidateProcess proc(machine_, so_path, options_.limits, ArenaBytes(kase.params), true);
+      proc.set_cancel(options_.cancel);
       if (!proc.Start(options_.load_timeout_ms).ok) return std::nullopt;
       return RunTrial(proc, "sanitizer", kase, dist, kSanitizerTrial);
     };
@@ -238,6 +246,7 @@ class Run {
       return j;
     }
     CandidateProcess proc(machine_, so_path, options_.limits, ArenaBytes(kase.params), true);
+    proc.set_cancel(options_.cancel);
     proc.set_tool({sanitizer, "--tool", tool, "--print-limit", "20", "--show-backtrace", "no"});
     if (!proc.Start(options_.load_timeout_ms * 6).ok) {
       j["skipped"] = "the candidate did not load under compute-sanitizer: " + proc.Finish(5000, 2048);
@@ -622,6 +631,8 @@ Verdict Verifier::VerifySource(const std::string& source, const std::string& lab
     v.device = device.info;
   }
   auto done = [&]() -> Verdict {
+    // A verification the user stopped returns no verdict: its last trial may have been cut.
+    if (options.cancel != nullptr) options.cancel->ThrowIfCancelled();
     v.total_seconds = Seconds(clock, start);
     if (!v.integrity.empty()) {
       v.passed = false;
@@ -657,6 +668,7 @@ Verdict Verifier::VerifySource(const std::string& source, const std::string& lab
   if (!v.integrity.empty()) return done();
   v.level = Level::kL0Static;
 
+  if (options.cancel != nullptr) options.cancel->ThrowIfCancelled();
   // L1: compile in the sandbox.
   SandboxMode mode = machine_.Sandbox();
   v.sandbox = std::string(SandboxModeName(mode));

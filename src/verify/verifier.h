@@ -17,6 +17,7 @@ namespace kforge {
 
 class Clock;
 class Machine;
+class CancellationToken;
 
 struct VerifyOptions {
   BackendKind backend = BackendKind::kCpu;
@@ -43,6 +44,9 @@ struct VerifyOptions {
   bool trusted = false;
   std::vector<std::string> trusted_link_flags;
   SandboxLimits limits;
+  /// Checked between trials: when cancelled, the verification stops there and throws
+  /// CancelledError (a partial verdict is never returned). Not owned; may be null.
+  const CancellationToken* cancel = nullptr;
 };
 
 /// The tensor-arena layout of one case of `task`: its inputs, then its outputs.
