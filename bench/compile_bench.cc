@@ -22,10 +22,10 @@
 #include <vector>
 
 #include "core/env.h"
-#include "exec/machine.h"
 #include "core/fs.h"
 #include "core/subprocess.h"
 #include "exec/compiler.h"
+#include "exec/machine.h"
 
 namespace {
 
@@ -42,7 +42,8 @@ double Since(std::chrono::steady_clock::time_point t) {
 std::string DeviceCode(const std::string& source) {
   std::string s = source.substr(0, source.find("extern \"C\" int kforge_run"));
   s = std::regex_replace(s, std::regex(R"(#include <(dlpack/dlpack.h|cuda_runtime.h|cstdint|cfloat)>\n)"), "");
-  return "typedef long long int64_t;\n#define FLT_MAX 3.402823466e+38f\n#define INFINITY __int_as_float(0x7f800000)\n" + s;
+  return "typedef long long int64_t;\n#define FLT_MAX 3.402823466e+38f\n#define INFINITY __int_as_float(0x7f800000)\n" +
+         s;
 }
 
 bool Nvrtc(const std::string& code, const std::string& arch, std::string* log) {
@@ -68,8 +69,10 @@ int main(int argc, char** argv) {
   std::string out_path = src + "/bench/results/compile_cpu.json";
   int repeat = 3;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out_path = argv[++i];
-    else if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = std::atoi(argv[++i]);
+    if (!std::strcmp(argv[i], "--out") && i + 1 < argc)
+      out_path = argv[++i];
+    else if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc)
+      repeat = std::atoi(argv[++i]);
   }
   kforge::LiveEnv live;
   kforge::Machine machine(live.env());
@@ -92,26 +95,34 @@ int main(int argc, char** argv) {
       kforge::CompileResult c = kforge::CompileCudaCandidate(machine, source, o);
       if (c.ok) so.push_back(Since(t));
       kforge::SpawnOptions sp;
-      sp.argv = {nvcc, "-std=c++17", "-O2", "-arch=sm_90", "-cubin", "-I" + std::string("/usr/include"), "-o",
-                 cache.path() + "/k.cubin", path};
+      sp.argv = {nvcc,     "-std=c++17",
+                 "-O2",    "-arch=sm_90",
+                 "-cubin", "-I" + std::string("/usr/include"),
+                 "-o",     cache.path() + "/k.cubin",
+                 path};
       t = std::chrono::steady_clock::now();
       auto res = live.env().processes().Run(sp, 120000);
       if (res.status.ok()) cubin.push_back(Since(t));
       std::string log;
       t = std::chrono::steady_clock::now();
-      if (Nvrtc(DeviceCode(source), "sm_90", &log)) rtc.push_back(Since(t));
-      else if (r == 0) fmt::print(stderr, "{}: NVRTC failed:\n{}\n", name, log);
+      if (Nvrtc(DeviceCode(source), "sm_90", &log))
+        rtc.push_back(Since(t));
+      else if (r == 0)
+        fmt::print(stderr, "{}: NVRTC failed:\n{}\n", name, log);
     }
     fmt::print("{:<18} {:>10.3f} {:>11.3f} {:>9.3f}\n", name, Median(so), Median(cubin), Median(rtc));
-    rows.push_back({{"kernel", name}, {"nvcc_so_seconds", Median(so)}, {"nvcc_cubin_seconds", Median(cubin)},
-                    {"nvrtc_seconds", Median(rtc)}, {"repeat", repeat}});
+    rows.push_back({{"kernel", name},
+                    {"nvcc_so_seconds", Median(so)},
+                    {"nvcc_cubin_seconds", Median(cubin)},
+                    {"nvrtc_seconds", Median(rtc)},
+                    {"repeat", repeat}});
     all_so.push_back(Median(so));
     all_cubin.push_back(Median(cubin));
     all_rtc.push_back(Median(rtc));
   }
   fmt::print("{:<18} {:>10.3f} {:>11.3f} {:>9.3f}\n", "median", Median(all_so), Median(all_cubin), Median(all_rtc));
-  nlohmann::json doc = {{"benchmark", "cuda_compile"}, {"nvcc", version}, {"nvrtc", fmt::format("{}.{}", major, minor)},
-                        {"rows", rows}};
+  nlohmann::json doc = {
+      {"benchmark", "cuda_compile"}, {"nvcc", version}, {"nvrtc", fmt::format("{}.{}", major, minor)}, {"rows", rows}};
   kforge::MakeDirs(out_path.substr(0, out_path.rfind('/')));
   std::ofstream(out_path) << doc.dump(2) << "\n";
   fmt::print("wrote {}\n", out_path);

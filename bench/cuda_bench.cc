@@ -17,20 +17,21 @@
 #include <vector>
 
 #include "core/env.h"
-#include "exec/machine.h"
 #include "core/fs.h"
 #include "core/task.h"
 #include "exec/device.h"
+#include "exec/machine.h"
 #include "verify/bench.h"
 #include "verify/verifier.h"
 
 namespace {
 
-const char* kTasks[] = {"relu", "gelu", "silu", "add_bias", "sum_lastdim", "mean_lastdim", "argmax_lastdim",
-                        "cumsum_lastdim", "softmax", "log_softmax", "layernorm", "rmsnorm", "matmul",
-                        "batched_matmul", "conv2d", "maxpool2d", "attention", "causal_attention", "relu_f16",
-                        "gelu_bf16", "layernorm_bf16", "rmsnorm_f16", "softmax_f16", "softmax_bf16", "matmul_f16",
-                        "matmul_bf16", "attention_bf16"};
+const char* kTasks[] = {
+    "relu",           "gelu",           "silu",           "add_bias",    "sum_lastdim", "mean_lastdim",
+    "argmax_lastdim", "cumsum_lastdim", "softmax",        "log_softmax", "layernorm",   "rmsnorm",
+    "matmul",         "batched_matmul", "conv2d",         "maxpool2d",   "attention",   "causal_attention",
+    "relu_f16",       "gelu_bf16",      "layernorm_bf16", "rmsnorm_f16", "softmax_f16", "softmax_bf16",
+    "matmul_f16",     "matmul_bf16",    "attention_bf16"};
 
 kforge::Task LoadTask(const std::string& name) {
   return kforge::LoadTaskFile(std::string(KFORGE_SOURCE_DIR) + "/tasks/" + name + ".json");
@@ -48,9 +49,12 @@ int main(int argc, char** argv) {
   int reps = 100, runs = 5;
   std::vector<std::string> only;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out_path = argv[++i];
-    else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--runs") && i + 1 < argc) runs = std::atoi(argv[++i]);
+    if (!std::strcmp(argv[i], "--out") && i + 1 < argc)
+      out_path = argv[++i];
+    else if (!std::strcmp(argv[i], "--reps") && i + 1 < argc)
+      reps = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--runs") && i + 1 < argc)
+      runs = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--kernels") && i + 1 < argc)
       for (std::string_view rest = argv[++i]; !rest.empty();) {
         size_t comma = rest.find(',');
@@ -68,8 +72,10 @@ int main(int argc, char** argv) {
   // 1. Ceilings.
   kforge::DeviceCeilings c = kforge::CalibrateCeilings(machine, device, cold.path());
   doc["ceilings"] = c.raw;
-  fmt::print("device: {} ({})\nceilings: copy {:.0f} GB/s, fp32 matmul {:.1f} TFLOP/s (no TF32), bf16 matmul {:.1f} TFLOP/s\n\n",
-             device.name, device.arch, c.copy_bytes_per_s / 1e9, c.fp32_flops_per_s / 1e12, c.bf16_flops_per_s / 1e12);
+  fmt::print(
+      "device: {} ({})\nceilings: copy {:.0f} GB/s, fp32 matmul {:.1f} TFLOP/s (no TF32), bf16 matmul {:.1f} "
+      "TFLOP/s\n\n",
+      device.name, device.arch, c.copy_bytes_per_s / 1e9, c.fp32_flops_per_s / 1e12, c.bf16_flops_per_s / 1e12);
 
   kforge::BenchOptions bo;
   bo.reps = reps;
@@ -82,45 +88,50 @@ int main(int argc, char** argv) {
     goto table;
   }
   {
-  // 2. Time to a verdict, cold compile cache.
-  fmt::print("{:<18} {:>10} {:>10} {:>10} {:>8}\n", "time to verdict", "compile_s", "rest_s", "total_s", "trials");
-  for (const char* name : {"relu", "softmax", "layernorm", "matmul", "attention"}) {
-    kforge::Task task = LoadTask(name);
-    kforge::VerifyOptions vo;
-    vo.backend = kforge::BackendKind::kCuda;
-    vo.full = true;
-    vo.seed = 1;
-    vo.cache_dir = cold.path() + "/verdict-" + name;
-    kforge::Verdict v = kforge::Verifier(task, machine).Verify(Correct(name), vo);
-    fmt::print("{:<18} {:>10.2f} {:>10.2f} {:>10.2f} {:>8}{}\n", name, v.compile.seconds,
-               v.total_seconds - v.compile.seconds, v.total_seconds, v.cases.size(), v.passed ? "" : "  FAILED");
-    doc["time_to_verdict"].push_back({{"task", name}, {"passed", v.passed}, {"compile_seconds", v.compile.seconds},
-                                      {"total_seconds", v.total_seconds}, {"trials", v.cases.size()}});
-  }
-
-  // 3. Spread of the same kernel over separate runs.
-  fmt::print("\n{:<18} {:>12} {:>12} {:>12} {:>14}\n", "spread", "min_med_us", "max_med_us", "cv_of_median",
-             "in-run p90/p10");
-  for (const char* name : {"relu", "softmax", "matmul"}) {
-    std::vector<double> medians;
-    double in_run = 0;
-    for (int r = 0; r < runs; ++r) {
-      kforge::BenchReport rep = kforge::RunBench(machine, LoadTask(name), Correct(name), bo);
-      if (!rep.timed) break;
-      medians.push_back(rep.candidate.timing.median_ns / 1e3);
-      in_run = std::max(in_run, rep.candidate.timing.p90_ns / rep.candidate.timing.p10_ns);
+    // 2. Time to a verdict, cold compile cache.
+    fmt::print("{:<18} {:>10} {:>10} {:>10} {:>8}\n", "time to verdict", "compile_s", "rest_s", "total_s", "trials");
+    for (const char* name : {"relu", "softmax", "layernorm", "matmul", "attention"}) {
+      kforge::Task task = LoadTask(name);
+      kforge::VerifyOptions vo;
+      vo.backend = kforge::BackendKind::kCuda;
+      vo.full = true;
+      vo.seed = 1;
+      vo.cache_dir = cold.path() + "/verdict-" + name;
+      kforge::Verdict v = kforge::Verifier(task, machine).Verify(Correct(name), vo);
+      fmt::print("{:<18} {:>10.2f} {:>10.2f} {:>10.2f} {:>8}{}\n", name, v.compile.seconds,
+                 v.total_seconds - v.compile.seconds, v.total_seconds, v.cases.size(), v.passed ? "" : "  FAILED");
+      doc["time_to_verdict"].push_back({{"task", name},
+                                        {"passed", v.passed},
+                                        {"compile_seconds", v.compile.seconds},
+                                        {"total_seconds", v.total_seconds},
+                                        {"trials", v.cases.size()}});
     }
-    double mean = 0, sq = 0;
-    for (double m : medians) mean += m / medians.size();
-    for (double m : medians) sq += (m - mean) * (m - mean) / medians.size();
-    double cv = mean > 0 ? std::sqrt(sq) / mean : 0;
-    auto [lo, hi] = std::minmax_element(medians.begin(), medians.end());
-    fmt::print("{:<18} {:>12.2f} {:>12.2f} {:>11.2f}% {:>14.3f}\n", name, medians.empty() ? 0 : *lo,
-               medians.empty() ? 0 : *hi, 100 * cv, in_run);
-    doc["spread"].push_back({{"task", name}, {"runs", medians.size()}, {"medians_us", medians}, {"cv", cv},
-                             {"worst_in_run_p90_over_p10", in_run}});
-  }
 
+    // 3. Spread of the same kernel over separate runs.
+    fmt::print("\n{:<18} {:>12} {:>12} {:>12} {:>14}\n", "spread", "min_med_us", "max_med_us", "cv_of_median",
+               "in-run p90/p10");
+    for (const char* name : {"relu", "softmax", "matmul"}) {
+      std::vector<double> medians;
+      double in_run = 0;
+      for (int r = 0; r < runs; ++r) {
+        kforge::BenchReport rep = kforge::RunBench(machine, LoadTask(name), Correct(name), bo);
+        if (!rep.timed) break;
+        medians.push_back(rep.candidate.timing.median_ns / 1e3);
+        in_run = std::max(in_run, rep.candidate.timing.p90_ns / rep.candidate.timing.p10_ns);
+      }
+      double mean = 0, sq = 0;
+      for (double m : medians) mean += m / medians.size();
+      for (double m : medians) sq += (m - mean) * (m - mean) / medians.size();
+      double cv = mean > 0 ? std::sqrt(sq) / mean : 0;
+      auto [lo, hi] = std::minmax_element(medians.begin(), medians.end());
+      fmt::print("{:<18} {:>12.2f} {:>12.2f} {:>11.2f}% {:>14.3f}\n", name, medians.empty() ? 0 : *lo,
+                 medians.empty() ? 0 : *hi, 100 * cv, in_run);
+      doc["spread"].push_back({{"task", name},
+                               {"runs", medians.size()},
+                               {"medians_us", medians},
+                               {"cv", cv},
+                               {"worst_in_run_p90_over_p10", in_run}});
+    }
   }
 table:
   // 4. Speedup and roofline of every bundled correct kernel.

@@ -35,7 +35,8 @@ BENCHMARK_CAPTURE(BM_FillInput, sorted_rows, kforge::Distribution::kSortedRows)-
 void BM_CompareOutput(benchmark::State& state) {
   const int64_t n = state.range(0);
   std::vector<float> got(static_cast<size_t>(n));
-  std::vector<double> ref = kforge::FillInput(kforge::Distribution::kNormal, 3, kforge::DType::kFloat32, got.data(), {n});
+  std::vector<double> ref =
+      kforge::FillInput(kforge::Distribution::kNormal, 3, kforge::DType::kFloat32, got.data(), {n});
   kforge::TensorSpec spec{"out", kforge::DType::kFloat32, {"N"}};
   kforge::CompareInput in;
   in.spec = &spec;

@@ -13,19 +13,22 @@
 #include <nlohmann/json.hpp>
 
 #include "core/env.h"
-#include "exec/machine.h"
 #include "core/fs.h"
 #include "core/task.h"
 #include "engine/repair_loop.h"
+#include "exec/machine.h"
 
 int main(int argc, char** argv) {
   std::string src = KFORGE_SOURCE_DIR;
   std::string out_path, backend = "cpu";
   uint64_t seed = 1;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out_path = argv[++i];
-    else if (!std::strcmp(argv[i], "--backend") && i + 1 < argc) backend = argv[++i];
-    else if (!std::strcmp(argv[i], "--seed") && i + 1 < argc) seed = std::strtoull(argv[++i], nullptr, 10);
+    if (!std::strcmp(argv[i], "--out") && i + 1 < argc)
+      out_path = argv[++i];
+    else if (!std::strcmp(argv[i], "--backend") && i + 1 < argc)
+      backend = argv[++i];
+    else if (!std::strcmp(argv[i], "--seed") && i + 1 < argc)
+      seed = std::strtoull(argv[++i], nullptr, 10);
   }
   std::string text, error;
   if (out_path.empty()) out_path = src + "/bench/results/repair_" + backend + ".json";
@@ -68,8 +71,13 @@ int main(int argc, char** argv) {
         ++light_pass_full_fail;
     fmt::print("{:<36} {:<28} {:<9} {:>6} {:>6} {:>8.2f}  {}\n", file, c["bug_class"].get<std::string>(),
                s.success ? "yes" : "no", s.round, s.iterations, seconds, s.finish_reason);
-    rows.push_back({{"candidate", file}, {"task", task_name}, {"bug_class", c["bug_class"]}, {"repaired", s.success},
-                    {"rounds", s.round}, {"validations", s.iterations}, {"seconds", seconds},
+    rows.push_back({{"candidate", file},
+                    {"task", task_name},
+                    {"bug_class", c["bug_class"]},
+                    {"repaired", s.success},
+                    {"rounds", s.round},
+                    {"validations", s.iterations},
+                    {"seconds", seconds},
                     {"reason", s.finish_reason}});
   }
   double rate = total ? static_cast<double>(repaired) / total : 0;
@@ -77,8 +85,14 @@ int main(int argc, char** argv) {
   fmt::print("{} of {} near-misses pass the light set and fail only on the full set\n", light_pass_full_fail, total);
   std::string host;
   kforge::TryReadFile("/proc/sys/kernel/hostname", &host, &error);
-  nlohmann::json doc = {{"benchmark", "repair_" + backend + "_recipe"}, {"backend", backend}, {"seed", seed}, {"repaired", repaired}, {"total", total},
-                        {"success_rate", rate}, {"light_pass_full_fail", light_pass_full_fail}, {"rows", rows}};
+  nlohmann::json doc = {{"benchmark", "repair_" + backend + "_recipe"},
+                        {"backend", backend},
+                        {"seed", seed},
+                        {"repaired", repaired},
+                        {"total", total},
+                        {"success_rate", rate},
+                        {"light_pass_full_fail", light_pass_full_fail},
+                        {"rows", rows}};
   kforge::MakeDirs(out_path.substr(0, out_path.rfind('/')));
   std::ofstream(out_path) << doc.dump(2) << "\n";
   fmt::print("wrote {}\n", out_path);

@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "core/env.h"
-#include "exec/machine.h"
 #include "core/fs.h"
 #include "core/task.h"
+#include "exec/machine.h"
 #include "verify/verifier.h"
 
 namespace {
@@ -32,7 +32,9 @@ std::string Machine() {
   std::string info, e;
   kforge::TryReadFile("/proc/cpuinfo", &info, &e);
   size_t p = info.find("model name");
-  std::string model = p == std::string::npos ? "unknown cpu" : info.substr(info.find(':', p) + 2, info.find('\n', p) - info.find(':', p) - 2);
+  std::string model = p == std::string::npos
+                          ? "unknown cpu"
+                          : info.substr(info.find(':', p) + 2, info.find('\n', p) - info.find(':', p) - 2);
   return model + ", " + std::to_string(std::thread::hardware_concurrency()) + " cpus";
 }
 
@@ -42,15 +44,17 @@ int main(int argc, char** argv) {
   std::string out_path = std::string(KFORGE_SOURCE_DIR) + "/bench/results/verify_cpu.json";
   int repeat = 3;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out_path = argv[++i];
-    else if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = std::max(1, std::atoi(argv[++i]));
+    if (!std::strcmp(argv[i], "--out") && i + 1 < argc)
+      out_path = argv[++i];
+    else if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc)
+      repeat = std::max(1, std::atoi(argv[++i]));
   }
   kforge::LiveEnv live;
   kforge::Machine machine(live.env());
   const char* tasks[] = {"relu", "softmax", "layernorm", "matmul", "conv2d", "attention"};
   nlohmann::json rows = nlohmann::json::array();
-  fmt::print("{:<12} {:<6} {:>7} {:>10} {:>9} {:>9} {:>9} {:>9}\n", "task", "set", "trials",
-             "compile_s", "run_s", "ref_s", "other_s", "total_s");
+  fmt::print("{:<12} {:<6} {:>7} {:>10} {:>9} {:>9} {:>9} {:>9}\n", "task", "set", "trials", "compile_s", "run_s",
+             "ref_s", "other_s", "total_s");
   for (const char* name : tasks) {
     kforge::Task task = kforge::LoadTaskFile(std::string(KFORGE_SOURCE_DIR) + "/tasks/" + name + ".json");
     std::string candidate = std::string(KFORGE_SOURCE_DIR) + "/examples/cpu/correct/" + name + ".cc";
@@ -77,17 +81,23 @@ int main(int argc, char** argv) {
       }
       double c = Median(compile), ru = Median(run), rf = Median(ref), t = Median(total);
       const char* set = full ? "full" : "light";
-      fmt::print("{:<12} {:<6} {:>7} {:>10.3f} {:>9.3f} {:>9.3f} {:>9.3f} {:>9.3f}\n", name, set,
-                 trials, c, ru, rf, t - c - ru - rf, t);
-      rows.push_back({{"task", name}, {"set", set}, {"trials", trials}, {"compile_s", c},
-                      {"run_s", ru}, {"reference_s", rf}, {"total_s", t}});
+      fmt::print("{:<12} {:<6} {:>7} {:>10.3f} {:>9.3f} {:>9.3f} {:>9.3f} {:>9.3f}\n", name, set, trials, c, ru, rf,
+                 t - c - ru - rf, t);
+      rows.push_back({{"task", name},
+                      {"set", set},
+                      {"trials", trials},
+                      {"compile_s", c},
+                      {"run_s", ru},
+                      {"reference_s", rf},
+                      {"total_s", t}});
     }
   }
   nlohmann::json doc = {{"benchmark", "verify_cpu"},
                         {"machine", Machine()},
                         {"repeat", repeat},
-                        {"note", "run_s spans each kforge_run call as seen by the engine (IPC included); "
-                                 "full includes the light set it runs first"},
+                        {"note",
+                         "run_s spans each kforge_run call as seen by the engine (IPC included); "
+                         "full includes the light set it runs first"},
                         {"rows", rows}};
   kforge::MakeDirs(out_path.substr(0, out_path.rfind('/')));
   std::ofstream(out_path) << doc.dump(2) << "\n";

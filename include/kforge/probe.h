@@ -15,8 +15,8 @@
 
 #if defined(KFORGE_PROBES) && KFORGE_PROBES
 extern "C" void kforge_probe_record(const char* name, const float* data, long count) __attribute__((weak));
-#define KFORGE_PROBE(name, data, count)                                                   \
-  do {                                                                                    \
+#define KFORGE_PROBE(name, data, count)                                                        \
+  do {                                                                                         \
     if (kforge_probe_record) kforge_probe_record((name), (const float*)(data), (long)(count)); \
   } while (0)
 #else

@@ -7,8 +7,8 @@
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/subprocess.h"
-#include "core/text.h"
 #include "core/task.h"
+#include "core/text.h"
 
 namespace kforge {
 

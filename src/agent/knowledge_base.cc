@@ -91,14 +91,18 @@ KbEntry ParseKbEntry(const nlohmann::json& j, const std::string& origin_file) {
 nlohmann::json KbEntryToJson(const KbEntry& e) {
   nlohmann::json patches = nlohmann::json::array();
   for (const auto& p : e.patches) patches.push_back({{"find", p.find}, {"replace", p.replace}, {"cost", p.cost}});
-  return {{"id", e.id}, {"failure_classes", e.failure_classes}, {"categories", e.categories},
-          {"signature", {{"all", e.requires_all}, {"any", e.requires_any}}}, {"guidance", e.guidance},
-          {"patches", patches}, {"origin", e.origin}, {"status", e.status},
+  return {{"id", e.id},
+          {"failure_classes", e.failure_classes},
+          {"categories", e.categories},
+          {"signature", {{"all", e.requires_all}, {"any", e.requires_any}}},
+          {"guidance", e.guidance},
+          {"patches", patches},
+          {"origin", e.origin},
+          {"status", e.status},
           {"track_record", TrackRecordToJson(e.record)}};
 }
 
-KnowledgeBase::KnowledgeBase(const std::string& curated_dir, const std::string& state_dir)
-    : state_dir_(state_dir) {
+KnowledgeBase::KnowledgeBase(const std::string& curated_dir, const std::string& state_dir) : state_dir_(state_dir) {
   auto load_dir = [&](const std::string& dir) {
     if (!FileExists(dir)) return;
     std::vector<std::string> files;
@@ -145,9 +149,10 @@ std::vector<KbHit> KnowledgeBase::Retrieve(const Task& task, const Forensics& f)
   for (const auto& e : entries_) {
     if (e.status == "rejected" || !Contains(e.failure_classes, cls)) continue;
     if (!e.categories.empty() && !Contains(e.categories, task.category)) continue;
-    bool all = std::all_of(e.requires_all.begin(), e.requires_all.end(), [&](const std::string& n) { return f.Has(n); });
-    bool any = e.requires_any.empty() ||
-               std::any_of(e.requires_any.begin(), e.requires_any.end(), [&](const std::string& n) { return f.Has(n); });
+    bool all =
+        std::all_of(e.requires_all.begin(), e.requires_all.end(), [&](const std::string& n) { return f.Has(n); });
+    bool any = e.requires_any.empty() || std::any_of(e.requires_any.begin(), e.requires_any.end(),
+                                                     [&](const std::string& n) { return f.Has(n); });
     if (!all || !any) continue;
     // More specific signatures first, then the track record (Laplace-smoothed success rate).
     double specificity = static_cast<double>(e.requires_all.size()) + (e.requires_any.empty() ? 0 : 0.5) +

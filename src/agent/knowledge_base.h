@@ -8,10 +8,9 @@
 // A learned entry starts "proposed" (tried after curated ones) and is "admitted" once it
 // has at least kMinUsesForAdmission uses, a success rate of at least 0.95 and no integrity
 // violations; any integrity violation rejects it.
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace kforge {
 
@@ -36,12 +35,12 @@ struct TrackRecord {
 struct KbEntry {
   std::string id;
   std::vector<std::string> failure_classes;
-  std::vector<std::string> categories;  ///< empty: any category
+  std::vector<std::string> categories;    ///< empty: any category
   std::vector<std::string> requires_all;  ///< forensics names that must all be present
   std::vector<std::string> requires_any;  ///< at least one must be present (when non-empty)
   std::string guidance;
   std::vector<KbPatch> patches;
-  std::string origin = "curated";  ///< or "learned"
+  std::string origin = "curated";   ///< or "learned"
   std::string status = "admitted";  ///< learned entries: proposed, admitted, rejected
   TrackRecord record;
 };
@@ -73,8 +72,7 @@ class KnowledgeBase {
   void RecordUse(const std::string& id, bool succeeded, bool integrity_violation);
   /// Proposes a learned entry from a successful repair: the failure signature and a literal
   /// patch made from the change. Returns its id ("" when the change is not a simple edit).
-  std::string ProposeLearned(const Task& task, const Forensics& f, const std::string& before,
-                             const std::string& after);
+  std::string ProposeLearned(const Task& task, const Forensics& f, const std::string& before, const std::string& after);
 
   const std::vector<KbEntry>& entries() const { return entries_; }
 

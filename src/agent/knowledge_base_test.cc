@@ -41,7 +41,8 @@ TEST(KnowledgeBaseTest, LearnedEntryIsAdmittedOnlyWithACleanRecord) {
   Forensics f;
   f.failure = FailureClass::kWrongResult;
   f.symptoms = {"constant_scale"};
-  std::string id = kb.ProposeLearned(task, f, "int a;\nfloat x = y / 3;\nint b;\n", "int a;\nfloat x = y / 2;\nint b;\n");
+  std::string id =
+      kb.ProposeLearned(task, f, "int a;\nfloat x = y / 3;\nint b;\n", "int a;\nfloat x = y / 2;\nint b;\n");
   ASSERT_FALSE(id.empty());
   EXPECT_EQ(kb.Find(id)->status, "proposed");
   // The learned patch reproduces the fix.
@@ -75,7 +76,8 @@ TEST(KnowledgeBaseTest, LowSuccessRateIsNotAdmitted) {
 
 TEST(KnowledgeBaseTest, MalformedEntriesAreUsageErrors) {
   EXPECT_THROW(ParseKbEntry(nlohmann::json{{"id", "x"}, {"failure_classes", {"nope"}}}, "f.json"), UsageError);
-  EXPECT_THROW(ParseKbEntry(nlohmann::json{{"id", "x"}, {"failure_classes", {"nan_inf"}},
+  EXPECT_THROW(ParseKbEntry(nlohmann::json{{"id", "x"},
+                                           {"failure_classes", {"nan_inf"}},
                                            {"patches", {{{"find", "(unclosed"}, {"replace", ""}}}}},
                             "f.json"),
                UsageError);

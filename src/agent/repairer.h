@@ -4,10 +4,9 @@
 // says is ever taken as a verdict. Implementations: RecipeRepairer (knowledge-base patches,
 // no LLM), ExternalRepairer (any command: an external agent or a person with an editor);
 // LLM repairers plug in here too.
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace kforge {
 
@@ -16,12 +15,12 @@ struct KbHit;
 
 struct RepairContext {
   const Task* task = nullptr;
-  std::string source;           ///< the candidate to repair
+  std::string source;                      ///< the candidate to repair
   std::string file_name = "candidate.cc";  ///< its name for tools and people ("candidate.cu" on cuda)
-  nlohmann::json verdict;       ///< the failing verdict (JSON, as stored)
-  nlohmann::json forensics;     ///< the engine's diagnosis (JSON, as stored)
+  nlohmann::json verdict;                  ///< the failing verdict (JSON, as stored)
+  nlohmann::json forensics;                ///< the engine's diagnosis (JSON, as stored)
   std::string forensics_text;
-  std::vector<KbHit> kb_hits;   ///< ranked knowledge-base entries for this diagnosis
+  std::vector<KbHit> kb_hits;        ///< ranked knowledge-base entries for this diagnosis
   std::vector<std::string> history;  ///< one line per earlier round
   int round = 0;
   /// The engine compiles proposals with KFORGE_PROBE enabled from this round on; a repairer

@@ -1,22 +1,20 @@
 // End-to-end tests: the real kforge binary, run in temp directories, against the bundled
 // examples. Expected verdicts live in the examples' manifest.json files.
-#include <gtest/gtest.h>
-
-#include <filesystem>
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
+#include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
-
-#include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include "core/clock.h"
 #include "core/fs.h"
 #include "core/subprocess.h"
-#include "verify/verdict.h"
 #include "testing/testing.h"
+#include "verify/verdict.h"
 
 namespace kforge {
 namespace {
@@ -88,7 +86,8 @@ TEST(CliTest, EveryNearMissFailsWithItsLabelledClass) {
     for (const auto& n : v["forensics"]["patterns"]) named.insert(n.get<std::string>());
     for (const auto& n : v["forensics"]["symptoms"]) named.insert(n.get<std::string>());
     for (const auto& want : c["expected_forensics"])
-      EXPECT_TRUE(named.count(want.get<std::string>())) << file << " forensics lack " << want << ": " << v["forensics"].dump();
+      EXPECT_TRUE(named.count(want.get<std::string>()))
+          << file << " forensics lack " << want << ": " << v["forensics"].dump();
   }
   EXPECT_GE(bug_classes.size(), 15u);
 }
@@ -104,8 +103,8 @@ void ExpectHostileVerdicts(const std::string& sandbox) {
     if (sandbox == "none" && c.contains("none")) want.update(c["none"]);
     TempDir tmp("kforge-hostile-tmp");
     std::string timeout = std::to_string(c.value("timeout", 5));
-    std::vector<std::string> args = {"verify", manifest["task"], dir + "/" + file, "--json", "--timeout", timeout,
-                                     "--memory", "1"};
+    std::vector<std::string> args = {"verify",    manifest["task"], dir + "/" + file, "--json",
+                                     "--timeout", timeout,          "--memory",       "1"};
     for (const auto& a : c.value("args", nlohmann::json::array())) args.push_back(a);
     auto r = RunCli(args, "", 300, {"KFORGE_SANDBOX=" + sandbox, "TMPDIR=" + tmp.path()});
     SCOPED_TRACE(file + " with KFORGE_SANDBOX=" + sandbox);
@@ -182,8 +181,12 @@ bool Gone(pid_t pid) {
 struct HangingVerify {
   HangingVerify() : out(dir.path() + "/out") {
     SpawnOptions o;
-    o.argv = {testing::BinaryPath("kforge"), "verify", "relu", SourceDir() + "/examples/cpu/hostile/hang_forever.cc",
-              "--timeout", "4"};
+    o.argv = {testing::BinaryPath("kforge"),
+              "verify",
+              "relu",
+              SourceDir() + "/examples/cpu/hostile/hang_forever.cc",
+              "--timeout",
+              "4"};
     o.output_path = out;
     child = Subprocess::Start(o, clock);
     // Wait until the candidate's process runs (a child of kforge), so the signal lands
@@ -215,8 +218,18 @@ TEST(CliTest, CtrlCStopsAVerificationAtTheNextTrial) {
 TEST(CliTest, ASecondCtrlCEndsEverythingAtOnce) {
   TempDir dir("kforge-interrupt2");
   SpawnOptions o;
-  o.argv = {testing::BinaryPath("kforge"), "repair", "relu", SourceDir() + "/examples/cpu/nearmiss/relu_nan_dropped.cc",
-            "--repairer", "external", "--repairer-cmd", "sleep 60", "--out", dir.path() + "/run", "--seed", "1"};
+  o.argv = {testing::BinaryPath("kforge"),
+            "repair",
+            "relu",
+            SourceDir() + "/examples/cpu/nearmiss/relu_nan_dropped.cc",
+            "--repairer",
+            "external",
+            "--repairer-cmd",
+            "sleep 60",
+            "--out",
+            dir.path() + "/run",
+            "--seed",
+            "1"};
   o.output_path = dir.path() + "/out";
   o.add_env = {"KFORGE_KB_STATE=" + dir.path() + "/kb"};
   LiveClock clock;
@@ -276,8 +289,8 @@ TEST(CliTest, ProbesLocateTheFirstWrongStage) {
 }
 
 TEST(CliTest, HumanSummaryShowsEvidence) {
-  auto r = RunCli({"verify", "softmax", SourceDir() + "/examples/cpu/nearmiss/softmax_no_max.cc",
-                   "--full", "--seed", "7"});
+  auto r =
+      RunCli({"verify", "softmax", SourceDir() + "/examples/cpu/nearmiss/softmax_no_max.cc", "--full", "--seed", "7"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.out.find("FAIL"), std::string::npos);
   EXPECT_NE(r.out.find("nan_inf"), std::string::npos);
@@ -321,8 +334,10 @@ TEST(CliTest, CudaBackendWithoutAGpuExitsTwo) {
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_NE(r.err.find("needs an NVIDIA GPU"), std::string::npos) << r.err;
   std::string relu = SourceDir() + "/examples/cuda/correct/relu.cu";
-  for (std::vector<std::string> args : {std::vector<std::string>{"device"}, {"device", "calibrate"},
-                                        {"bench", "relu", relu}, {"repair", "relu", relu, "--backend", "cuda"}}) {
+  for (std::vector<std::string> args : {std::vector<std::string>{"device"},
+                                        {"device", "calibrate"},
+                                        {"bench", "relu", relu},
+                                        {"repair", "relu", relu, "--backend", "cuda"}}) {
     auto d = RunCli(args);
     EXPECT_EQ(d.exit_code, 2) << args[0];
     EXPECT_NE(d.err.find("needs an NVIDIA GPU"), std::string::npos) << args[0] << ": " << d.err;
@@ -345,7 +360,8 @@ TEST(CliTest, DoctorReportsTheLayersThatHoldInEachMode) {
 }
 
 TEST(CliTest, HelpEverywhere) {
-  for (std::vector<std::string> args : {std::vector<std::string>{"--help"}, {"verify", "--help"}, {"tasks", "--help"}}) {
+  for (std::vector<std::string> args :
+       {std::vector<std::string>{"--help"}, {"verify", "--help"}, {"tasks", "--help"}}) {
     auto r = RunCli(args);
     EXPECT_EQ(r.exit_code, 0) << args[0];
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << r.out;
@@ -358,9 +374,9 @@ TEST(CliTest, TasksListsEveryBundledTask) {
   auto list = nlohmann::json::parse(r.out);
   std::set<std::string> names;
   for (const auto& t : list) names.insert(t["name"].get<std::string>());
-  for (const char* n : {"relu", "gelu", "silu", "add_bias", "sum_lastdim", "mean_lastdim", "softmax",
-                        "log_softmax", "layernorm", "rmsnorm", "matmul", "batched_matmul", "conv2d",
-                        "attention", "causal_attention", "cumsum_lastdim", "maxpool2d", "argmax_lastdim"})
+  for (const char* n : {"relu", "gelu", "silu", "add_bias", "sum_lastdim", "mean_lastdim", "softmax", "log_softmax",
+                        "layernorm", "rmsnorm", "matmul", "batched_matmul", "conv2d", "attention", "causal_attention",
+                        "cumsum_lastdim", "maxpool2d", "argmax_lastdim"})
     EXPECT_TRUE(names.count(n)) << n;
 }
 
@@ -388,7 +404,8 @@ TEST(CliTest, MutationScoreOfEveryBundledCpuKernel) {
     if (t["score"].get<double>() < 0.99)
       for (const auto& m : t["mutants"])
         if (m["fate"] == "certification_miss")
-          std::cout << "  survivor: line " << m["line"] << " " << m["op"] << ": " << m["before"] << " -> " << m["after"] << "\n";
+          std::cout << "  survivor: line " << m["line"] << " " << m["op"] << ": " << m["before"] << " -> " << m["after"]
+                    << "\n";
     misses += t["counts"]["certification_miss"].get<int>();
   }
   EXPECT_EQ(misses, 0) << "the full set let non-equivalent mutants through (listed above)";

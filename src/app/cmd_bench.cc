@@ -1,14 +1,13 @@
 // kforge bench TASK CANDIDATE: L3 performance of a verified CUDA candidate against the
 // task's baseline, with the roofline fraction from the device's calibrated ceilings.
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "app/commands.h"
-#include "exec/machine.h"
 #include "core/task.h"
+#include "exec/machine.h"
 #include "verify/bench.h"
 
 namespace kforge {
@@ -40,8 +39,10 @@ CommandAction SetupBench(CLI::App& sub, Machine& machine, CancellationToken& int
     a->options.cancel = &interrupt;
     a->options.baselines_dir = a->options.baseline_path.empty() ? BundledBaselinesDir(machine.config()) : "";
     BenchReport r = RunBench(machine, task, a->candidate, a->options);
-    if (a->json) std::cout << r.ToJson().dump(2) << "\n";
-    else std::cout << r.Text();
+    if (a->json)
+      std::cout << r.ToJson().dump(2) << "\n";
+    else
+      std::cout << r.Text();
     return r.ok() ? 0 : 1;
   };
 }

@@ -1,18 +1,18 @@
 // kforge check CANDIDATE [--backend cpu|cuda] [--task T] [--json] [--list]
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
+#include <CLI/CLI.hpp>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 
-#include "core/backend_kind.h"
 #include "app/commands.h"
-#include "exec/machine.h"
+#include "core/backend_kind.h"
 #include "core/clock.h"
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/task.h"
+#include "exec/machine.h"
 #include "verify/static_checks.h"
 
 namespace kforge {
@@ -47,7 +47,8 @@ CommandAction SetupCheck(CLI::App& sub, Machine& machine, CancellationToken& int
     double ms = (machine.env().clock().MonotonicNanos() - start) / 1e6;
     if (a->json) {
       nlohmann::json j = {{"clean", findings.empty()}, {"milliseconds", ms}, {"findings", nlohmann::json::array()}};
-      for (const auto& f : findings) j["findings"].push_back({{"check", f.check}, {"detail", f.detail}, {"line", f.line}});
+      for (const auto& f : findings)
+        j["findings"].push_back({{"check", f.check}, {"detail", f.detail}, {"line", f.line}});
       std::cout << j.dump(2) << "\n";
     } else {
       if (findings.empty()) std::cout << "clean: " << a->candidate << "\n";

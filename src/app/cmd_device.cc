@@ -1,23 +1,24 @@
 // kforge device [calibrate]: the GPU the cuda backend would use, and its measured ceilings.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
+#include <CLI/CLI.hpp>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "app/commands.h"
-#include "exec/machine.h"
 #include "exec/device.h"
+#include "exec/machine.h"
 
 namespace kforge {
 namespace {
 
 std::string CeilingsText(const DeviceCeilings& c) {
   if (!c.present) return "ceilings: not calibrated (run 'kforge device calibrate')\n";
-  return fmt::format("ceilings ({}):\n  copy bandwidth      {:8.1f} GB/s (device to device, read + write)\n"
-                     "  fp32 matrix product {:8.1f} TFLOP/s (no TF32)\n  bf16 matrix product {:8.1f} TFLOP/s (fp32 accumulation)\n",
-                     c.path, c.copy_bytes_per_s / 1e9, c.fp32_flops_per_s / 1e12, c.bf16_flops_per_s / 1e12);
+  return fmt::format(
+      "ceilings ({}):\n  copy bandwidth      {:8.1f} GB/s (device to device, read + write)\n"
+      "  fp32 matrix product {:8.1f} TFLOP/s (no TF32)\n  bf16 matrix product {:8.1f} TFLOP/s (fp32 accumulation)\n",
+      c.path, c.copy_bytes_per_s / 1e9, c.fp32_flops_per_s / 1e12, c.bf16_flops_per_s / 1e12);
 }
 
 }  // namespace
@@ -25,11 +26,13 @@ std::string CeilingsText(const DeviceCeilings& c) {
 CommandAction SetupDevice(CLI::App& sub, Machine& machine, CancellationToken& interrupt) {
   auto json = std::make_shared<bool>(false);
   sub.add_flag("--json", *json, "print as JSON");
-  CLI::App* calibrate = sub.add_subcommand("calibrate", "measure the device's ceilings (copy bandwidth, fp32 and bf16 "
-                                                        "matrix throughput) and store them for roofline analysis");
+  CLI::App* calibrate = sub.add_subcommand("calibrate",
+                                           "measure the device's ceilings (copy bandwidth, fp32 and bf16 "
+                                           "matrix throughput) and store them for roofline analysis");
   calibrate->add_flag("--json", *json, "print as JSON");
-  sub.footer("Exit status: 0 a GPU is usable, 2 none (with the reason on stderr).\n"
-             "Ceilings are stored per device under the cache directory ($KFORGE_CACHE_DIR or ~/.cache/kforge).");
+  sub.footer(
+      "Exit status: 0 a GPU is usable, 2 none (with the reason on stderr).\n"
+      "Ceilings are stored per device under the cache directory ($KFORGE_CACHE_DIR or ~/.cache/kforge).");
   return [json, calibrate, &machine, &interrupt]() -> int {
     CudaDevice d = machine.Device();  // throws EnvironmentError (exit 2) without a GPU
     const std::string& cache = machine.config().cache_dir;

@@ -2,23 +2,23 @@
 // and without bubblewrap, whether a GPU, nvcc and compute-sanitizer are there — and what to
 // install for what is missing. The layers are not guessed: a probe candidate is compiled and
 // loaded in each mode, and the runner reports what it put in place.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "app/commands.h"
-#include "exec/machine.h"
 #include "core/error.h"
 #include "core/fs.h"
 #include "exec/candidate_process.h"
 #include "exec/compiler.h"
 #include "exec/device.h"
+#include "exec/machine.h"
 #include "exec/pids_cgroup.h"
 #include "exec/sandbox.h"
 
@@ -26,7 +26,8 @@ namespace kforge {
 namespace {
 
 constexpr const char* kProbeSource =
-    "#include <dlpack/dlpack.h>\nextern \"C\" int kforge_run(const DLTensor*, int, DLTensor*, int, void*) { return 0; }\n";
+    "#include <dlpack/dlpack.h>\nextern \"C\" int kforge_run(const DLTensor*, int, DLTensor*, int, void*) { return 0; "
+    "}\n";
 
 /// What each layer needs when it is missing.
 const std::pair<const char*, const char*> kLayerHelp[] = {
@@ -96,7 +97,8 @@ nlohmann::json Diagnose(Machine& machine) {
     j["gpu"] = std::string("none: ") + e.what();
   }
 #ifdef KFORGE_NVCC
-  j["nvcc"] = FileExists(KFORGE_NVCC) ? nlohmann::json(KFORGE_NVCC) : nlohmann::json("missing: install the CUDA toolkit");
+  j["nvcc"] =
+      FileExists(KFORGE_NVCC) ? nlohmann::json(KFORGE_NVCC) : nlohmann::json("missing: install the CUDA toolkit");
 #else
   j["nvcc"] = "not built: kforge was built without the CUDA toolkit";
 #endif
@@ -108,7 +110,9 @@ nlohmann::json Diagnose(Machine& machine) {
   return j;
 }
 
-std::string Line(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : (v == true ? "yes" : v.dump()); }
+std::string Line(const nlohmann::json& v) {
+  return v.is_string() ? v.get<std::string>() : (v == true ? "yes" : v.dump());
+}
 
 std::string SandboxText(const char* title, const nlohmann::json& s) {
   if (s.is_null()) return "";
@@ -117,7 +121,8 @@ std::string SandboxText(const char* title, const nlohmann::json& s) {
   std::string layers;
   for (const auto& l : s["layers"]) layers += (layers.empty() ? "" : ", ") + l.get<std::string>();
   out += "  layers that hold: " + layers + "\n";
-  for (const auto& [name, help] : s["missing"].items()) out += fmt::format("  missing {}: {}\n", name, help.get<std::string>());
+  for (const auto& [name, help] : s["missing"].items())
+    out += fmt::format("  missing {}: {}\n", name, help.get<std::string>());
   return out;
 }
 
@@ -126,8 +131,9 @@ std::string SandboxText(const char* title, const nlohmann::json& s) {
 CommandAction SetupDoctor(CLI::App& sub, Machine& machine, CancellationToken& interrupt) {
   auto json = std::make_shared<bool>(false);
   sub.add_flag("--json", *json, "print as JSON");
-  sub.footer("Loads a probe candidate in each sandbox mode and reports the confinement layers that held.\n"
-             "Exit status: 0 (the report is the answer, whatever it says).");
+  sub.footer(
+      "Loads a probe candidate in each sandbox mode and reports the confinement layers that held.\n"
+      "Exit status: 0 (the report is the answer, whatever it says).");
   return [json, &machine, &interrupt]() -> int {
     nlohmann::json j = Diagnose(machine);
     if (*json) {

@@ -1,20 +1,20 @@
 // kforge mutate TASK CANDIDATE [--json] [--max N] [--seed S] [--judge-seeds K]
 // kforge mutate --score [--max N]: every bundled correct CPU kernel, one line per task.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "app/commands.h"
-#include "exec/machine.h"
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/task.h"
 #include "exec/compiler.h"
+#include "exec/machine.h"
 #include "verify/mutate.h"
 
 namespace kforge {
@@ -43,23 +43,27 @@ CommandAction SetupMutate(CLI::App& sub, Machine& machine, CancellationToken& in
   sub.add_option("candidate", a->candidate, "a correct kernel to mutate");
   sub.add_flag("--score", a->score, "score every bundled correct CPU kernel (no task or candidate)");
   sub.add_flag("--json", a->json, "print as JSON");
-  sub.add_option("--max", a->options.max_mutants, "judge at most N mutants per kernel, spread over the source (0: all)");
+  sub.add_option("--max", a->options.max_mutants,
+                 "judge at most N mutants per kernel, spread over the source (0: all)");
   sub.add_option("--seed", a->options.seed, "the fixed seed of the light and full judgements");
   sub.add_option("--judge-seeds", a->options.judge_seeds, "further seeds that judge survivors of the full set");
-  sub.footer("A mutant killed by the light or the full set counts as killed; one that survives the full set but fails\n"
-             "one of the judge's seeds is a certification miss; one that passes everything is presumed equivalent.\n"
-             "Score = killed / (killed + certification misses). Exit status: 0 no certification miss, 1 some, 2 usage.");
+  sub.footer(
+      "A mutant killed by the light or the full set counts as killed; one that survives the full set but fails\n"
+      "one of the judge's seeds is a certification miss; one that passes everything is presumed equivalent.\n"
+      "Score = killed / (killed + certification misses). Exit status: 0 no certification miss, 1 some, 2 usage.");
   return [a, &machine, &interrupt]() -> int {
     a->options.cancel = &interrupt;
     std::vector<std::pair<std::string, std::string>> work;
     if (a->score) {
-      if (!a->task.empty()) throw UsageError("--score takes no task or candidate: it scores every bundled correct kernel");
+      if (!a->task.empty())
+        throw UsageError("--score takes no task or candidate: it scores every bundled correct kernel");
       std::string dir = BundledTasksDir(machine.config()) + "/../examples/cpu/correct";
       for (const auto& e : std::filesystem::directory_iterator(dir))
         if (e.path().extension() == ".cc") work.emplace_back(e.path().stem().string(), e.path().string());
       std::sort(work.begin(), work.end());
     } else {
-      if (a->task.empty() || a->candidate.empty()) throw UsageError("mutate needs a task and a correct candidate (or --score)");
+      if (a->task.empty() || a->candidate.empty())
+        throw UsageError("mutate needs a task and a correct candidate (or --score)");
       work.emplace_back(a->task, a->candidate);
     }
     nlohmann::json all = nlohmann::json::array();
@@ -69,10 +73,14 @@ CommandAction SetupMutate(CLI::App& sub, Machine& machine, CancellationToken& in
       Task task = ResolveTask(task_name, machine.config());
       MutationReport r = RunMutation(machine, task, path, a->options);
       misses += r.Count(MutantFate::kCertificationMiss);
-      if (a->json) all.push_back(r.ToJson());
-      else std::cout << r.Text() << std::flush;
+      if (a->json)
+        all.push_back(r.ToJson());
+      else
+        std::cout << r.Text() << std::flush;
       if (a->score)
-        scores[task.name] = {{"score", r.Score()}, {"judged", r.results.size()}, {"generated", r.generated},
+        scores[task.name] = {{"score", r.Score()},
+                             {"judged", r.results.size()},
+                             {"generated", r.generated},
                              {"certification_misses", r.Count(MutantFate::kCertificationMiss)}};
     }
     if (a->json) std::cout << (a->score ? all : all[0]).dump(2) << "\n";

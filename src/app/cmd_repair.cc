@@ -1,22 +1,22 @@
 // kforge repair / resume / status / log.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
+#include <CLI/CLI.hpp>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 
-#include "core/backend_kind.h"
 #include "agent/knowledge_base.h"
 #include "app/commands.h"
 #include "app/interrupt.h"
-#include "exec/machine.h"
+#include "core/backend_kind.h"
 #include "core/clock.h"
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/task.h"
 #include "engine/repair_loop.h"
 #include "exec/device.h"
+#include "exec/machine.h"
 
 namespace kforge {
 namespace {
@@ -44,15 +44,18 @@ int Report(const RepairRun& run, bool json) {
   if (json) {
     std::cout << SummaryJson(run).dump(2) << "\n";
   } else if (s.cancelled) {
-    std::cout << fmt::format("INTERRUPTED {}: stopped at round {} after {} validations; continue with 'kforge resume {}'\n",
-                             s.task_name, s.round, s.iterations, run.dir());
+    std::cout << fmt::format(
+        "INTERRUPTED {}: stopped at round {} after {} validations; continue with 'kforge resume {}'\n", s.task_name,
+        s.round, s.iterations, run.dir());
   } else {
-    std::cout << fmt::format("{} {}: {} after {} rounds, {} validations ({})\n",
-                             s.success ? "REPAIRED" : "NOT REPAIRED", s.task_name,
-                             s.success ? "certified on the full set" : "not certified", s.round, s.iterations,
-                             s.finish_reason);
-    if (s.success) std::cout << "  final candidate: " << run.dir() << "/final" << run.state().config.SourceExtension() << "\n";
-    else if (s.best) std::cout << "  best candidate: level " << LevelName(s.best->level) << ", " << FailureClassName(s.best->failure) << "\n";
+    std::cout << fmt::format(
+        "{} {}: {} after {} rounds, {} validations ({})\n", s.success ? "REPAIRED" : "NOT REPAIRED", s.task_name,
+        s.success ? "certified on the full set" : "not certified", s.round, s.iterations, s.finish_reason);
+    if (s.success)
+      std::cout << "  final candidate: " << run.dir() << "/final" << run.state().config.SourceExtension() << "\n";
+    else if (s.best)
+      std::cout << "  best candidate: level " << LevelName(s.best->level) << ", " << FailureClassName(s.best->failure)
+                << "\n";
     std::cout << "  run directory: " << run.dir() << " (kforge log " << run.dir() << ")\n";
   }
   if (s.cancelled) return kExitInterrupted;
@@ -83,12 +86,15 @@ CommandAction SetupRepair(CLI::App& sub, Machine& machine, CancellationToken& in
   auto* seed = sub.add_option("--seed", a->seed, "run seed (default: fresh); makes the run reproducible");
   sub.add_option("--rounds", a->rounds, "repair rounds per attempt")->check(CLI::Range(1, 100));
   sub.add_option("--attempts", a->attempts, "attempts per run")->check(CLI::Range(1, 100));
-  sub.add_option("--timeout", a->timeout_s, "wall-clock limit per kforge_run call, seconds")->check(CLI::Range(0.1, 3600.0));
+  sub.add_option("--timeout", a->timeout_s, "wall-clock limit per kforge_run call, seconds")
+      ->check(CLI::Range(0.1, 3600.0));
   sub.add_option("--wall-clock", a->wall_s, "wall-clock limit for the whole run, seconds")->check(CLI::Range(1.0, 1e6));
   sub.add_flag("--json", a->json, "print the run summary as JSON on stdout");
   sub.add_flag("--quiet", a->quiet, "no progress on stderr");
-  sub.footer("Exit status: 0 repaired and certified, 1 not repaired, 2 usage or environment error.\n"
-             "The run directory holds events.db, artifacts/, summary.json, final.cc (final.cu on cuda) and logs/iteration_N/.");
+  sub.footer(
+      "Exit status: 0 repaired and certified, 1 not repaired, 2 usage or environment error.\n"
+      "The run directory holds events.db, artifacts/, summary.json, final.cc (final.cu on cuda) and "
+      "logs/iteration_N/.");
   return [a, seed, &machine, &interrupt]() -> int {
     Task task = ResolveTask(a->task, machine.config());
     std::string task_text, candidate, error;
@@ -142,23 +148,29 @@ CommandAction SetupStatus(CLI::App& sub, Machine& machine, CancellationToken& in
   return [a, &machine, &interrupt]() -> int {
     auto log = EventLog::Open(a->dir + "/events.db", machine.env().clock());
     RunState s = FoldEvents(log->ReadAll());
-    nlohmann::json j = {{"task", s.task_name}, {"finished", s.finished}, {"success", s.success},
-                        {"reason", s.finish_reason}, {"round", s.round}, {"attempt", s.attempt},
-                        {"validations", s.iterations}, {"turns", s.turns}, {"error_history", nlohmann::json::array()}};
+    nlohmann::json j = {
+        {"task", s.task_name},         {"finished", s.finished}, {"success", s.success},
+        {"reason", s.finish_reason},   {"round", s.round},       {"attempt", s.attempt},
+        {"validations", s.iterations}, {"turns", s.turns},       {"error_history", nlohmann::json::array()}};
     for (FailureClass f : s.error_history) j["error_history"].push_back(FailureClassName(f));
-    if (s.current) j["current"] = {{"candidate", s.current->candidate}, {"level", LevelName(s.current->level)},
-                                   {"failure_class", FailureClassName(s.current->failure)}, {"score", s.current->score}};
+    if (s.current)
+      j["current"] = {{"candidate", s.current->candidate},
+                      {"level", LevelName(s.current->level)},
+                      {"failure_class", FailureClassName(s.current->failure)},
+                      {"score", s.current->score}};
     if (s.best) j["best"] = {{"candidate", s.best->candidate}, {"score", s.best->score}};
     if (a->json) {
       std::cout << j.dump(2) << "\n";
     } else {
-      std::cout << fmt::format("{}: {} | round {} attempt {} | {} validations\n", s.task_name,
-                               s.finished ? (s.success ? "repaired" : "stopped (" + s.finish_reason + ")") : "in progress",
-                               s.round, s.attempt, s.iterations);
+      std::cout << fmt::format(
+          "{}: {} | round {} attempt {} | {} validations\n", s.task_name,
+          s.finished ? (s.success ? "repaired" : "stopped (" + s.finish_reason + ")") : "in progress", s.round,
+          s.attempt, s.iterations);
       if (s.current)
         std::cout << fmt::format("  current {} level {} {} score {:.2f}\n", s.current->candidate.substr(0, 12),
                                  LevelName(s.current->level), FailureClassName(s.current->failure), s.current->score);
-      if (s.best) std::cout << fmt::format("  best    {} score {:.2f}\n", s.best->candidate.substr(0, 12), s.best->score);
+      if (s.best)
+        std::cout << fmt::format("  best    {} score {:.2f}\n", s.best->candidate.substr(0, 12), s.best->score);
     }
     return 0;
   };
@@ -176,8 +188,12 @@ CommandAction SetupLog(CLI::App& sub, Machine& machine, CancellationToken& inter
     auto log = EventLog::Open(a->dir + "/events.db", machine.env().clock());
     for (const auto& e : log->ReadAll()) {
       if (a->json) {
-        std::cout << nlohmann::json{{"seq", e.seq}, {"type", e.type}, {"layer", LayerName(e.layer)},
-                                    {"wall_us", e.wall_us}, {"data", e.data}}.dump()
+        std::cout << nlohmann::json{{"seq", e.seq},
+                                    {"type", e.type},
+                                    {"layer", LayerName(e.layer)},
+                                    {"wall_us", e.wall_us},
+                                    {"data", e.data}}
+                         .dump()
                   << "\n";
         continue;
       }

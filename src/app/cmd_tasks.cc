@@ -1,16 +1,16 @@
 // kforge tasks: list the bundled tasks.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "app/commands.h"
-#include "exec/machine.h"
 #include "core/task.h"
+#include "exec/machine.h"
 #include "verify/certification.h"
 #include "verify/reference.h"
 
@@ -43,10 +43,11 @@ CommandAction SetupTasks(CLI::App& sub, Machine& machine, CancellationToken& int
     nlohmann::json out = nlohmann::json::array();
     const nlohmann::json scores = a->coverage ? LastMutationScores(machine.config()) : nlohmann::json::object();
     if (!a->json && a->coverage)
-      std::cout << fmt::format("{:<18} {:<14} {:>5} {:>6} {:>7} {:>9}  {}\n", "TASK", "CATEGORY", "FULL", "FIXED", "RANDOM",
-                               "MUTATION", "FIXED INPUTS (on 2 full cases, whatever the seed)");
+      std::cout << fmt::format("{:<18} {:<14} {:>5} {:>6} {:>7} {:>9}  {}\n", "TASK", "CATEGORY", "FULL", "FIXED",
+                               "RANDOM", "MUTATION", "FIXED INPUTS (on 2 full cases, whatever the seed)");
     else if (!a->json)
-      std::cout << fmt::format("{:<18} {:<14} {:>5}  {:>5} {:>5}  {}\n", "TASK", "CATEGORY", "LEVEL", "LIGHT", "FULL", "SIGNATURE");
+      std::cout << fmt::format("{:<18} {:<14} {:>5}  {:>5} {:>5}  {}\n", "TASK", "CATEGORY", "LEVEL", "LIGHT", "FULL",
+                               "SIGNATURE");
     for (const auto& f : files) {
       Task t = LoadTaskFile(f);
       std::string sig;
@@ -68,30 +69,37 @@ CommandAction SetupTasks(CLI::App& sub, Machine& machine, CancellationToken& int
         size_t fixed_trials = 0, random_trials = 0;
         for (const auto& c : FixedInputCases(t)) fixed_trials += c.distributions.size();
         for (const auto& c : RandomShapeCases(t, 1, 2)) random_trials += c.distributions.size();
-        nlohmann::json row = {{"name", t.name}, {"category", t.category}, {"full_trials", full_trials},
-                              {"fixed_input_trials", fixed_trials}, {"random_shape_trials", random_trials},
-                              {"fixed_inputs", fixed}, {"fixed_inputs_note", t.fixed_inputs_note},
+        nlohmann::json row = {{"name", t.name},
+                              {"category", t.category},
+                              {"full_trials", full_trials},
+                              {"fixed_input_trials", fixed_trials},
+                              {"random_shape_trials", random_trials},
+                              {"fixed_inputs", fixed},
+                              {"fixed_inputs_note", t.fixed_inputs_note},
                               {"mutation_score", scores.contains(t.name) ? scores[t.name] : nlohmann::json(nullptr)}};
         if (a->json) {
           out.push_back(row);
         } else {
           std::string list;
           for (const auto& d : fixed) list += (list.empty() ? "" : ", ") + d;
-          std::string score = scores.contains(t.name)
-                                  ? fmt::format("{:.1f}%", 100 * scores[t.name].value("score", 0.0))
-                                  : "-";
+          std::string score =
+              scores.contains(t.name) ? fmt::format("{:.1f}%", 100 * scores[t.name].value("score", 0.0)) : "-";
           std::cout << fmt::format("{:<18} {:<14} {:>5} {:>6} {:>7} {:>9}  {}\n", t.name, t.category, full_trials,
                                    fixed_trials, random_trials, score, list);
         }
         continue;
       }
       if (a->json)
-        out.push_back({{"name", t.name}, {"category", t.category}, {"level", t.level},
-                       {"light_cases", t.light.size()}, {"full_trials", full_trials},
-                       {"signature", sig}, {"path", f}});
+        out.push_back({{"name", t.name},
+                       {"category", t.category},
+                       {"level", t.level},
+                       {"light_cases", t.light.size()},
+                       {"full_trials", full_trials},
+                       {"signature", sig},
+                       {"path", f}});
       else
-        std::cout << fmt::format("{:<18} {:<14} {:>5}  {:>5} {:>5}  {}\n", t.name, t.category,
-                                 t.level, t.light.size(), full_trials, sig);
+        std::cout << fmt::format("{:<18} {:<14} {:>5}  {:>5} {:>5}  {}\n", t.name, t.category, t.level, t.light.size(),
+                                 full_trials, sig);
     }
     if (a->json) std::cout << out.dump(2) << "\n";
     if (a->coverage && !a->json)

@@ -1,15 +1,14 @@
 // kforge verify TASK CANDIDATE [--full] [--json]
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 
-#include "core/backend_kind.h"
 #include "app/commands.h"
-#include "exec/machine.h"
+#include "core/backend_kind.h"
 #include "core/error.h"
 #include "core/task.h"
+#include "exec/machine.h"
 #include "verify/forensics.h"
 #include "verify/verifier.h"
 
@@ -24,8 +23,7 @@ CommandAction SetupVerify(CLI::App& sub, Machine& machine, CancellationToken& in
     double memory_gib = 4;
   };
   auto a = std::make_shared<Args>();
-  sub.add_option("task", a->task, "bundled task name (see 'kforge tasks') or path to a task file")
-      ->required();
+  sub.add_option("task", a->task, "bundled task name (see 'kforge tasks') or path to a task file")->required();
   sub.add_option("candidate", a->candidate, "candidate source file exporting kforge_run")->required();
   sub.add_flag("--full", a->full, "after the light set passes, certify on the full set");
   sub.add_flag("--json", a->json, "print the verdict as one JSON object on stdout");
@@ -41,8 +39,7 @@ CommandAction SetupVerify(CLI::App& sub, Machine& machine, CancellationToken& in
       ->check(CLI::Range(0.1, 3600.0));
   sub.add_option("--memory", a->memory_gib, "address-space limit of the candidate, in GiB")
       ->check(CLI::Range(0.25, 1024.0));
-  sub.add_option("--dist", a->dist,
-                 "debugging: draw every case from this distribution (e.g. arange, ones)");
+  sub.add_option("--dist", a->dist, "debugging: draw every case from this distribution (e.g. arange, ones)");
   sub.footer(
       "Exit status: 0 the candidate passed, 1 it failed, 2 usage or environment error.\n"
       "With --json, stdout holds one JSON object with at least 'passed', 'failure_class' and "
@@ -56,7 +53,8 @@ CommandAction SetupVerify(CLI::App& sub, Machine& machine, CancellationToken& in
     opts.probes = a->probes;
     opts.diagnose = a->forensics;
     opts.sanitize = a->sanitize;
-    if (a->sanitize && a->backend != "cuda") throw UsageError("--sanitize needs --backend cuda (compute-sanitizer checks GPU kernels)");
+    if (a->sanitize && a->backend != "cuda")
+      throw UsageError("--sanitize needs --backend cuda (compute-sanitizer checks GPU kernels)");
     if (*seed) opts.seed = a->seed;
     opts.case_timeout_ms = static_cast<int64_t>(a->timeout_s * 1000);
     opts.limits.address_space_bytes = static_cast<int64_t>(a->memory_gib * (1 << 30));
@@ -74,8 +72,10 @@ CommandAction SetupVerify(CLI::App& sub, Machine& machine, CancellationToken& in
       j["forensics"] = f.ToJson();
       text += "forensics:\n" + f.Text();
     }
-    if (a->json) std::cout << j.dump(2) << "\n";
-    else std::cout << text;
+    if (a->json)
+      std::cout << j.dump(2) << "\n";
+    else
+      std::cout << text;
     return v.passed ? 0 : 1;
   };
 }

@@ -3,7 +3,6 @@
 // Each Setup adds its options to `sub` and returns the action to run after parsing; the
 // action returns the process exit code.
 #include <functional>
-
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 

@@ -1,7 +1,7 @@
 // kforge: generate, verify, debug and repair compute kernels.
-#include <CLI/CLI.hpp>
 #include <sys/prctl.h>
 
+#include <CLI/CLI.hpp>
 #include <iostream>
 
 #include "app/commands.h"
@@ -50,8 +50,7 @@ int Main(int argc, char** argv) {
       names += std::string(names.empty() ? "" : ", ") + c.name;
     }
     if (!known) {
-      std::cerr << "kforge: unknown command '" << argv[1] << "'; commands: " << names
-                << " (kforge --help)\n";
+      std::cerr << "kforge: unknown command '" << argv[1] << "'; commands: " << names << " (kforge --help)\n";
       return 2;
     }
   }

@@ -39,12 +39,10 @@ std::string BundledBaselinesDir(const Config& config) {
 }
 
 Task ResolveTask(const std::string& name_or_path, const Config& config) {
-  bool json_suffix = name_or_path.size() > 5 &&
-                     name_or_path.compare(name_or_path.size() - 5, 5, ".json") == 0;
+  bool json_suffix = name_or_path.size() > 5 && name_or_path.compare(name_or_path.size() - 5, 5, ".json") == 0;
   bool looks_like_path = name_or_path.find('/') != std::string::npos || json_suffix;
   if (looks_like_path || FileExists(name_or_path)) {
-    if (!FileExists(name_or_path))
-      throw UsageError("task file " + name_or_path + " does not exist");
+    if (!FileExists(name_or_path)) throw UsageError("task file " + name_or_path + " does not exist");
     return LoadTaskFile(name_or_path);
   }
   std::string path = BundledTasksDir(config) + "/" + name_or_path + ".json";

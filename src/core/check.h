@@ -4,11 +4,10 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define KF_CHECK(cond)                                                                   \
-  do {                                                                                   \
-    if (!(cond)) {                                                                       \
-      std::fprintf(stderr, "kforge: internal error: %s:%d: check failed: %s\n", __FILE__, \
-                   __LINE__, #cond);                                                     \
-      std::abort();                                                                      \
-    }                                                                                    \
+#define KF_CHECK(cond)                                                                                      \
+  do {                                                                                                      \
+    if (!(cond)) {                                                                                          \
+      std::fprintf(stderr, "kforge: internal error: %s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+      std::abort();                                                                                         \
+    }                                                                                                       \
   } while (0)

@@ -15,9 +15,9 @@ uint16_t FloatToHalfBits(float f) {
   std::memcpy(&x, &f, 4);
   uint32_t sign = (x >> 16) & 0x8000;
   uint32_t abs = x & 0x7FFFFFFF;
-  if (abs > 0x7F800000) return static_cast<uint16_t>(sign | 0x7E00);  // NaN
+  if (abs > 0x7F800000) return static_cast<uint16_t>(sign | 0x7E00);   // NaN
   if (abs >= 0x477FF000) return static_cast<uint16_t>(sign | 0x7C00);  // overflow (after rounding) -> Inf
-  if (abs < 0x38800000) {  // below the smallest normal half: subnormal or zero
+  if (abs < 0x38800000) {                                      // below the smallest normal half: subnormal or zero
     if (abs < 0x33000000) return static_cast<uint16_t>(sign);  // rounds to zero
     uint32_t mant = (abs & 0x7FFFFF) | 0x800000;
     int shift = 126 - static_cast<int>(abs >> 23);  // 14..24
@@ -54,7 +54,7 @@ uint16_t FloatToBf16Bits(float f) {
   uint32_t u;
   std::memcpy(&u, &f, 4);
   if (std::isnan(f)) return static_cast<uint16_t>((u >> 16) | 0x40);  // keep it a quiet NaN
-  u += 0x7FFF + ((u >> 16) & 1);  // round to nearest even
+  u += 0x7FFF + ((u >> 16) & 1);                                      // round to nearest even
   return static_cast<uint16_t>(u >> 16);
 }
 
@@ -69,19 +69,24 @@ float Bf16BitsToFloat(uint16_t bits) {
 
 std::string_view DTypeName(DType t) {
   switch (t) {
-    case DType::kFloat32: return "float32";
-    case DType::kFloat64: return "float64";
-    case DType::kFloat16: return "float16";
-    case DType::kBFloat16: return "bfloat16";
-    case DType::kInt32: return "int32";
-    case DType::kInt64: return "int64";
+    case DType::kFloat32:
+      return "float32";
+    case DType::kFloat64:
+      return "float64";
+    case DType::kFloat16:
+      return "float16";
+    case DType::kBFloat16:
+      return "bfloat16";
+    case DType::kInt32:
+      return "int32";
+    case DType::kInt64:
+      return "int64";
   }
   return "?";
 }
 
 bool TryParseDType(std::string_view name, DType* out) {
-  for (DType t : {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16,
-                  DType::kInt32, DType::kInt64}) {
+  for (DType t : {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16, DType::kInt32, DType::kInt64}) {
     if (DTypeName(t) == name) {
       *out = t;
       return true;
@@ -93,11 +98,14 @@ bool TryParseDType(std::string_view name, DType* out) {
 size_t DTypeSize(DType t) {
   switch (t) {
     case DType::kFloat16:
-    case DType::kBFloat16: return 2;
+    case DType::kBFloat16:
+      return 2;
     case DType::kFloat32:
-    case DType::kInt32: return 4;
+    case DType::kInt32:
+      return 4;
     case DType::kFloat64:
-    case DType::kInt64: return 8;
+    case DType::kInt64:
+      return 8;
   }
   return 0;
 }
@@ -111,22 +119,34 @@ DLDataType ToDLDataType(DType t) {
   switch (t) {
     case DType::kFloat32:
     case DType::kFloat64:
-    case DType::kFloat16: d.code = kDLFloat; break;
-    case DType::kBFloat16: d.code = kDLBfloat; break;
+    case DType::kFloat16:
+      d.code = kDLFloat;
+      break;
+    case DType::kBFloat16:
+      d.code = kDLBfloat;
+      break;
     case DType::kInt32:
-    case DType::kInt64: d.code = kDLInt; break;
+    case DType::kInt64:
+      d.code = kDLInt;
+      break;
   }
   return d;
 }
 
 double LoadAsDouble(const void* data, DType t, size_t i) {
   switch (t) {
-    case DType::kFloat32: return static_cast<const float*>(data)[i];
-    case DType::kFloat64: return static_cast<const double*>(data)[i];
-    case DType::kFloat16: return HalfBitsToFloat(static_cast<const uint16_t*>(data)[i]);
-    case DType::kBFloat16: return Bf16BitsToFloat(static_cast<const uint16_t*>(data)[i]);
-    case DType::kInt32: return static_cast<const int32_t*>(data)[i];
-    case DType::kInt64: return static_cast<double>(static_cast<const int64_t*>(data)[i]);
+    case DType::kFloat32:
+      return static_cast<const float*>(data)[i];
+    case DType::kFloat64:
+      return static_cast<const double*>(data)[i];
+    case DType::kFloat16:
+      return HalfBitsToFloat(static_cast<const uint16_t*>(data)[i]);
+    case DType::kBFloat16:
+      return Bf16BitsToFloat(static_cast<const uint16_t*>(data)[i]);
+    case DType::kInt32:
+      return static_cast<const int32_t*>(data)[i];
+    case DType::kInt64:
+      return static_cast<double>(static_cast<const int64_t*>(data)[i]);
   }
   KF_CHECK(false);
   return 0;
@@ -134,16 +154,24 @@ double LoadAsDouble(const void* data, DType t, size_t i) {
 
 void StoreFromDouble(void* data, DType t, size_t i, double v) {
   switch (t) {
-    case DType::kFloat32: static_cast<float*>(data)[i] = static_cast<float>(v); return;
-    case DType::kFloat64: static_cast<double*>(data)[i] = v; return;
+    case DType::kFloat32:
+      static_cast<float*>(data)[i] = static_cast<float>(v);
+      return;
+    case DType::kFloat64:
+      static_cast<double*>(data)[i] = v;
+      return;
     case DType::kFloat16:
       static_cast<uint16_t*>(data)[i] = FloatToHalfBits(static_cast<float>(v));
       return;
     case DType::kBFloat16:
       static_cast<uint16_t*>(data)[i] = FloatToBf16Bits(static_cast<float>(v));
       return;
-    case DType::kInt32: static_cast<int32_t*>(data)[i] = static_cast<int32_t>(v); return;
-    case DType::kInt64: static_cast<int64_t*>(data)[i] = static_cast<int64_t>(v); return;
+    case DType::kInt32:
+      static_cast<int32_t*>(data)[i] = static_cast<int32_t>(v);
+      return;
+    case DType::kInt64:
+      static_cast<int64_t*>(data)[i] = static_cast<int64_t>(v);
+      return;
   }
   KF_CHECK(false);
 }

@@ -1,10 +1,10 @@
 #pragma once
+#include <dlpack/dlpack.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
-
-#include <dlpack/dlpack.h>
 
 namespace kforge {
 

@@ -12,12 +12,18 @@ Config Config::FromLookup(const Lookup& lookup) {
   };
   Config c;
   auto home = get("HOME");
-  if (auto v = get("KFORGE_CACHE_DIR")) c.cache_dir = *v;
-  else if (auto x = get("XDG_CACHE_HOME")) c.cache_dir = *x + "/kforge";
-  else if (home) c.cache_dir = *home + "/.cache/kforge";
-  if (auto v = get("KFORGE_KB_STATE")) c.kb_state_dir = *v;
-  else if (auto x = get("XDG_DATA_HOME")) c.kb_state_dir = *x + "/kforge/kb";
-  else if (home) c.kb_state_dir = *home + "/.local/share/kforge/kb";
+  if (auto v = get("KFORGE_CACHE_DIR"))
+    c.cache_dir = *v;
+  else if (auto x = get("XDG_CACHE_HOME"))
+    c.cache_dir = *x + "/kforge";
+  else if (home)
+    c.cache_dir = *home + "/.cache/kforge";
+  if (auto v = get("KFORGE_KB_STATE"))
+    c.kb_state_dir = *v;
+  else if (auto x = get("XDG_DATA_HOME"))
+    c.kb_state_dir = *x + "/kforge/kb";
+  else if (home)
+    c.kb_state_dir = *home + "/.local/share/kforge/kb";
   auto set = [&](std::string* field, std::string_view name) {
     if (auto v = get(name)) *field = *v;
   };

@@ -25,16 +25,16 @@ struct Config {
   std::string cxx = "g++";                      ///< CXX
   std::string sandbox = "bwrap";                ///< KFORGE_SANDBOX: "bwrap" or "none"
   // Where kforge's own files are, when not found next to the binary or in the source tree.
-  std::string include_dir;     ///< KFORGE_INCLUDE_DIR (include/kforge/probe.h)
-  std::string tasks_dir;       ///< KFORGE_TASKS_DIR
-  std::string kb_dir;          ///< KFORGE_KB_DIR
-  std::string baselines_dir;   ///< KFORGE_BASELINES_DIR
-  std::string runner;          ///< KFORGE_RUNNER
-  std::string gpu_runner;      ///< KFORGE_GPU_RUNNER
-  std::string dlpack_include;  ///< KFORGE_DLPACK_INCLUDE
-  std::string nvcc;            ///< KFORGE_NVCC
+  std::string include_dir;        ///< KFORGE_INCLUDE_DIR (include/kforge/probe.h)
+  std::string tasks_dir;          ///< KFORGE_TASKS_DIR
+  std::string kb_dir;             ///< KFORGE_KB_DIR
+  std::string baselines_dir;      ///< KFORGE_BASELINES_DIR
+  std::string runner;             ///< KFORGE_RUNNER
+  std::string gpu_runner;         ///< KFORGE_GPU_RUNNER
+  std::string dlpack_include;     ///< KFORGE_DLPACK_INCLUDE
+  std::string nvcc;               ///< KFORGE_NVCC
   std::string compute_sanitizer;  ///< KFORGE_COMPUTE_SANITIZER
-  std::string cublas;          ///< KFORGE_CUBLAS: libcublas for calibration
+  std::string cublas;             ///< KFORGE_CUBLAS: libcublas for calibration
   /// KFORGE_TEST_KILL_AFTER_EVENT: tests of resume kill the engine (SIGKILL) right after it
   /// appends this event number. 0: off.
   int test_kill_after_event = 0;

@@ -21,8 +21,7 @@ class Parser {
     }
     SkipSpace();
     if (pos_ != text_.size()) {
-      *error = "unexpected '" + std::string(1, text_[pos_]) + "' at offset " +
-               std::to_string(pos_);
+      *error = "unexpected '" + std::string(1, text_[pos_]) + "' at offset " + std::to_string(pos_);
       return false;
     }
     *out = v;
@@ -48,8 +47,7 @@ class Parser {
       char op = text_[pos_++];
       int64_t rhs = 0;
       if (!Term(&rhs)) return false;
-      bool overflow = op == '+' ? __builtin_add_overflow(*v, rhs, v)
-                                : __builtin_sub_overflow(*v, rhs, v);
+      bool overflow = op == '+' ? __builtin_add_overflow(*v, rhs, v) : __builtin_sub_overflow(*v, rhs, v);
       if (overflow) return Fail("integer overflow");
     }
     --depth_;
@@ -110,8 +108,7 @@ class Parser {
     if (std::isdigit(static_cast<unsigned char>(c))) {
       int64_t n = 0;
       while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) {
-        if (__builtin_mul_overflow(n, 10, &n) ||
-            __builtin_add_overflow(n, text_[pos_] - '0', &n))
+        if (__builtin_mul_overflow(n, 10, &n) || __builtin_add_overflow(n, text_[pos_] - '0', &n))
           return Fail("integer literal too large");
         ++pos_;
       }
@@ -120,8 +117,7 @@ class Parser {
     }
     if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
       size_t start = pos_;
-      while (pos_ < text_.size() &&
-             (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_'))
+      while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_'))
         ++pos_;
       std::string name(text_.substr(start, pos_ - start));
       if (names_ != nullptr) names_->push_back(name);

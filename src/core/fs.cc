@@ -62,8 +62,7 @@ void WriteFileAtomic(const std::string& path, std::string_view data) {
   std::string tmp = path + ".tmp." + std::to_string(::getpid());
   {
     ScopedFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-    if (!fd.valid())
-      throw EnvironmentError("cannot write " + path + ": " + std::strerror(errno));
+    if (!fd.valid()) throw EnvironmentError("cannot write " + path + ": " + std::strerror(errno));
     size_t off = 0;
     while (off < data.size()) {
       ssize_t n = ::write(fd.get(), data.data() + off, data.size() - off);
@@ -126,7 +125,8 @@ std::string RemoveTree(const std::string& path) {
   ScopedFd top(OpenDirNoFollow(AT_FDCWD, path.c_str()));
   if (!top.valid()) {
     if (errno == ENOENT) return "";
-    if (errno == ENOTDIR || errno == ELOOP) return ::unlink(path.c_str()) == 0 ? "" : path + ": " + std::strerror(errno);
+    if (errno == ENOTDIR || errno == ELOOP)
+      return ::unlink(path.c_str()) == 0 ? "" : path + ": " + std::strerror(errno);
     return "cannot open " + path + ": " + std::strerror(errno);
   }
   ::fchmod(top.get(), 0700);
@@ -158,11 +158,15 @@ std::string RemoveTree(const std::string& path) {
         }
         // A directory: move it up beside its parent; a later pass empties it.
         std::string flat = ".kforge-rm-" + std::to_string(moved++);
-        if (::renameat(sub.get(), child.c_str(), top.get(), flat.c_str()) == 0) progress = true;
-        else last_error = name + "/" + child + ": " + std::strerror(errno);
+        if (::renameat(sub.get(), child.c_str(), top.get(), flat.c_str()) == 0)
+          progress = true;
+        else
+          last_error = name + "/" + child + ": " + std::strerror(errno);
       }
-      if (::unlinkat(top.get(), name.c_str(), AT_REMOVEDIR) == 0) progress = true;
-      else last_error = name + ": " + std::strerror(errno);
+      if (::unlinkat(top.get(), name.c_str(), AT_REMOVEDIR) == 0)
+        progress = true;
+      else
+        last_error = name + ": " + std::strerror(errno);
     }
     if (!progress) return "cannot remove everything in " + path + " (" + last_error + ")";
   }
@@ -196,8 +200,7 @@ TempDir::TempDir(std::string_view prefix, const std::string& parent) {
   std::vector<char> buf(templ.begin(), templ.end());
   buf.push_back('\0');
   if (::mkdtemp(buf.data()) == nullptr)
-    throw EnvironmentError("cannot create a temporary directory in " + base + ": " +
-                           std::strerror(errno));
+    throw EnvironmentError("cannot create a temporary directory in " + base + ": " + std::strerror(errno));
   path_ = buf.data();
 }
 

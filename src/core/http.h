@@ -20,7 +20,7 @@ struct HttpRequest {
   std::string url;              ///< http:// or https:// only
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
-  int64_t timeout_ms = 120000;        ///< the whole exchange
+  int64_t timeout_ms = 120000;  ///< the whole exchange
   int64_t connect_timeout_ms = 10000;
   size_t max_response_bytes = size_t{16} << 20;
   /// When set, each piece of the body as it arrives (server-sent events); returning false
@@ -29,7 +29,7 @@ struct HttpRequest {
 };
 
 struct HttpResponse {
-  int status = 0;  ///< HTTP status; 0 when no response arrived
+  int status = 0;                                            ///< HTTP status; 0 when no response arrived
   std::vector<std::pair<std::string, std::string>> headers;  ///< names lower-cased
   std::string body;
   /// Why the exchange failed (connection refused, timeout, body too large), "" when a whole

@@ -49,7 +49,8 @@ size_t OnHeader(char* data, size_t size, size_t count, void* user) {
     std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return std::tolower(c); });
     std::string_view value = line.substr(colon + 1);
     while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
-    while (!value.empty() && (value.back() == '\r' || value.back() == '\n' || value.back() == ' ')) value.remove_suffix(1);
+    while (!value.empty() && (value.back() == '\r' || value.back() == '\n' || value.back() == ' '))
+      value.remove_suffix(1);
     t->response->headers.emplace_back(std::move(key), std::string(value).substr(0, 8192));
   }
   return n;
@@ -104,8 +105,8 @@ HttpResponse CurlHttpClient::Send(const HttpRequest& request) {
   response.status = static_cast<int>(status);
   response.seconds = seconds;
   if (transfer.too_large)
-    response.error = "the response from " + request.url + " is larger than " +
-                     std::to_string(request.max_response_bytes) + " bytes";
+    response.error =
+        "the response from " + request.url + " is larger than " + std::to_string(request.max_response_bytes) + " bytes";
   else if (transfer.stopped)
     response.error = "the transfer was stopped by the reader";
   else if (rc != CURLE_OK)

@@ -25,7 +25,6 @@ ProcessRunner& TestRunner() {
   return runner;
 }
 
-
 /// The draws the golden values pin, as text: for each seed, two raw words, then a uniform,
 /// three normals and two t(2) values as the bits of the double.
 std::string Draws(uint64_t seed) {
@@ -39,18 +38,24 @@ std::string Draws(uint64_t seed) {
   uint64_t a = r.NextU64(), b = r.NextU64();
   double u = r.Uniform01(), n0 = r.Normal(), n1 = r.Normal(), n2 = r.Normal(), t0 = r.StudentT(2), t1 = r.StudentT(2);
   std::snprintf(line, sizeof line, "%016llx %016llx %016llx %016llx %016llx %016llx %016llx %016llx",
-                (unsigned long long)a, (unsigned long long)b, (unsigned long long)bits(u),
-                (unsigned long long)bits(n0), (unsigned long long)bits(n1), (unsigned long long)bits(n2),
-                (unsigned long long)bits(t0), (unsigned long long)bits(t1));
+                (unsigned long long)a, (unsigned long long)b, (unsigned long long)bits(u), (unsigned long long)bits(n0),
+                (unsigned long long)bits(n1), (unsigned long long)bits(n2), (unsigned long long)bits(t0),
+                (unsigned long long)bits(t1));
   return line;
 }
 
 /// The raw words were checked against an independent Python implementation of SplitMix64
 /// and xoshiro256**; the doubles are what this file's algorithms make of them.
 TEST(SeededRandom, GoldenValues) {
-  EXPECT_EQ(Draws(0), "99ec5f36cb75f2b4 bf6e1f784956452a 3fba5f849d4933e0 bfe21701609af1de 3ff94408aae7374d 3fbd9e03088cbdcb 3fe81c9dc981b843 bfebcc5165b1bac4");
-  EXPECT_EQ(Draws(1), "b3f2af6d0fc710c5 853b559647364cea 3fe25f12eac10548 bfeb97f261fed5ec 3ff908937aee2a37 bfd40ed5a05a1452 3ffd85215521650d 4003247a50a8e957");
-  EXPECT_EQ(Draws(0xC0FFEE), "120e99a6dde4a550 8f989ef97733d4b4 3fee1451d65c9fa6 bff32b60e2676853 bff16a7039cc2f48 bffe612de118a7db bfdbc4a301d10f1d 3fe3748e9389cb5b");
+  EXPECT_EQ(Draws(0),
+            "99ec5f36cb75f2b4 bf6e1f784956452a 3fba5f849d4933e0 bfe21701609af1de 3ff94408aae7374d 3fbd9e03088cbdcb "
+            "3fe81c9dc981b843 bfebcc5165b1bac4");
+  EXPECT_EQ(Draws(1),
+            "b3f2af6d0fc710c5 853b559647364cea 3fe25f12eac10548 bfeb97f261fed5ec 3ff908937aee2a37 bfd40ed5a05a1452 "
+            "3ffd85215521650d 4003247a50a8e957");
+  EXPECT_EQ(Draws(0xC0FFEE),
+            "120e99a6dde4a550 8f989ef97733d4b4 3fee1451d65c9fa6 bff32b60e2676853 bff16a7039cc2f48 bffe612de118a7db "
+            "bfdbc4a301d10f1d 3fe3748e9389cb5b");
 }
 
 TEST(SeededRandom, MomentsAreThoseOfTheDistributions) {
@@ -101,7 +106,7 @@ int main() {
 )");
   const std::string src = testing::SourceDir() + "/src";
   SpawnOptions build;
-  build.argv = {path, "-std=c++20", "-O2", "-ffp-contract=off", "-I" + src, main_cc, src + "/core/random.cc",
+  build.argv = {path, "-std=c++20",         "-O2", "-ffp-contract=off", "-I" + src, main_cc, src + "/core/random.cc",
                 "-o", dir.path() + "/draws"};
   auto built = TestRunner().Run(build, 120000);
   ASSERT_TRUE(built.status.ok()) << built.output;

@@ -61,10 +61,12 @@ void KillAllChildren() {
 
 std::string ExitStatus::Describe() const {
   switch (kind) {
-    case Kind::kExited: return "exited with code " + std::to_string(code);
+    case Kind::kExited:
+      return "exited with code " + std::to_string(code);
     case Kind::kSignaled:
       return "killed by signal " + std::to_string(signal) + " (" + strsignal(signal) + ")";
-    case Kind::kTimedOut: return "timed out";
+    case Kind::kTimedOut:
+      return "timed out";
   }
   return "?";
 }
@@ -99,8 +101,7 @@ std::unique_ptr<Subprocess> Subprocess::Start(const SpawnOptions& options, Clock
   posix_spawnattr_setsigmask(&attr, &empty);
   posix_spawnattr_setsigdefault(&attr, &defaults);
   posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-                                      POSIX_SPAWN_SETSIGDEF);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 
   auto argv = CStrings(options.argv);
   // The child's environment: the given one, or ours (inherited, never interpreted here)
@@ -117,8 +118,7 @@ std::unique_ptr<Subprocess> Subprocess::Start(const SpawnOptions& options, Clock
   int rc = posix_spawnp(&pid, argv[0], &actions, &attr, argv.data(), own_env ? envp.data() : environ);
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
-  if (rc != 0)
-    throw EnvironmentError("cannot start " + options.argv[0] + ": " + std::strerror(rc));
+  if (rc != 0) throw EnvironmentError("cannot start " + options.argv[0] + ": " + std::strerror(rc));
 
   TrackChild(pid);
   std::unique_ptr<Subprocess> p(new Subprocess());

@@ -20,7 +20,6 @@ ProcessRunner& TestRunner() {
   return runner;
 }
 
-
 TEST(SubprocessTest, ExitCodeAndOutput) {
   SpawnOptions o;
   o.argv = {"/bin/sh", "-c", "echo hello; echo err >&2; exit 3"};

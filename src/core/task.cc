@@ -2,9 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
-
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "core/error.h"
 #include "core/fs.h"
@@ -90,8 +89,7 @@ class TaskParser {
       spec.name = String(t, "name", w);
       std::string dtype = String(t, "dtype", w);
       if (!TryParseDType(dtype, &spec.dtype))
-        Fail(w + ".dtype", "unknown dtype '" + dtype +
-                               "'; use float32, float64, float16, bfloat16, int32 or int64");
+        Fail(w + ".dtype", "unknown dtype '" + dtype + "'; use float32, float64, float16, bfloat16, int32 or int64");
       const json& shape = Need(t, "shape", w);
       if (!shape.is_array() || shape.size() > 8) Fail(w + ".shape", "must be an array of at most 8 dimensions");
       for (size_t d = 0; d < shape.size(); ++d)
@@ -156,10 +154,10 @@ class TaskParser {
         for (const auto& dim : t.shape) {
           int64_t v = 0;
           std::string error;
-          if (!TryEvalExpr(dim, kase.params, &v, &error))
-            Fail(where, "shape of '" + t.name + "': " + error);
-          if (v < 1) Fail(where, "shape of '" + t.name + "' has dimension " + dim + " = " +
-                                     std::to_string(v) + "; every dimension must be at least 1");
+          if (!TryEvalExpr(dim, kase.params, &v, &error)) Fail(where, "shape of '" + t.name + "': " + error);
+          if (v < 1)
+            Fail(where, "shape of '" + t.name + "' has dimension " + dim + " = " + std::to_string(v) +
+                            "; every dimension must be at least 1");
           if (__builtin_mul_overflow(elems, v, &elems) || elems > kMaxCaseBytes)
             Fail(where, "tensor '" + t.name + "' is too large");
         }
@@ -181,8 +179,7 @@ class TaskParser {
     if (!version.is_number_integer()) Fail("schema_version", "must be an integer");
     task_.schema_version = version.get<int>();
     if (task_.schema_version > kTaskSchemaVersion)
-      Fail("schema_version", "is " + std::to_string(task_.schema_version) +
-                                 ", newer than this kforge understands (" +
+      Fail("schema_version", "is " + std::to_string(task_.schema_version) + ", newer than this kforge understands (" +
                                  std::to_string(kTaskSchemaVersion) + "); upgrade kforge");
     if (task_.schema_version < 1) Fail("schema_version", "must be at least 1");
     task_.name = String(j, "name", "top level");
@@ -250,15 +247,17 @@ class TaskParser {
     for (const auto& out : task_.outputs)
       if (IsFloat(out.dtype) && !task_.tolerance.count(out.dtype))
         Fail("tolerance", "has no entry for output dtype " + std::string(DTypeName(out.dtype)));
-    if (j.contains("reduction_size"))
-      task_.reduction_size = Expression(j["reduction_size"], "reduction_size");
+    if (j.contains("reduction_size")) task_.reduction_size = Expression(j["reduction_size"], "reduction_size");
     task_.flops = Expression(Need(j, "flops", "top level"), "flops");
     task_.bytes = Expression(Need(j, "bytes", "top level"), "bytes");
     if (j.contains("comparison")) {
       std::string c = String(j, "comparison", "top level");
-      if (c == "allclose") task_.comparison = Comparison::kAllClose;
-      else if (c == "argmax") task_.comparison = Comparison::kArgmax;
-      else Fail("comparison", "must be 'allclose' or 'argmax'");
+      if (c == "allclose")
+        task_.comparison = Comparison::kAllClose;
+      else if (c == "argmax")
+        task_.comparison = Comparison::kArgmax;
+      else
+        Fail("comparison", "must be 'allclose' or 'argmax'");
     }
     if (j.contains("allowed_libraries")) {
       const json& libs = j["allowed_libraries"];
@@ -281,9 +280,9 @@ class TaskParser {
       task_.fixed_inputs_note = f["note"].get<std::string>();
     }
     static const std::set<std::string> kKnown = {
-        "schema_version", "name", "description", "category", "level", "reference", "params",
-        "inputs", "outputs", "attributes", "distributions", "cases", "tolerance",
-        "reduction_size", "flops", "bytes", "comparison", "allowed_libraries", "fixed_inputs"};
+        "schema_version", "name",    "description", "category",          "level",       "reference", "params",
+        "inputs",         "outputs", "attributes",  "distributions",     "cases",       "tolerance", "reduction_size",
+        "flops",          "bytes",   "comparison",  "allowed_libraries", "fixed_inputs"};
     for (auto it = j.begin(); it != j.end(); ++it)
       if (!kKnown.count(it.key())) Fail("top level", "unknown field '" + it.key() + "'");
     task_.origin = origin_;
@@ -341,8 +340,7 @@ Task ParseTask(std::string_view json_text, std::string_view origin) {
 Task LoadTaskFile(const std::string& path) {
   std::string text;
   std::string error;
-  if (!TryReadFile(path, &text, &error))
-    throw UsageError("cannot read task file " + path + ": " + error);
+  if (!TryReadFile(path, &text, &error)) throw UsageError("cannot read task file " + path + ": " + error);
   return ParseTask(text, path);
 }
 

@@ -34,17 +34,17 @@ enum class Distribution {
   kOnes,            ///< all ones (debugging)
   // Fixed adversarial inputs: patterns over rows (the last dimension), run on every --full
   // whatever the seed (verify/certification.h decides which a task gets).
-  kNegativeOffset,   ///< -100 + N(0,1): every exp of a row underflows unless its max is subtracted
-  kSignedRows,       ///< rows alternately all positive and all negative
-  kConstantRows,     ///< each row one value: zero variance
-  kOutlierRows,      ///< small values with one outlier per row: -1e4 anywhere, or +1e4 first
-  kSortedRows,       ///< rows sorted, alternately ascending and descending
-  kTies,             ///< integers in [-2, 2]: exact ties for argmax and pooling
-  kLargeMean,        ///< 1000 + 0.001 N(0,1): naive one-pass variance and sums lose precision
-  kIntegers,         ///< integers in [-8, 8]: repeated exact small values
-  kDeepNegative,     ///< -1000 + N(0,1): below exp's double range too (softmax family)
-  kOpposedSigns,     ///< first input 10 + |N|, second -10 - |N|, the rest N(0,1): every
-                     ///< product of the two (attention scores) strongly negative
+  kNegativeOffset,  ///< -100 + N(0,1): every exp of a row underflows unless its max is subtracted
+  kSignedRows,      ///< rows alternately all positive and all negative
+  kConstantRows,    ///< each row one value: zero variance
+  kOutlierRows,     ///< small values with one outlier per row: -1e4 anywhere, or +1e4 first
+  kSortedRows,      ///< rows sorted, alternately ascending and descending
+  kTies,            ///< integers in [-2, 2]: exact ties for argmax and pooling
+  kLargeMean,       ///< 1000 + 0.001 N(0,1): naive one-pass variance and sums lose precision
+  kIntegers,        ///< integers in [-8, 8]: repeated exact small values
+  kDeepNegative,    ///< -1000 + N(0,1): below exp's double range too (softmax family)
+  kOpposedSigns,    ///< first input 10 + |N|, second -10 - |N|, the rest N(0,1): every
+                    ///< product of the two (attention scores) strongly negative
 };
 std::string_view DistributionName(Distribution d);
 bool TryParseDistribution(std::string_view name, Distribution* out);
@@ -83,7 +83,7 @@ struct Task {
   std::map<std::string, double> attributes;
   std::vector<Case> light;
   std::vector<Case> full;
-  std::vector<Case> bench;  ///< L3 performance shapes (kforge bench); may be empty
+  std::vector<Case> bench;                  ///< L3 performance shapes (kforge bench); may be empty
   std::vector<Distribution> distributions;  ///< used by full cases that name none
   std::map<DType, Tolerance> tolerance;
   std::string reduction_size = "1";

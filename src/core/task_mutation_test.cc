@@ -15,16 +15,25 @@ namespace kforge {
 namespace {
 
 std::string Mutate(std::string s, std::mt19937_64& rng) {
-  static const char* kTokens[] = {"{", "}", "[", "]", ",", ":", "\"", "-1", "0", "1e309", "null",
-                                  "\"n/0\"", "\"((((\"", "true", "\"float16\"", "99999999999999999999"};
+  static const char* kTokens[] = {
+      "{", "}",     "[",    "]",       ",",        ":",    "\"",          "-1",
+      "0", "1e309", "null", "\"n/0\"", "\"((((\"", "true", "\"float16\"", "99999999999999999999"};
   int edits = 1 + static_cast<int>(rng() % 4);
   for (int e = 0; e < edits && !s.empty(); ++e) {
     size_t pos = rng() % s.size();
     switch (rng() % 4) {
-      case 0: s.erase(pos, 1 + rng() % 8); break;
-      case 1: s.insert(pos, kTokens[rng() % (sizeof kTokens / sizeof *kTokens)]); break;
-      case 2: s[pos] = static_cast<char>(rng() % 256); break;
-      case 3: s.resize(pos); break;  // truncation
+      case 0:
+        s.erase(pos, 1 + rng() % 8);
+        break;
+      case 1:
+        s.insert(pos, kTokens[rng() % (sizeof kTokens / sizeof *kTokens)]);
+        break;
+      case 2:
+        s[pos] = static_cast<char>(rng() % 256);
+        break;
+      case 3:
+        s.resize(pos);
+        break;  // truncation
     }
   }
   return s;

@@ -42,13 +42,16 @@ struct BadTask {
 const BadTask kBadTasks[] = {
     {"{\"n\": 3, \"distributions\": [\"uniform\"]}]}", "{\"n\": 3, \"distributions\": [\"uniform\"]}], \"huge\": []}",
      "unknown field 'huge' (expected light, full and optionally bench)"},
-    {"{\"n\": 3, \"distributions\": [\"uniform\"]}]}", "{\"n\": 3, \"distributions\": [\"uniform\"]}], \"bench\": [{\"n\": 0}]}",
-     "cases.bench"},
+    {"{\"n\": 3, \"distributions\": [\"uniform\"]}]}",
+     "{\"n\": 3, \"distributions\": [\"uniform\"]}], \"bench\": [{\"n\": 0}]}", "cases.bench"},
     {"\"schema_version\": 1", "\"schema_version\": 99", "newer than this kforge understands"},
     {"\"name\": \"t\",", "", "missing required field 'name'"},
-    {"\"dtype\": \"float32\", \"shape\": [\"n\"]}],\n  \"outputs\"", "\"dtype\": \"float33\", \"shape\": [\"n\"]}],\n  \"outputs\"", "unknown dtype 'float33'"},
-    {"\"shape\": [\"n\"]}],\n  \"outputs\"", "\"shape\": [\"m\"]}],\n  \"outputs\"", "uses 'm', which is not in 'params'"},
-    {"\"shape\": [\"n\"]}],\n  \"outputs\"", "\"shape\": [\"n-4\"]}],\n  \"outputs\"", "every dimension must be at least 1"},
+    {"\"dtype\": \"float32\", \"shape\": [\"n\"]}],\n  \"outputs\"",
+     "\"dtype\": \"float33\", \"shape\": [\"n\"]}],\n  \"outputs\"", "unknown dtype 'float33'"},
+    {"\"shape\": [\"n\"]}],\n  \"outputs\"", "\"shape\": [\"m\"]}],\n  \"outputs\"",
+     "uses 'm', which is not in 'params'"},
+    {"\"shape\": [\"n\"]}],\n  \"outputs\"", "\"shape\": [\"n-4\"]}],\n  \"outputs\"",
+     "every dimension must be at least 1"},
     {"{\"n\": 4}", "{\"n\": 0}", "must be a positive integer"},
     {"{\"n\": 4}", "{}", "missing required field 'n'"},
     {"{\"n\": 4}", "{\"n\": 4, \"q\": 1}", "unknown field 'q'"},
@@ -126,8 +129,8 @@ TEST(TaskTest, FixedInputsChangesNeedANote) {
   EXPECT_EQ(t.fixed_inputs_add, std::vector<Distribution>{Distribution::kSortedRows});
   EXPECT_EQ(t.fixed_inputs_remove, std::vector<Distribution>{Distribution::kIntegers});
   EXPECT_EQ(t.fixed_inputs_note, "why");
-  for (const char* bad : {R"({"add": ["sorted_rows"]})", R"({"add": ["zipf"], "note": "x"})", R"({"drop": [], "note": "x"})",
-                          R"([1])"}) {
+  for (const char* bad :
+       {R"({"add": ["sorted_rows"]})", R"({"add": ["zipf"], "note": "x"})", R"({"drop": [], "note": "x"})", R"([1])"}) {
     try {
       ParseTask(with(bad), "t.json");
       ADD_FAILURE() << bad;

@@ -23,8 +23,8 @@ size_t ValidSequenceAt(std::string_view s, size_t i) {
   if (c >= 0xF0 && c <= 0xF4) {
     if (!cont(1) || !cont(2) || !cont(3)) return 0;
     unsigned char c1 = static_cast<unsigned char>(s[i + 1]);
-    if (c == 0xF0 && c1 < 0x90) return 0;  // overlong
-    if (c == 0xF4 && c1 >= 0x90) return 0; // above U+10FFFF
+    if (c == 0xF0 && c1 < 0x90) return 0;   // overlong
+    if (c == 0xF4 && c1 >= 0x90) return 0;  // above U+10FFFF
     return 4;
   }
   return 0;

@@ -22,12 +22,14 @@ TEST(TextTest, ValidTextIsUnchanged) {
 
 TEST(TextTest, EveryInvalidSequenceBecomesOneReplacementCharacter) {
   const std::string r = "\xEF\xBF\xBD";
-  EXPECT_EQ(UntrustedText("a\x80" "b"), "a" + r + "b");                // stray continuation
-  EXPECT_EQ(UntrustedText("a\xC3"), "a" + r);                          // truncated at the end
-  EXPECT_EQ(UntrustedText("\xC0\xAF"), r + r);                         // overlong '/'
-  EXPECT_EQ(UntrustedText("\xED\xA0\x80"), r + r + r);                 // surrogate
-  EXPECT_EQ(UntrustedText("\xF4\x90\x80\x80"), r + r + r + r);         // above U+10FFFF
-  EXPECT_EQ(UntrustedText(std::string("x\0y", 3)), "x" + r + "y");     // NUL
+  EXPECT_EQ(UntrustedText("a\x80"
+                          "b"),
+            "a" + r + "b");                                         // stray continuation
+  EXPECT_EQ(UntrustedText("a\xC3"), "a" + r);                       // truncated at the end
+  EXPECT_EQ(UntrustedText("\xC0\xAF"), r + r);                      // overlong '/'
+  EXPECT_EQ(UntrustedText("\xED\xA0\x80"), r + r + r);              // surrogate
+  EXPECT_EQ(UntrustedText("\xF4\x90\x80\x80"), r + r + r + r);      // above U+10FFFF
+  EXPECT_EQ(UntrustedText(std::string("x\0y", 3)), "x" + r + "y");  // NUL
   EXPECT_EQ(UntrustedText("\xFF\xFE"), r + r);
 }
 

@@ -83,8 +83,9 @@ class RepairTest : public ::testing::Test {
 
 TEST_F(RepairTest, RepairsAndCertifiesANearMiss) {
   std::string run = Dir("run");
-  auto r = RunCli({"repair", "sum_lastdim", NearMiss("sum_lastdim_half_accum.cc"), "--out", run, "--seed", "1", "--json"},
-                  "", 300, Env("a"));
+  auto r =
+      RunCli({"repair", "sum_lastdim", NearMiss("sum_lastdim_half_accum.cc"), "--out", run, "--seed", "1", "--json"},
+             "", 300, Env("a"));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.err.find("round 1"), std::string::npos) << "progress goes to stderr";
   auto s = nlohmann::json::parse(r.out);
@@ -113,9 +114,9 @@ TEST_F(RepairTest, RepairsAndCertifiesANearMiss) {
 
 TEST_F(RepairTest, UnrepairableCandidateExitsOneWithReason) {
   std::string run = Dir("run");
-  auto r = RunCli({"repair", "add_bias", NearMiss("add_bias_wrong_broadcast.cc"), "--out", run, "--seed", "1", "--json",
-                   "--quiet"},
-                  "", 300, Env("b"));
+  auto r = RunCli(
+      {"repair", "add_bias", NearMiss("add_bias_wrong_broadcast.cc"), "--out", run, "--seed", "1", "--json", "--quiet"},
+      "", 300, Env("b"));
   EXPECT_EQ(r.exit_code, 1) << r.err;
   auto s = nlohmann::json::parse(r.out);
   EXPECT_EQ(s["success"], false);
@@ -156,7 +157,8 @@ TEST_F(RepairTest, KillAtEveryEventBoundaryThenResume) {
 TEST_F(RepairTest, CtrlCThenResumeEndsLikeAnUninterruptedRun) {
   const std::string task = "sum_lastdim", cand = NearMiss("sum_lastdim_half_accum.cc");
   std::string ref_dir = Dir("reference");
-  ASSERT_EQ(RunCli({"repair", task, cand, "--out", ref_dir, "--seed", "7", "--quiet"}, "", 300, Env("iref")).exit_code, 0);
+  ASSERT_EQ(RunCli({"repair", task, cand, "--out", ref_dir, "--seed", "7", "--quiet"}, "", 300, Env("iref")).exit_code,
+            0);
   RunView reference = Events(ref_dir);
   nlohmann::json ref_summary = ReadJson(ref_dir + "/summary.json");
   const size_t n = reference.types.size();
@@ -197,9 +199,9 @@ TEST_F(RepairTest, CtrlCThenResumeEndsLikeAnUninterruptedRun) {
 
 TEST_F(RepairTest, TornLogTailIsDetectedAndResumed) {
   std::string base = Dir("base");
-  auto ref = RunCli({"repair", "sum_lastdim", NearMiss("sum_lastdim_half_accum.cc"), "--out", Dir("ref"), "--seed", "7",
-                     "--quiet"},
-                    "", 300, Env("tref"));
+  auto ref = RunCli(
+      {"repair", "sum_lastdim", NearMiss("sum_lastdim_half_accum.cc"), "--out", Dir("ref"), "--seed", "7", "--quiet"},
+      "", 300, Env("tref"));
   ASSERT_EQ(ref.exit_code, 0);
   nlohmann::json ref_summary = ReadJson(Dir("ref") + "/summary.json");
   RunView reference = Events(Dir("ref"));
@@ -237,7 +239,8 @@ TEST_F(RepairTest, DamagedOrNewerLogsAreRefused) {
   std::filesystem::copy(run, newer, std::filesystem::copy_options::recursive);
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open((newer + "/events.db").c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, "UPDATE meta SET value = '99' WHERE key = 'schema_version'", nullptr, nullptr, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "UPDATE meta SET value = '99' WHERE key = 'schema_version'", nullptr, nullptr, nullptr),
+            SQLITE_OK);
   sqlite3_close(db);
   auto r = RunCli({"resume", newer});
   EXPECT_EQ(r.exit_code, 2);
@@ -309,7 +312,7 @@ TEST_F(RepairTest, ProbesAreEnabledOnlyAfterTheFirstUnassistedRound) {
     EXPECT_EQ(probes, e["data"]["round"].get<int>() >= 2) << e.dump();
     (probes ? with_probes : without)++;
   }
-  EXPECT_GE(without, 2);   // the initial candidate and round 1
+  EXPECT_GE(without, 2);  // the initial candidate and round 1
   EXPECT_GE(with_probes, 1);
 }
 
@@ -323,7 +326,8 @@ TEST_F(RepairTest, KnowledgeBaseEntryThatLeadsToACheatIsChargedWithIt) {
   std::vector<std::string> env = Env("bad");
   env.push_back("KFORGE_KB_DIR=" + kb);
   std::string run = Dir("run");
-  auto r = RunCli({"repair", "relu", NearMiss("relu_nan_dropped.cc"), "--out", run, "--seed", "1", "--quiet"}, "", 300, env);
+  auto r =
+      RunCli({"repair", "relu", NearMiss("relu_nan_dropped.cc"), "--out", run, "--seed", "1", "--quiet"}, "", 300, env);
   EXPECT_EQ(r.exit_code, 1) << r.err;
   auto stats = ReadJson(kb_state_ + "-bad/stats.json");
   EXPECT_EQ(stats["bad-advice"]["integrity_violations"], 1) << stats.dump();

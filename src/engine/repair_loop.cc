@@ -9,17 +9,17 @@
 #include "agent/external_repairer.h"
 #include "agent/knowledge_base.h"
 #include "agent/recipe_repairer.h"
-#include "core/clock.h"
 #include "core/cancel.h"
+#include "core/clock.h"
 #include "core/env.h"
 #include "core/error.h"
-#include "exec/machine.h"
 #include "core/fs.h"
+#include "engine/scoring.h"
+#include "exec/machine.h"
 #include "record/artifact_store.h"
 #include "verify/forensics.h"
 #include "verify/inputs.h"
 #include "verify/verifier.h"
-#include "engine/scoring.h"
 
 namespace kforge {
 namespace {
@@ -29,8 +29,7 @@ constexpr double kEps = 1e-9;
 std::unique_ptr<Repairer> MakeRepairer(const RunConfig& c, Env& env) {
   if (c.repairer == "recipe") return std::make_unique<RecipeRepairer>();
   if (c.repairer == "external") {
-    if (c.repairer_command.empty())
-      throw UsageError("the external repairer needs --repairer-cmd COMMAND");
+    if (c.repairer_command.empty()) throw UsageError("the external repairer needs --repairer-cmd COMMAND");
     return std::make_unique<ExternalRepairer>(env, c.repairer_command, int64_t{3600} * 1000);
   }
   throw UsageError("unknown repairer '" + c.repairer + "'; use 'recipe' or 'external'");
@@ -39,7 +38,10 @@ std::unique_ptr<Repairer> MakeRepairer(const RunConfig& c, Env& env) {
 }  // namespace
 
 RepairRun::RepairRun(std::string dir, const RepairEnv& env)
-    : dir_(std::move(dir)), env_(env), machine_(*env.machine), kill_after_(machine_.config().test_kill_after_event),
+    : dir_(std::move(dir)),
+      env_(env),
+      machine_(*env.machine),
+      kill_after_(machine_.config().test_kill_after_event),
       interrupt_after_(machine_.config().test_interrupt_after_event) {}
 
 RepairRun::~RepairRun() = default;
@@ -62,8 +64,12 @@ std::unique_ptr<RepairRun> RepairRun::Create(const std::string& run_dir, const s
   KnowledgeBase kb(env.kb_dir, env.machine->config().kb_state_dir);
   std::string kb_hash = run->artifacts_->Put(kb.Snapshot().dump());
   run->Append(EventType::kRunStarted, Layer::kControl,
-              {{"task_name", task.name}, {"task_origin", task_origin}, {"task_artifact", task_hash},
-               {"candidate", cand_hash}, {"config", config.ToJson()}, {"kforge_version", KforgeVersion()},
+              {{"task_name", task.name},
+               {"task_origin", task_origin},
+               {"task_artifact", task_hash},
+               {"candidate", cand_hash},
+               {"config", config.ToJson()},
+               {"kforge_version", KforgeVersion()},
                {"kb_snapshot", kb_hash}});
   run->log_->Checkpoint();
   run->Load();
@@ -76,7 +82,8 @@ std::unique_ptr<RepairRun> RepairRun::Open(const std::string& run_dir, const Rep
   run->artifacts_ = std::make_unique<ArtifactStore>(run_dir + "/artifacts");
   run->state_ = FoldEvents(run->log_->ReadAll());
   if (!run->state_.started)
-    throw UsageError("the run in " + run_dir + " has no run_started event (it was interrupted while being "
+    throw UsageError("the run in " + run_dir +
+                     " has no run_started event (it was interrupted while being "
                      "created); start a new run");
   run->Load();
   return run;
@@ -92,7 +99,7 @@ void RepairRun::Load() {
 
 Event RepairRun::Append(EventType type, Layer layer, nlohmann::json data) {
   Event e = log_->Append(EventTypeName(type), layer, std::move(data));  // persist first ...
-  state_.Apply(e);                                       // ... then apply
+  state_.Apply(e);                                                      // ... then apply
   ++appended_;
   if (kill_after_ > 0 && appended_ == kill_after_) ::raise(SIGKILL);
   if (interrupt_after_ > 0 && appended_ == interrupt_after_) ::raise(SIGINT);
@@ -118,7 +125,8 @@ Scored RepairRun::Validate(const std::string& source, int round, int index, cons
   opts.cancel = env_.cancel;
   Verifier verifier(task_, machine_);
   std::string cand_hash = artifacts_->Put(source);
-  Verdict v = verifier.VerifySource(source, "candidate-" + cand_hash.substr(0, 12) + state_.config.SourceExtension(), opts);
+  Verdict v =
+      verifier.VerifySource(source, "candidate-" + cand_hash.substr(0, 12) + state_.config.SourceExtension(), opts);
   nlohmann::json vj = v.ToJson();
   Forensics f = Diagnose(task_, v);
   Scored s;
@@ -137,10 +145,22 @@ Scored RepairRun::Validate(const std::string& source, int round, int index, cons
   s.index = index;
   s.iteration = state_.iterations;
   Append(EventType::kValidated, Layer::kTensor,
-         {{"candidate", s.candidate}, {"verdict", s.verdict}, {"forensics", s.forensics}, {"score", s.score},
-          {"passed", s.passed}, {"integrity", s.integrity}, {"failure_class", FailureClassName(s.failure)}, {"level", LevelName(s.level)},
-          {"signature", s.signature}, {"message", s.message}, {"origin", origin}, {"round", round},
-          {"index", index}, {"iteration", s.iteration}, {"seed", *opts.seed}, {"previous", previous},
+         {{"candidate", s.candidate},
+          {"verdict", s.verdict},
+          {"forensics", s.forensics},
+          {"score", s.score},
+          {"passed", s.passed},
+          {"integrity", s.integrity},
+          {"failure_class", FailureClassName(s.failure)},
+          {"level", LevelName(s.level)},
+          {"signature", s.signature},
+          {"message", s.message},
+          {"origin", origin},
+          {"round", round},
+          {"index", index},
+          {"iteration", s.iteration},
+          {"seed", *opts.seed},
+          {"previous", previous},
           {"probes", opts.probes}});
   // A person can follow the run without kforge: one directory per validation.
   std::string it_dir = fmt::format("{}/logs/iteration_{}", dir_, s.iteration);
@@ -154,17 +174,21 @@ Scored RepairRun::Validate(const std::string& source, int round, int index, cons
     WriteFileAtomic(it_dir + "/forensics.txt", f.Text());
   }
   WriteFileAtomic(it_dir + "/error.log", v.Summary() + (origin.empty() ? "" : "proposed by: " + origin + "\n"));
-  Progress(fmt::format("  validated {} {}: {} (level {}, score {:.2f}){}", index < 0 ? "initial candidate" : fmt::format("proposal {}.{}", round, index + 1),
-                       cand_hash.substr(0, 8), v.passed ? "PASS" : FailureClassName(s.failure), LevelName(s.level), s.score,
-                       origin.empty() ? "" : " from " + origin));
+  Progress(fmt::format("  validated {} {}: {} (level {}, score {:.2f}){}",
+                       index < 0 ? "initial candidate" : fmt::format("proposal {}.{}", round, index + 1),
+                       cand_hash.substr(0, 8), v.passed ? "PASS" : FailureClassName(s.failure), LevelName(s.level),
+                       s.score, origin.empty() ? "" : " from " + origin));
   return s;
 }
 
 void RepairRun::RequestRepair() {
   int round = state_.round + 1;
   Append(EventType::kRepairRequested, Layer::kControl,
-         {{"round", round}, {"attempt", state_.attempt}, {"repairer", repairer_->name()},
-          {"current", state_.current->candidate}, {"forensics", state_.current->forensics}});
+         {{"round", round},
+          {"attempt", state_.attempt},
+          {"repairer", repairer_->name()},
+          {"current", state_.current->candidate},
+          {"forensics", state_.current->forensics}});
 }
 
 void RepairRun::CallRepairer() {
@@ -221,7 +245,8 @@ void RepairRun::CloseRound() {
     if (top == nullptr || r.score > top->score + kEps) top = &r;
   for (const auto& r : results)
     if (r.integrity)
-      guard("integrity", "reject", "proposal " + r.candidate.substr(0, 8) + " from " + r.origin + " cheats: " + r.message);
+      guard("integrity", "reject",
+            "proposal " + r.candidate.substr(0, 8) + " from " + r.origin + " cheats: " + r.message);
 
   int rounds_without_best = state_.rounds_without_best;
   int stagnant = state_.stagnant_rounds;
@@ -231,8 +256,9 @@ void RepairRun::CloseRound() {
   const Scored* new_current = &cur;
   if (top == nullptr) {
     stop = state_.proposals.empty() ? "no_proposals" : "oscillation";
-    guard(stop, "stop", state_.proposals.empty() ? "the repairer had nothing to propose for this diagnosis"
-                                                 : "every proposal repeated a candidate already tried");
+    guard(stop, "stop",
+          state_.proposals.empty() ? "the repairer had nothing to propose for this diagnosis"
+                                   : "every proposal repeated a candidate already tried");
   } else if (top->passed) {
     d["adopted"] = top->candidate;
     d["new_best"] = top->candidate;
@@ -265,8 +291,7 @@ void RepairRun::CloseRound() {
     Forensics f;
     if (!new_current->forensics.empty())
       f = ForensicsFromJson(nlohmann::json::parse(artifacts_->Get(new_current->forensics)));
-    int64_t elapsed_s =
-        (machine_.env().clock().WallMicros() - state_.started_wall_us - state_.paused_us) / 1000000;
+    int64_t elapsed_s = (machine_.env().clock().WallMicros() - state_.started_wall_us - state_.paused_us) / 1000000;
     if (repeated >= cfg.repeated_failure_limit) {
       stop = "repeated_failure";
       guard(stop, "stop", fmt::format("the same error ({}) {} rounds in a row", new_current->signature, repeated));
@@ -287,14 +312,15 @@ void RepairRun::CloseRound() {
     if (stop.empty() && (state_.rounds_in_attempt >= cfg.rounds_per_attempt + state_.extra_rounds || sub_limit)) {
       if (improved && !state_.extended && !sub_limit && cfg.soft_extension_rounds > 0) {
         d["extend"] = cfg.soft_extension_rounds;
-        guard("soft_budget", "extend", fmt::format("the last round improved the score ({:.2f} -> {:.2f})", cur.score,
-                                                   new_current->score));
+        guard("soft_budget", "extend",
+              fmt::format("the last round improved the score ({:.2f} -> {:.2f})", cur.score, new_current->score));
       } else if (state_.attempt < cfg.max_attempts) {
         d["new_attempt"] = true;
         d["rollback"] = true;
         guard("attempt_budget", "new_attempt",
-              sub_limit ? fmt::format("{} build-error / {} precision rounds in this attempt", build_rounds, precision_rounds)
-                        : fmt::format("{} rounds used in attempt {}", state_.rounds_in_attempt, state_.attempt));
+              sub_limit
+                  ? fmt::format("{} build-error / {} precision rounds in this attempt", build_rounds, precision_rounds)
+                  : fmt::format("{} rounds used in attempt {}", state_.rounds_in_attempt, state_.attempt));
       } else {
         stop = "round_budget";
         guard(stop, "stop", fmt::format("{} attempts used", state_.attempt));
@@ -309,7 +335,9 @@ void RepairRun::CloseRound() {
   d["improved"] = improved;
   d["guards"] = guards;
   d["stop"] = stop;
-  d["stop_message"] = success ? "certified on the full set" : guards.empty() ? "" : guards.back()["reason"].get<std::string>();
+  d["stop_message"] = success          ? "certified on the full set"
+                      : guards.empty() ? ""
+                                       : guards.back()["reason"].get<std::string>();
   // Knowledge-base track records: one use per entry per round.
   std::map<std::string, std::pair<bool, bool>> uses;  // id -> (led to a pass, integrity)
   for (const auto& r : results) {
@@ -333,7 +361,8 @@ void RepairRun::Finish(bool success, const std::string& reason, const std::strin
   const std::string before = state_.current ? state_.current->previous : "";
   if (!success || before.empty()) return;
   for (const auto& e : log_->ReadAll()) {
-    if (ParseEventType(e.type) != EventType::kValidated || e.data.value("candidate", "") != before || e.data.value("forensics", "").empty())
+    if (ParseEventType(e.type) != EventType::kValidated || e.data.value("candidate", "") != before ||
+        e.data.value("forensics", "").empty())
       continue;
     Forensics f = ForensicsFromJson(nlohmann::json::parse(artifacts_->Get(e.data["forensics"])));
     std::string id = kb_->ProposeLearned(task_, f, artifacts_->Get(before), artifacts_->Get(state_.current->candidate));
@@ -369,7 +398,8 @@ void RepairRun::WriteOutputs() {
   if (state_.current && !state_.current->verdict.empty()) {
     nlohmann::json v = nlohmann::json::parse(artifacts_->Get(state_.current->verdict), nullptr, false);
     if (v.is_object() && v.contains("fixed_inputs"))
-      s["certification"] = {{"seed", v.value("seed", uint64_t{0})}, {"fixed_inputs", v["fixed_inputs"]},
+      s["certification"] = {{"seed", v.value("seed", uint64_t{0})},
+                            {"fixed_inputs", v["fixed_inputs"]},
                             {"random_shapes", v.value("random_shapes", nlohmann::json::array())}};
   }
   if (!state_.success && state_.finished) {
@@ -377,7 +407,8 @@ void RepairRun::WriteOutputs() {
     s["last_error"] = state_.current ? state_.current->message : "";
   }
   WriteFileAtomic(dir_ + "/summary.json", s.dump(2) + "\n");
-  if (state_.success && state_.current) WriteFileAtomic(dir_ + "/final" + state_.config.SourceExtension(), artifacts_->Get(state_.current->candidate));
+  if (state_.success && state_.current)
+    WriteFileAtomic(dir_ + "/final" + state_.config.SourceExtension(), artifacts_->Get(state_.current->candidate));
 }
 
 const RunState& RepairRun::Run() {
@@ -391,7 +422,8 @@ const RunState& RepairRun::Run() {
     while (!state_.finished) {
       if (env_.cancel != nullptr) env_.cancel->ThrowIfCancelled();
       if (!state_.current) {
-        Progress(fmt::format("validating {} on {} (light, then full)", state_.initial_candidate.substr(0, 8), task_.name));
+        Progress(
+            fmt::format("validating {} on {} (light, then full)", state_.initial_candidate.substr(0, 8), task_.name));
         Validate(artifacts_->Get(state_.initial_candidate), 0, -1, "", "");
         continue;
       }
@@ -428,7 +460,8 @@ const RunState& RepairRun::Run() {
            {{"reason", e.what()}, {"round", state_.round}, {"attempt", state_.attempt}});
     Progress(fmt::format("{}: stopped at round {}; continue with 'kforge resume {}'", e.what(), state_.round, dir_));
   } catch (const EnvironmentError& e) {
-    Append(EventType::kRunFinished, Layer::kControl, {{"success", false}, {"reason", "environment"}, {"message", e.what()}});
+    Append(EventType::kRunFinished, Layer::kControl,
+           {{"success", false}, {"reason", "environment"}, {"message", e.what()}});
     Progress(std::string("environment error: ") + e.what());
   }
   WriteOutputs();

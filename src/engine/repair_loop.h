@@ -23,7 +23,7 @@ struct RepairEnv {
   /// The toolchain and, through it, the environment (clock, entropy, processes, the
   /// configuration: compile cache, knowledge-base state). Required.
   Machine* machine = nullptr;
-  std::string kb_dir;  ///< curated knowledge base (kb/ in the source tree)
+  std::string kb_dir;                                ///< curated knowledge base (kb/ in the source tree)
   std::function<void(const std::string&)> progress;  ///< one line per step (stderr in the CLI)
   /// Checked between steps and between trials: when cancelled, the run records a
   /// `cancelled` event and Run() returns with the run unfinished. Not owned; may be null.

@@ -3,14 +3,24 @@
 namespace kforge {
 
 nlohmann::json RunConfig::ToJson() const {
-  return {{"backend", BackendName(backend)}, {"repairer", repairer}, {"repairer_command", repairer_command}, {"seed", seed},
-          {"rounds_per_attempt", rounds_per_attempt}, {"build_error_rounds", build_error_rounds},
-          {"precision_rounds", precision_rounds}, {"max_attempts", max_attempts},
-          {"turns_per_session", turns_per_session}, {"turns_per_task", turns_per_task},
-          {"wall_clock_s", wall_clock_s}, {"stagnation_rounds", stagnation_rounds},
-          {"repeated_failure_limit", repeated_failure_limit}, {"rollback_after", rollback_after},
-          {"soft_extension_rounds", soft_extension_rounds}, {"case_timeout_ms", case_timeout_ms},
-          {"memory_gib", memory_gib}, {"probes_after_round", probes_after_round}};
+  return {{"backend", BackendName(backend)},
+          {"repairer", repairer},
+          {"repairer_command", repairer_command},
+          {"seed", seed},
+          {"rounds_per_attempt", rounds_per_attempt},
+          {"build_error_rounds", build_error_rounds},
+          {"precision_rounds", precision_rounds},
+          {"max_attempts", max_attempts},
+          {"turns_per_session", turns_per_session},
+          {"turns_per_task", turns_per_task},
+          {"wall_clock_s", wall_clock_s},
+          {"stagnation_rounds", stagnation_rounds},
+          {"repeated_failure_limit", repeated_failure_limit},
+          {"rollback_after", rollback_after},
+          {"soft_extension_rounds", soft_extension_rounds},
+          {"case_timeout_ms", case_timeout_ms},
+          {"memory_gib", memory_gib},
+          {"probes_after_round", probes_after_round}};
 }
 
 RunConfig RunConfig::FromJson(const nlohmann::json& j) {

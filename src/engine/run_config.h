@@ -3,9 +3,9 @@
 // project builds on: 5 repair rounds per attempt (3 for build errors, 5 for precision
 // failures), 240 agent turns per session and 600 per task.
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 
-#include <nlohmann/json.hpp>
 #include "core/backend_kind.h"
 
 namespace kforge {
@@ -16,19 +16,19 @@ struct RunConfig {
   std::string repairer_command;  ///< for the external repairer
   uint64_t seed = 0;
   int rounds_per_attempt = 5;
-  int build_error_rounds = 3;     ///< rounds ending in build errors before an attempt ends
-  int precision_rounds = 5;       ///< rounds ending in precision failures before an attempt ends
+  int build_error_rounds = 3;  ///< rounds ending in build errors before an attempt ends
+  int precision_rounds = 5;    ///< rounds ending in precision failures before an attempt ends
   int max_attempts = 3;
   int turns_per_session = 240;
   int turns_per_task = 600;
   int64_t wall_clock_s = 1800;
-  int stagnation_rounds = 3;      ///< rounds with a flat score before the run stops
-  int repeated_failure_limit = 2; ///< the same error this many rounds in a row stops the run
-  int rollback_after = 2;         ///< rounds without beating the best before rolling back
-  int soft_extension_rounds = 2;  ///< extra rounds granted once when the last round improved
+  int stagnation_rounds = 3;       ///< rounds with a flat score before the run stops
+  int repeated_failure_limit = 2;  ///< the same error this many rounds in a row stops the run
+  int rollback_after = 2;          ///< rounds without beating the best before rolling back
+  int soft_extension_rounds = 2;   ///< extra rounds granted once when the last round improved
   int64_t case_timeout_ms = 10000;
   double memory_gib = 4;
-  int probes_after_round = 1;     ///< probes may be requested once this many rounds failed
+  int probes_after_round = 1;  ///< probes may be requested once this many rounds failed
 
   /// File extension of candidate sources in the run directory and for repairers.
   std::string SourceExtension() const { return std::string(kforge::SourceExtension(backend)); }

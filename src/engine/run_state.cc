@@ -8,9 +8,12 @@ namespace kforge {
 namespace {
 
 constexpr NameEntry<EventType> kEventNames[] = {
-    {EventType::kRunStarted, "run_started"},       {EventType::kValidated, "validated"},
-    {EventType::kRepairRequested, "repair_requested"}, {EventType::kRepairProposed, "repair_proposed"},
-    {EventType::kRoundClosed, "round_closed"},     {EventType::kCancelled, "cancelled"},
+    {EventType::kRunStarted, "run_started"},
+    {EventType::kValidated, "validated"},
+    {EventType::kRepairRequested, "repair_requested"},
+    {EventType::kRepairProposed, "repair_proposed"},
+    {EventType::kRoundClosed, "round_closed"},
+    {EventType::kCancelled, "cancelled"},
     {EventType::kResumed, "resumed"},
     {EventType::kRunFinished, "run_finished"},
 };

@@ -48,13 +48,13 @@ struct Scored {
   bool integrity = false;  ///< an integrity failure
   FailureClass failure = FailureClass::kNone;
   Level level = Level::kNone;
-  std::string signature;   ///< identifies "the same error" across rounds
+  std::string signature;  ///< identifies "the same error" across rounds
   std::string message;
-  std::string origin;      ///< which repairer or KB entry proposed it
-  std::string previous;    ///< the candidate it was derived from ("" for the initial one)
+  std::string origin;    ///< which repairer or KB entry proposed it
+  std::string previous;  ///< the candidate it was derived from ("" for the initial one)
   int round = 0;
-  int index = -1;          ///< -1 for the initial candidate
-  int iteration = 0;       ///< order of validation in the run (0 = initial)
+  int index = -1;     ///< -1 for the initial candidate
+  int iteration = 0;  ///< order of validation in the run (0 = initial)
 };
 
 struct GuardDecision {
@@ -70,29 +70,29 @@ struct RunState {
   int64_t started_wall_us = 0;
 
   std::optional<Scored> current, best;
-  int round = 0;             ///< rounds requested so far
+  int round = 0;  ///< rounds requested so far
   int attempt = 1;
   int rounds_in_attempt = 0;
-  int extra_rounds = 0;      ///< soft-budget extension granted in this attempt
+  int extra_rounds = 0;  ///< soft-budget extension granted in this attempt
   bool extended = false;
   int turns = 0;
-  bool requested = false;    ///< a repair was requested for `round` and not yet proposed
-  bool proposed = false;     ///< proposals for `round` are recorded
+  bool requested = false;              ///< a repair was requested for `round` and not yet proposed
+  bool proposed = false;               ///< proposals for `round` are recorded
   std::vector<std::string> proposals;  ///< candidate artifacts of this round, in order
   std::vector<std::string> proposal_origins;
-  std::vector<Scored> round_results;   ///< validations of this round, in order
-  std::set<std::string> seen;          ///< every candidate validated or adopted so far
+  std::vector<Scored> round_results;  ///< validations of this round, in order
+  std::set<std::string> seen;         ///< every candidate validated or adopted so far
   int rounds_without_best = 0;
   int stagnant_rounds = 0;
   int repeated = 0;
   int build_error_rounds = 0;
   int precision_rounds = 0;
-  int iterations = 0;        ///< validations so far
+  int iterations = 0;                       ///< validations so far
   std::vector<FailureClass> error_history;  ///< the failure of every validation, in order
 
-  bool cancelled = false;        ///< the last control event was `cancelled`
+  bool cancelled = false;  ///< the last control event was `cancelled`
   int64_t cancelled_wall_us = 0;
-  int64_t paused_us = 0;         ///< time between cancelled and resumed events, not charged to the budget
+  int64_t paused_us = 0;  ///< time between cancelled and resumed events, not charged to the budget
 
   std::string stop_pending;  ///< a round_closed decided to stop; run_finished not yet written
   std::string stop_message;

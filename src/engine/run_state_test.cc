@@ -14,8 +14,9 @@ Event Ev(EventType type, nlohmann::json data, int64_t wall_us = 0) {
 }
 
 nlohmann::json Validated(const std::string& candidate, int round, int index, const std::string& failure, double score) {
-  return {{"candidate", candidate}, {"round", round},       {"index", index},  {"failure_class", failure},
-          {"level", "L1_compile"}, {"score", score},        {"passed", failure == "none"}};
+  return {{"candidate", candidate},     {"round", round},        {"index", index},
+          {"failure_class", failure},   {"level", "L1_compile"}, {"score", score},
+          {"passed", failure == "none"}};
 }
 
 TEST(RunState, FoldsARoundFromRequestToAdoption) {

@@ -30,7 +30,8 @@ Verdict WithTrials(Level level, int passed, int failed, double worst_ratio) {
 TEST(ScoreVerdict, HigherLevelsAndMorePassesScoreHigher) {
   EXPECT_GT(ScoreVerdict(WithTrials(Level::kL2Light, 1, 1, 2)), ScoreVerdict(WithTrials(Level::kL1Compile, 1, 1, 2)));
   EXPECT_GT(ScoreVerdict(WithTrials(Level::kL1Compile, 2, 0, 2)), ScoreVerdict(WithTrials(Level::kL1Compile, 1, 1, 2)));
-  EXPECT_GT(ScoreVerdict(WithTrials(Level::kL1Compile, 1, 1, 1.5)), ScoreVerdict(WithTrials(Level::kL1Compile, 1, 1, 1e3)));
+  EXPECT_GT(ScoreVerdict(WithTrials(Level::kL1Compile, 1, 1, 1.5)),
+            ScoreVerdict(WithTrials(Level::kL1Compile, 1, 1, 1e3)));
 }
 
 TEST(ScoreVerdict, IntegrityScoresBelowEverythingAndNanCountsAsUnbounded) {
@@ -38,7 +39,8 @@ TEST(ScoreVerdict, IntegrityScoresBelowEverythingAndNanCountsAsUnbounded) {
   cheat.passed = false;
   cheat.failure = FailureClass::kIntegrity;
   EXPECT_EQ(ScoreVerdict(cheat), -1);
-  EXPECT_EQ(ScoreVerdict(WithTrials(Level::kL1Compile, 1, 1, NAN)), ScoreVerdict(WithTrials(Level::kL1Compile, 1, 1, 1e12)));
+  EXPECT_EQ(ScoreVerdict(WithTrials(Level::kL1Compile, 1, 1, NAN)),
+            ScoreVerdict(WithTrials(Level::kL1Compile, 1, 1, 1e12)));
 }
 
 TEST(FailureSignature, NamesTheClassAndTheFirstFailingTrial) {

@@ -40,8 +40,7 @@ TensorArena::TensorArena(std::vector<ArenaTensor> tensors) : tensors_(std::move(
   if (::fcntl(fd_.get(), F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0)
     throw EnvironmentError(std::string("cannot seal the tensor arena: ") + std::strerror(errno));
   void* p = ::mmap(nullptr, total_, PROT_READ | PROT_WRITE, MAP_SHARED, fd_.get(), 0);
-  if (p == MAP_FAILED)
-    throw EnvironmentError(std::string("cannot map the tensor arena: ") + std::strerror(errno));
+  if (p == MAP_FAILED) throw EnvironmentError(std::string("cannot map the tensor arena: ") + std::strerror(errno));
   base_ = static_cast<char*>(p);
   size_t offset = kGuardBytes;
   for (auto& t : tensors_) {

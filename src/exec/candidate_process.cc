@@ -1,22 +1,22 @@
 #include "exec/candidate_process.h"
 
 #include <poll.h>
-#include <signal.h>
 #include <seccomp.h>
+#include <signal.h>
 #include <sys/socket.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 
 #include "core/cancel.h"
-#include "core/clock.h"
-#include "exec/machine.h"
 #include "core/check.h"
+#include "core/clock.h"
 #include "core/error.h"
 #include "core/text.h"
 #include "exec/arena.h"
+#include "exec/machine.h"
 #include "exec/pids_cgroup.h"
 #include "exec/runner_protocol.h"
 #include "exec/runner_reply.h"
@@ -25,15 +25,24 @@ namespace kforge {
 
 std::string_view OutcomeName(CaseRun::Outcome o) {
   switch (o) {
-    case CaseRun::Outcome::kReturned: return "returned";
-    case CaseRun::Outcome::kCrashed: return "crashed";
-    case CaseRun::Outcome::kTimedOut: return "timed_out";
-    case CaseRun::Outcome::kOutOfMemory: return "out_of_memory";
-    case CaseRun::Outcome::kForbiddenSyscall: return "forbidden_syscall";
-    case CaseRun::Outcome::kFileSizeLimit: return "file_size_limit";
-    case CaseRun::Outcome::kRunnerLost: return "runner_lost";
-    case CaseRun::Outcome::kDeviceError: return "device_error";
-    case CaseRun::Outcome::kProtocolViolation: return "protocol_violation";
+    case CaseRun::Outcome::kReturned:
+      return "returned";
+    case CaseRun::Outcome::kCrashed:
+      return "crashed";
+    case CaseRun::Outcome::kTimedOut:
+      return "timed_out";
+    case CaseRun::Outcome::kOutOfMemory:
+      return "out_of_memory";
+    case CaseRun::Outcome::kForbiddenSyscall:
+      return "forbidden_syscall";
+    case CaseRun::Outcome::kFileSizeLimit:
+      return "file_size_limit";
+    case CaseRun::Outcome::kRunnerLost:
+      return "runner_lost";
+    case CaseRun::Outcome::kDeviceError:
+      return "device_error";
+    case CaseRun::Outcome::kProtocolViolation:
+      return "protocol_violation";
   }
   return "?";
 }
@@ -79,11 +88,14 @@ std::string CandidateProcess::Cleanup() {
 std::vector<std::string> CandidateProcess::Layers() const {
   std::vector<std::string> out;
   if (mode_ == SandboxMode::kBubblewrap) out.push_back("bubblewrap");
-  static const std::pair<uint32_t, const char*> kNames[] = {
-      {kLayerSeccomp, "seccomp"},         {kLayerNoNewPrivs, "no_new_privs"},
-      {kLayerNoCapabilities, "no_capabilities"}, {kLayerUserNamespace, "user_namespace"},
-      {kLayerLandlock, "landlock"},       {kLayerSignalScope, "landlock_signal_scope"},
-      {kLayerPidsCgroup, "pids_cgroup"},  {kLayerTaskLimit, "rlimit_nproc"}};
+  static const std::pair<uint32_t, const char*> kNames[] = {{kLayerSeccomp, "seccomp"},
+                                                            {kLayerNoNewPrivs, "no_new_privs"},
+                                                            {kLayerNoCapabilities, "no_capabilities"},
+                                                            {kLayerUserNamespace, "user_namespace"},
+                                                            {kLayerLandlock, "landlock"},
+                                                            {kLayerSignalScope, "landlock_signal_scope"},
+                                                            {kLayerPidsCgroup, "pids_cgroup"},
+                                                            {kLayerTaskLimit, "rlimit_nproc"}};
   for (const auto& [bit, name] : kNames)
     if (layers_ & bit) out.push_back(name);
   return out;
@@ -226,17 +238,18 @@ bool CandidateProcess::Receive(ParsedReply* reply, int64_t deadline_ns, uint64_t
       ExitStatus st = child_->Wait(2000);
       // bubblewrap reports a child killed by signal N as exit code 128 + N.
       int sig = st.kind == ExitStatus::Kind::kSignaled ? st.signal
-                : st.code > 128 && st.code < 128 + 65 ? st.code - 128 : 0;
+                : st.code > 128 && st.code < 128 + 65  ? st.code - 128
+                                                       : 0;
       failure->signal = sig;
       if (sig == SIGSYS) {
         // The seccomp trap fired while signals were blocked (as inside posix_spawn), so
         // the kernel killed the process before the runner could name the call.
         failure->outcome = CaseRun::Outcome::kForbiddenSyscall;
-        failure->message = "the candidate made a system call the sandbox forbids "
-                           "(process creation, with signals blocked)";
+        failure->message =
+            "the candidate made a system call the sandbox forbids "
+            "(process creation, with signals blocked)";
       } else {
-        failure->outcome = sig == SIGXFSZ ? CaseRun::Outcome::kFileSizeLimit
-                                          : CaseRun::Outcome::kRunnerLost;
+        failure->outcome = sig == SIGXFSZ ? CaseRun::Outcome::kFileSizeLimit : CaseRun::Outcome::kRunnerLost;
         failure->message = "the candidate's process " + st.Describe() + " without a report";
       }
       return false;
@@ -244,13 +257,12 @@ bool CandidateProcess::Receive(ParsedReply* reply, int64_t deadline_ns, uint64_t
   }
 }
 
-CaseRun CandidateProcess::Run(uint64_t case_id, const TensorArena& arena, size_t num_inputs,
-                             int64_t timeout_ms) {
+CaseRun CandidateProcess::Run(uint64_t case_id, const TensorArena& arena, size_t num_inputs, int64_t timeout_ms) {
   return Call(case_id, arena, num_inputs, timeout_ms, RunOp::kRun, 0, 0, {});
 }
 
 CaseRun CandidateProcess::Bench(uint64_t case_id, const TensorArena& arena, size_t num_inputs, int warmup, int reps,
-                               int64_t timeout_ms, const BenchSamples& samples) {
+                                int64_t timeout_ms, const BenchSamples& samples) {
   return Call(case_id, arena, num_inputs, timeout_ms, RunOp::kBench, warmup, reps, samples);
 }
 
@@ -337,8 +349,16 @@ CaseRun CandidateProcess::Call(uint64_t case_id, const TensorArena& arena, size_
   run.l2_persistence = (reply.flags & kFlagL2Persistence) != 0;
   run.engine_wall_ns = clock_.MonotonicNanos() - started;
   const WireTiming& t = reply.timing;
-  run.timing = CaseTiming{static_cast<int>(t.reps), static_cast<int>(t.rotations), t.flush_bytes, t.median_ns,
-                          t.mean_ns, t.min_ns, t.max_ns, t.p10_ns, t.p90_ns, t.loop_wall_ns};
+  run.timing = CaseTiming{static_cast<int>(t.reps),
+                          static_cast<int>(t.rotations),
+                          t.flush_bytes,
+                          t.median_ns,
+                          t.mean_ns,
+                          t.min_ns,
+                          t.max_ns,
+                          t.p10_ns,
+                          t.p90_ns,
+                          t.loop_wall_ns};
   run.message = parsed.message;
   if (reply.kind == ReplyKind::kDone) {
     run.outcome = CaseRun::Outcome::kReturned;
@@ -351,16 +371,28 @@ CaseRun CandidateProcess::Call(uint64_t case_id, const TensorArena& arena, size_
     return run;
   }
   switch (reply.fatal) {
-    case FatalKind::kCrashSignal: run.outcome = CaseRun::Outcome::kCrashed; break;
-    case FatalKind::kOutOfMemory: run.outcome = CaseRun::Outcome::kOutOfMemory; break;
-    case FatalKind::kForbiddenSyscall: run.outcome = CaseRun::Outcome::kForbiddenSyscall; break;
-    case FatalKind::kFileSizeLimit: run.outcome = CaseRun::Outcome::kFileSizeLimit; break;
-    case FatalKind::kDeviceError: run.outcome = CaseRun::Outcome::kDeviceError; break;
-    default: run.outcome = CaseRun::Outcome::kRunnerLost; break;
+    case FatalKind::kCrashSignal:
+      run.outcome = CaseRun::Outcome::kCrashed;
+      break;
+    case FatalKind::kOutOfMemory:
+      run.outcome = CaseRun::Outcome::kOutOfMemory;
+      break;
+    case FatalKind::kForbiddenSyscall:
+      run.outcome = CaseRun::Outcome::kForbiddenSyscall;
+      break;
+    case FatalKind::kFileSizeLimit:
+      run.outcome = CaseRun::Outcome::kFileSizeLimit;
+      break;
+    case FatalKind::kDeviceError:
+      run.outcome = CaseRun::Outcome::kDeviceError;
+      break;
+    default:
+      run.outcome = CaseRun::Outcome::kRunnerLost;
+      break;
   }
-  if (run.outcome == CaseRun::Outcome::kForbiddenSyscall)
-    run.message += ": " + SyscallName(run.syscall_nr);
-  if (run.outcome == CaseRun::Outcome::kCrashed && run.signal > 0) run.message += " (" + DescribeSignal(run.signal) + ")";
+  if (run.outcome == CaseRun::Outcome::kForbiddenSyscall) run.message += ": " + SyscallName(run.syscall_nr);
+  if (run.outcome == CaseRun::Outcome::kCrashed && run.signal > 0)
+    run.message += " (" + DescribeSignal(run.signal) + ")";
   child_->Wait(2000);
   return run;
 }

@@ -40,15 +40,15 @@ struct BenchSamples {
 
 struct CaseRun {
   enum class Outcome {
-    kReturned,          ///< kforge_run returned (rc may still be non-zero)
-    kCrashed,           ///< fatal signal in the candidate
-    kTimedOut,          ///< wall-clock limit; the process group was killed
-    kOutOfMemory,       ///< address-space limit reached
-    kForbiddenSyscall,  ///< seccomp trapped a forbidden system call
-    kFileSizeLimit,     ///< wrote past the file-size limit
-    kRunnerLost,        ///< the child vanished without saying why
-    kDeviceError,       ///< a CUDA error (illegal address, launch failure, ...)
-    kProtocolViolation, ///< a malformed or unexpected message on the control channel
+    kReturned,           ///< kforge_run returned (rc may still be non-zero)
+    kCrashed,            ///< fatal signal in the candidate
+    kTimedOut,           ///< wall-clock limit; the process group was killed
+    kOutOfMemory,        ///< address-space limit reached
+    kForbiddenSyscall,   ///< seccomp trapped a forbidden system call
+    kFileSizeLimit,      ///< wrote past the file-size limit
+    kRunnerLost,         ///< the child vanished without saying why
+    kDeviceError,        ///< a CUDA error (illegal address, launch failure, ...)
+    kProtocolViolation,  ///< a malformed or unexpected message on the control channel
   };
   Outcome outcome = Outcome::kRunnerLost;
   int rc = 0;
@@ -94,12 +94,13 @@ class CandidateProcess {
   void set_cancel(const CancellationToken* cancel) { cancel_ = cancel; }
   /// Starts the child and waits for it to load the candidate.
   LoadResult Start(int64_t timeout_ms);
-  /// Runs one case; the arena holds num_inputs inputs, then the outputs. After any outcome but kReturned the process is gone.
+  /// Runs one case; the arena holds num_inputs inputs, then the outputs. After any outcome but kReturned the process is
+  /// gone.
   CaseRun Run(uint64_t case_id, const TensorArena& arena, size_t num_inputs, int64_t timeout_ms);
   /// GPU runner: `warmup` untimed then `reps` timed calls (L3); outputs of the last come
   /// back in the arena. Same outcomes as Run().
-  CaseRun Bench(uint64_t case_id, const TensorArena& arena, size_t num_inputs, int warmup, int reps,
-                int64_t timeout_ms, const BenchSamples& samples = {});
+  CaseRun Bench(uint64_t case_id, const TensorArena& arena, size_t num_inputs, int warmup, int reps, int64_t timeout_ms,
+                const BenchSamples& samples = {});
   bool alive() const { return child_ != nullptr && !child_->finished(); }
   /// The confinement layers that held for this process ("bubblewrap", "seccomp",
   /// "landlock", "pids_cgroup", ...), as the runner reported them before loading the
@@ -117,8 +118,8 @@ class CandidateProcess {
   std::string OutputTail(size_t max_bytes = 4096) const;
 
  private:
-  CaseRun Call(uint64_t case_id, const TensorArena& arena, size_t num_inputs, int64_t timeout_ms, RunOp op,
-               int warmup, int reps, const BenchSamples& samples);
+  CaseRun Call(uint64_t case_id, const TensorArena& arena, size_t num_inputs, int64_t timeout_ms, RunOp op, int warmup,
+               int reps, const BenchSamples& samples);
   bool Receive(struct ParsedReply* reply, int64_t deadline_ns, uint64_t expected_case, CaseRun* failure);
 
   Machine& machine_;

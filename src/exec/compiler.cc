@@ -17,9 +17,8 @@ namespace {
 /// -O2 and -fno-fast-math keep IEEE semantics the verifier can reason about; -pthread lets
 /// candidates use threads; --no-undefined turns a missing symbol into a build error instead
 /// of a load failure inside the sandbox.
-const std::vector<std::string> kCpuFlags = {"-std=c++17", "-O2", "-fPIC", "-shared",
-                                            "-pthread", "-fno-fast-math",
-                                            "-Wl,--no-undefined"};
+const std::vector<std::string> kCpuFlags = {
+    "-std=c++17", "-O2", "-fPIC", "-shared", "-pthread", "-fno-fast-math", "-Wl,--no-undefined"};
 
 }  // namespace
 
@@ -27,8 +26,8 @@ namespace {
 
 /// Compiles `source` (written as candidate.<ext>) in the sandbox with `compiler` and
 /// `flags`, caching the shared object under cache/<kind>/<hash>.so.
-CompileResult CompileInSandbox(Machine& machine, const std::string& source, const CompilerOptions& options, const std::string& kind,
-                               const std::string& ext, CompileResult result,
+CompileResult CompileInSandbox(Machine& machine, const std::string& source, const CompilerOptions& options,
+                               const std::string& kind, const std::string& ext, CompileResult result,
                                const std::vector<std::pair<std::string, std::string>>& extra_ro) {
   std::string include_dir = machine.IncludeDir();
   std::string probe_header, ignored;
@@ -87,8 +86,10 @@ CompileResult CompileInSandbox(Machine& machine, const std::string& source, cons
   for (size_t pos; (pos = result.log.find(from)) != std::string::npos;) result.log.replace(pos, from.size(), src_name);
   result.timed_out = status.kind == ExitStatus::Kind::kTimedOut;
   if (!status.ok() || !FileExists(scratch + "/candidate.so")) {
-    if (result.timed_out) result.log += "\ncompilation timed out";
-    else if (!status.ok() && result.log.empty()) result.log = "compiler " + status.Describe();
+    if (result.timed_out)
+      result.log += "\ncompilation timed out";
+    else if (!status.ok() && result.log.empty())
+      result.log = "compiler " + status.Describe();
     return result;
   }
   // Publish atomically; the log first, so a cached .so always has its log.
@@ -117,8 +118,12 @@ CompileResult CompileCudaCandidate(Machine& machine, const std::string& source, 
   result.compiler_version = nvcc.version;
   // -cudart shared: the candidate and kforge-gpu-runner share one runtime and context.
   // Precision flags are pinned: no fast math, IEEE division and square roots.
-  result.flags = {"-std=c++17", "-O2", "-shared", "-Xcompiler", "-fPIC", "-cudart", "shared",
-                  "-arch=" + options.cuda_arch, "-prec-div=true", "-prec-sqrt=true", "-fmad=true"};
+  result.flags = {"-std=c++17",     "-O2",
+                  "-shared",        "-Xcompiler",
+                  "-fPIC",          "-cudart",
+                  "shared",         "-arch=" + options.cuda_arch,
+                  "-prec-div=true", "-prec-sqrt=true",
+                  "-fmad=true"};
   if (options.probes) result.flags.push_back("-DKFORGE_PROBES=1");
   // nvcc lives under the toolkit root (bin/, include/, nvvm/, lib64/): make it all visible.
   std::filesystem::path root = std::filesystem::path(result.compiler).parent_path().parent_path();

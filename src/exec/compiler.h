@@ -27,8 +27,8 @@ struct CompilerOptions {
   std::string cache_dir;  ///< empty: the environment's Config::cache_dir
   int64_t timeout_ms = 120000;
   SandboxLimits limits;
-  bool probes = false;  ///< compile with -DKFORGE_PROBES=1 (see include/kforge/probe.h)
-  std::string cuda_arch = "sm_90";  ///< for CUDA candidates: the device's architecture
+  bool probes = false;                   ///< compile with -DKFORGE_PROBES=1 (see include/kforge/probe.h)
+  std::string cuda_arch = "sm_90";       ///< for CUDA candidates: the device's architecture
   std::vector<std::string> extra_flags;  ///< trusted code only (bench baselines): e.g. -lcublas
 };
 

@@ -28,7 +28,8 @@ TEST(CompilerTest, CpuCompileIsCachedByContent) {
   EXPECT_EQ(a.so_path, b.so_path);
   CompilerOptions probes = Options(dir);
   probes.probes = true;
-  EXPECT_NE(CompileCpuCandidate(testing::LiveMachine(), src, probes).cache_key, a.cache_key) << "flags are part of the key";
+  EXPECT_NE(CompileCpuCandidate(testing::LiveMachine(), src, probes).cache_key, a.cache_key)
+      << "flags are part of the key";
   CompileResult bad = CompileCpuCandidate(testing::LiveMachine(), "extern \"C\" int kforge_run( {", Options(dir));
   EXPECT_FALSE(bad.ok);
   EXPECT_NE(bad.log.find("candidate.cc"), std::string::npos) << bad.log;

@@ -68,7 +68,8 @@ DeviceCeilings CalibrateCeilings(Machine& machine, const CudaDevice& device, con
   if (!machine.config().cublas.empty()) opts.argv.insert(opts.argv.end(), {"--cublas", machine.config().cublas});
   auto r = machine.env().processes().Run(opts, 600000);
   if (!r.status.ok()) throw EnvironmentError("device calibration failed: " + r.output);
-  nlohmann::json j = nlohmann::json::parse(r.output.substr(std::min(r.output.find('{'), r.output.size())), nullptr, false);
+  nlohmann::json j =
+      nlohmann::json::parse(r.output.substr(std::min(r.output.find('{'), r.output.size())), nullptr, false);
   if (j.is_discarded()) throw EnvironmentError("device calibration printed an unreadable result: " + r.output);
   j["device"] = device.info;
   j["measured_at_unix"] = machine.env().clock().WallMicros() / 1000000;

@@ -1,8 +1,7 @@
 #pragma once
 // The GPU this machine offers, as kforge-gpu-runner reports it.
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace kforge {
 
@@ -11,18 +10,18 @@ class Machine;
 
 struct CudaDevice {
   std::string name;
-  std::string arch;  ///< e.g. "sm_90", what nvcc is asked to compile for
+  std::string arch;     ///< e.g. "sm_90", what nvcc is asked to compile for
   nlohmann::json info;  ///< everything the runner printed (memory, SMs, driver, runtime)
 };
 
 /// Measured ceilings of a device (kforge device calibrate), for roofline analysis.
 struct DeviceCeilings {
   bool present = false;
-  double copy_bytes_per_s = 0;   ///< device-to-device copy, bytes read + written
-  double fp32_flops_per_s = 0;   ///< dense fp32 matrix product, no TF32
-  double bf16_flops_per_s = 0;   ///< dense bf16 matrix product, fp32 accumulation
-  std::string path;              ///< where they are stored
-  nlohmann::json raw;            ///< the stored document (method, when, device)
+  double copy_bytes_per_s = 0;  ///< device-to-device copy, bytes read + written
+  double fp32_flops_per_s = 0;  ///< dense fp32 matrix product, no TF32
+  double bf16_flops_per_s = 0;  ///< dense bf16 matrix product, fp32 accumulation
+  std::string path;             ///< where they are stored
+  nlohmann::json raw;           ///< the stored document (method, when, device)
 };
 
 /// Where a device's ceilings live: <cache dir>/devices/<uuid>.json.

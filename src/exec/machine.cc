@@ -119,8 +119,9 @@ std::string Machine::ComputeSanitizer() const {
   candidates.push_back(FindInPath("compute-sanitizer", config().path));
   for (const auto& c : candidates)
     if (!c.empty() && ::access(c.c_str(), X_OK) == 0) return c;
-  throw EnvironmentError("compute-sanitizer not found; install the CUDA toolkit's sanitizer or set "
-                         "KFORGE_COMPUTE_SANITIZER");
+  throw EnvironmentError(
+      "compute-sanitizer not found; install the CUDA toolkit's sanitizer or set "
+      "KFORGE_COMPUTE_SANITIZER");
 }
 
 }  // namespace kforge

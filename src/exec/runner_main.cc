@@ -107,8 +107,7 @@ void OnCrash(int sig, siginfo_t* info, void*) {
   if (sig == SIGXFSZ) DieWith(FatalKind::kFileSizeLimit, sig, -1, "file size limit exceeded");
   // A crash close to the address-space limit is almost always a failed allocation whose
   // null result was used; call it memory exhaustion rather than a plain crash.
-  if (g_as_limit != 0 && g_as_limit != RLIM_INFINITY &&
-      AddressSpaceBytes() > g_as_limit / 10 * 9)
+  if (g_as_limit != 0 && g_as_limit != RLIM_INFINITY && AddressSpaceBytes() > g_as_limit / 10 * 9)
     DieWith(FatalKind::kOutOfMemory, sig, -1, "crashed at the address-space limit");
   DieWith(FatalKind::kCrashSignal, sig, -1, "the candidate crashed");
 }
@@ -183,11 +182,9 @@ bool ReceiveRequest(RunRequest* req, int* arena_fd) {
   if (n == 0) return false;  // engine closed the socket: we are done
   *arena_fd = -1;
   for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c))
-    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-      std::memcpy(arena_fd, CMSG_DATA(c), sizeof(int));
-  if (n != static_cast<ssize_t>(sizeof *req) || req->magic != kRunnerMagic ||
-      req->version != kRunnerProtocolVersion || *arena_fd < 0 ||
-      req->num_inputs + req->num_outputs > kMaxWireTensors ||
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) std::memcpy(arena_fd, CMSG_DATA(c), sizeof(int));
+  if (n != static_cast<ssize_t>(sizeof *req) || req->magic != kRunnerMagic || req->version != kRunnerProtocolVersion ||
+      *arena_fd < 0 || req->num_inputs + req->num_outputs > kMaxWireTensors ||
       (req->op != RunOp::kRun && req->op != RunOp::kBench) || req->warmup > 100000 || req->reps > 100000 ||
       req->samples > kMaxBenchSamples)
     DieWith(FatalKind::kProtocol, 0, -1, "malformed request from the engine");
@@ -291,7 +288,8 @@ void RunSeparately(RunFn fn, const RunRequest& req, char* host, int* rc) {
   cudaError_t e;
   for (uint32_t i = 0; i < n; ++i) {
     size_t bytes = WireBytes(req.tensors[i]);
-    if (cudaMalloc(&ptrs[i], bytes) != cudaSuccess) DieWith(FatalKind::kOutOfMemory, 0, -1, "cudaMalloc of a tensor failed");
+    if (cudaMalloc(&ptrs[i], bytes) != cudaSuccess)
+      DieWith(FatalKind::kOutOfMemory, 0, -1, "cudaMalloc of a tensor failed");
     if ((e = cudaMemcpy(ptrs[i], host + req.tensors[i].offset, bytes, cudaMemcpyHostToDevice)) != cudaSuccess)
       DieCuda(e, "copying inputs");
     WireTensor w = req.tensors[i];
@@ -343,7 +341,8 @@ int64_t RunOnGpu(RunFn fn, const RunRequest& req, char* host, int* rc, RunReply*
   cudaEventElapsedTime(&ms, start, stop);
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
-  if ((e = cudaMemcpy(host, dev, req.arena_bytes, cudaMemcpyDeviceToHost)) != cudaSuccess) DieCuda(e, "copying outputs");
+  if ((e = cudaMemcpy(host, dev, req.arena_bytes, cudaMemcpyDeviceToHost)) != cudaSuccess)
+    DieCuda(e, "copying outputs");
   cudaFree(dev);
   return static_cast<int64_t>(ms * 1e6);
 }
@@ -359,7 +358,8 @@ void BenchOnGpu(RunFn fn, const RunRequest& req, char* host, int* rc, RunReply* 
   size_t flush_bytes = 2 * l2;
   size_t free_bytes = 0, total_bytes = 0;
   cudaMemGetInfo(&free_bytes, &total_bytes);
-  uint32_t rotations = static_cast<uint32_t>(std::clamp<size_t>((4 * l2 + req.arena_bytes - 1) / req.arena_bytes, 1, 32));
+  uint32_t rotations =
+      static_cast<uint32_t>(std::clamp<size_t>((4 * l2 + req.arena_bytes - 1) / req.arena_bytes, 1, 32));
   while (rotations > 1 && rotations * req.arena_bytes > free_bytes / 2) --rotations;
   void* flush = nullptr;
   cudaError_t e = cudaMalloc(&flush, flush_bytes);
@@ -491,7 +491,8 @@ int LoadFailed(const char* why) {
 
 int Serve(const char* so_path, const ConfineOptions& confine) {
   std::string error;
-  if (!confine.scratch.empty() && ::chdir(confine.scratch.c_str()) != 0) return LoadFailed("cannot enter the scratch directory");
+  if (!confine.scratch.empty() && ::chdir(confine.scratch.c_str()) != 0)
+    return LoadFailed("cannot enter the scratch directory");
   uint32_t layers = ConfineEarly(confine);
 #ifdef KFORGE_GPU_RUNNER
   if (!InitGpu(&error)) return LoadFailed(error.c_str());
@@ -535,8 +536,10 @@ int Serve(const char* so_path, const ConfineOptions& confine) {
     RunReply done;
 #ifdef KFORGE_GPU_RUNNER
     int64_t elapsed = 0;
-    if (req.op == RunOp::kBench) BenchOnGpu(fn, req, static_cast<char*>(base), &rc, &done);
-    else elapsed = RunOnGpu(fn, req, static_cast<char*>(base), &rc, &done);
+    if (req.op == RunOp::kBench)
+      BenchOnGpu(fn, req, static_cast<char*>(base), &rc, &done);
+    else
+      elapsed = RunOnGpu(fn, req, static_cast<char*>(base), &rc, &done);
 #else
     if (req.op != RunOp::kRun) DieWith(FatalKind::kProtocol, 0, -1, "timing runs need the GPU runner");
     DLTensor tensors[kMaxWireTensors];
@@ -579,8 +582,9 @@ int Serve(const char* so_path, const ConfineOptions& confine) {
 /// buffer is freed instead of corrupting memory silently. A no-op where the library is
 /// missing or this already is the checked run.
 void RestartWithCheckedMalloc(int argc, char** argv) {
-  for (const char* lib : {"/usr/lib/x86_64-linux-gnu/libc_malloc_debug.so.0", "/lib/x86_64-linux-gnu/libc_malloc_debug.so.0",
-                          "/usr/lib/aarch64-linux-gnu/libc_malloc_debug.so.0", "/usr/lib64/libc_malloc_debug.so.0"}) {
+  for (const char* lib :
+       {"/usr/lib/x86_64-linux-gnu/libc_malloc_debug.so.0", "/lib/x86_64-linux-gnu/libc_malloc_debug.so.0",
+        "/usr/lib/aarch64-linux-gnu/libc_malloc_debug.so.0", "/usr/lib64/libc_malloc_debug.so.0"}) {
     if (::access(lib, R_OK) != 0) continue;
     ::setenv("LD_PRELOAD", lib, 1);
     ::setenv("GLIBC_TUNABLES", "glibc.malloc.check=3", 1);
@@ -623,8 +627,14 @@ extern "C" __attribute__((visibility("default"))) void kforge_probe_record(const
   for (long i = 0; i < count; ++i) {
     float v = data[i];
     if (i < kProbeSample) p.sample[i] = v;
-    if (std::isnan(v)) { ++p.nan_count; continue; }
-    if (std::isinf(v)) { ++p.inf_count; continue; }
+    if (std::isnan(v)) {
+      ++p.nan_count;
+      continue;
+    }
+    if (std::isinf(v)) {
+      ++p.inf_count;
+      continue;
+    }
     ++finite;
     sum += v;
     sum_sq += static_cast<double>(v) * v;
@@ -655,22 +665,37 @@ int main(int argc, char** argv) {
       if (i + 1 >= argc) Usage();
       return std::strtoull(argv[++i], nullptr, 10);
     };
-    if (a == "--as") limits.as = value();
-    else if (a == "--fsize") limits.fsize = value();
-    else if (a == "--nofile") limits.nofile = value();
-    else if (a == "--so" && i + 1 < argc) so = argv[++i];
-    else if (a == "--scratch" && i + 1 < argc) confine.scratch = argv[++i];
-    else if (a == "--read" && i + 1 < argc) confine.read_only.push_back(argv[++i]);
-    else if (a == "--tasks") confine.max_tasks = value();
-    else if (a == "--in-jail") confine.in_jail = true;
-    else if (a == "--cgroup-fd") confine.cgroup_procs_fd = static_cast<int>(value());
-    else if (a == "--malloc-checked") malloc_checked = true;
-    else if (a == "--cublas" && i + 1 < argc) cublas = argv[++i];
+    if (a == "--as")
+      limits.as = value();
+    else if (a == "--fsize")
+      limits.fsize = value();
+    else if (a == "--nofile")
+      limits.nofile = value();
+    else if (a == "--so" && i + 1 < argc)
+      so = argv[++i];
+    else if (a == "--scratch" && i + 1 < argc)
+      confine.scratch = argv[++i];
+    else if (a == "--read" && i + 1 < argc)
+      confine.read_only.push_back(argv[++i]);
+    else if (a == "--tasks")
+      confine.max_tasks = value();
+    else if (a == "--in-jail")
+      confine.in_jail = true;
+    else if (a == "--cgroup-fd")
+      confine.cgroup_procs_fd = static_cast<int>(value());
+    else if (a == "--malloc-checked")
+      malloc_checked = true;
+    else if (a == "--cublas" && i + 1 < argc)
+      cublas = argv[++i];
 #ifdef KFORGE_GPU_RUNNER
-    else if (a == "--separate-allocations") g_separate_allocations = true;
+    else if (a == "--separate-allocations")
+      g_separate_allocations = true;
 #endif
-    else if (a == "--") { ++i; break; }
-    else Usage();
+    else if (a == "--") {
+      ++i;
+      break;
+    } else
+      Usage();
   }
 #ifdef KFORGE_GPU_RUNNER
   if (mode == "device" || mode == "calibrate") return DescribeGpu(mode == "calibrate", cublas);

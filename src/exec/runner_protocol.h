@@ -44,8 +44,8 @@ struct RunRequest {
   uint32_t version = kRunnerProtocolVersion;
   uint64_t case_id = 0;
   RunOp op = RunOp::kRun;
-  uint32_t warmup = 0;  ///< kBench: untimed calls first
-  uint32_t reps = 0;    ///< kBench: timed calls
+  uint32_t warmup = 0;       ///< kBench: untimed calls first
+  uint32_t reps = 0;         ///< kBench: timed calls
   uint64_t arena_bytes = 0;  ///< the region of copy 0, which every call but the sampled ones uses
   uint32_t num_inputs = 0;
   uint32_t num_outputs = 0;
@@ -56,7 +56,7 @@ struct RunRequest {
   uint32_t samples = 0;
   uint32_t sample_calls[kMaxBenchSamples] = {};
   uint64_t sample_stride = 0;
-  uint64_t mapped_bytes = 0;  ///< size of the arena file (0: arena_bytes)
+  uint64_t mapped_bytes = 0;            ///< size of the arena file (0: arena_bytes)
   WireTensor tensors[kMaxWireTensors];  ///< inputs first, then outputs
 };
 
@@ -72,14 +72,14 @@ enum class ReplyKind : uint32_t {
 /// Confinement layers the runner put in place before loading the candidate (RunReply.layers
 /// of kHello). Sent before any candidate code runs, so the candidate cannot forge it.
 enum SandboxLayer : uint32_t {
-  kLayerSeccomp = 1u << 0,        ///< system call filter (no network, processes, ptrace, ...)
-  kLayerNoNewPrivs = 1u << 1,     ///< PR_SET_NO_NEW_PRIVS
-  kLayerNoCapabilities = 1u << 2, ///< every capability dropped, bounding set included
-  kLayerUserNamespace = 1u << 3,  ///< runs in a user namespace of its own
-  kLayerLandlock = 1u << 4,       ///< file system restricted to scratch + read-only system paths
-  kLayerSignalScope = 1u << 5,    ///< Landlock: no signals to processes outside the sandbox
-  kLayerTaskLimit = 1u << 6,      ///< RLIMIT_NPROC in force (it only binds in a user namespace)
-  kLayerPidsCgroup = 1u << 7,     ///< joined the pids cgroup the engine made for it
+  kLayerSeccomp = 1u << 0,         ///< system call filter (no network, processes, ptrace, ...)
+  kLayerNoNewPrivs = 1u << 1,      ///< PR_SET_NO_NEW_PRIVS
+  kLayerNoCapabilities = 1u << 2,  ///< every capability dropped, bounding set included
+  kLayerUserNamespace = 1u << 3,   ///< runs in a user namespace of its own
+  kLayerLandlock = 1u << 4,        ///< file system restricted to scratch + read-only system paths
+  kLayerSignalScope = 1u << 5,     ///< Landlock: no signals to processes outside the sandbox
+  kLayerTaskLimit = 1u << 6,       ///< RLIMIT_NPROC in force (it only binds in a user namespace)
+  kLayerPidsCgroup = 1u << 7,      ///< joined the pids cgroup the engine made for it
 };
 
 inline constexpr int kMaxProbesPerCall = 32;
@@ -97,12 +97,12 @@ struct WireProbe {
 
 enum class FatalKind : uint32_t {
   kNone = 0,
-  kCrashSignal = 1,      ///< SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT
-  kOutOfMemory = 2,      ///< allocation failed at the address-space limit
-  kForbiddenSyscall = 3, ///< seccomp trapped a system call the policy forbids
-  kFileSizeLimit = 4,    ///< wrote more than the output-size limit
-  kProtocol = 5,         ///< bad request from the engine
-  kDeviceError = 6,      ///< a CUDA error (illegal address, launch failure): the context is lost
+  kCrashSignal = 1,       ///< SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT
+  kOutOfMemory = 2,       ///< allocation failed at the address-space limit
+  kForbiddenSyscall = 3,  ///< seccomp trapped a system call the policy forbids
+  kFileSizeLimit = 4,     ///< wrote more than the output-size limit
+  kProtocol = 5,          ///< bad request from the engine
+  kDeviceError = 6,       ///< a CUDA error (illegal address, launch failure): the context is lost
 };
 
 /// kBench results: CUDA-event times of each timed call on the given stream, L2 flushed
@@ -110,10 +110,10 @@ enum class FatalKind : uint32_t {
 /// synchronised after every call. Outputs of the last call on copy 0 come back in the arena.
 struct WireTiming {
   uint32_t reps = 0;
-  uint32_t rotations = 0;     ///< arena copies cycled through (inputs not hot in L2)
-  uint64_t flush_bytes = 0;   ///< written before each call to evict L2
+  uint32_t rotations = 0;    ///< arena copies cycled through (inputs not hot in L2)
+  uint64_t flush_bytes = 0;  ///< written before each call to evict L2
   double median_ns = 0, mean_ns = 0, min_ns = 0, max_ns = 0, p10_ns = 0, p90_ns = 0;
-  int64_t loop_wall_ns = 0;   ///< host wall clock over the timed loop (a plausibility bound)
+  int64_t loop_wall_ns = 0;  ///< host wall clock over the timed loop (a plausibility bound)
 };
 
 /// What the GPU runner saw after a call (RunReply.flags).
@@ -142,7 +142,7 @@ struct RunReply {
   int32_t kernels_off_stream = -1;
   int64_t elapsed_ns = 0;
   char message[448] = {};
-  WireProbe probe;  ///< valid when kind == kProbe
+  WireProbe probe;    ///< valid when kind == kProbe
   WireTiming timing;  ///< valid for a kBench request's kDone
 };
 

@@ -20,8 +20,10 @@ std::string CheckCommon(const RunReply& r, uint64_t expected_case) {
     case ReplyKind::kDone:
     case ReplyKind::kFatal:
     case ReplyKind::kProbe:
-    case ReplyKind::kHello: break;
-    default: return "unknown reply kind " + std::to_string(static_cast<uint32_t>(r.kind));
+    case ReplyKind::kHello:
+      break;
+    default:
+      return "unknown reply kind " + std::to_string(static_cast<uint32_t>(r.kind));
   }
   if (static_cast<uint32_t>(r.fatal) > static_cast<uint32_t>(FatalKind::kDeviceError))
     return "unknown fatal kind " + std::to_string(static_cast<uint32_t>(r.fatal));
@@ -45,7 +47,8 @@ std::string CheckCommon(const RunReply& r, uint64_t expected_case) {
 
 std::string CheckProbe(const WireProbe& p) {
   if (!Terminated(p.name, sizeof p.name)) return "the probe name is not terminated";
-  if (p.count < 0 || p.count > (int64_t{1} << 31)) return "probe element count " + std::to_string(p.count) + " out of range";
+  if (p.count < 0 || p.count > (int64_t{1} << 31))
+    return "probe element count " + std::to_string(p.count) + " out of range";
   if (p.nan_count < 0 || p.inf_count < 0 || p.nan_count > p.count || p.inf_count > p.count - p.nan_count)
     return "probe NaN/Inf counts out of range";
   for (double v : {p.min, p.max, p.mean, p.stddev})
@@ -59,8 +62,8 @@ std::string CheckTiming(const WireTiming& t) {
   for (double v : {t.median_ns, t.mean_ns, t.min_ns, t.max_ns, t.p10_ns, t.p90_ns})
     if (!NonNegativeFinite(v)) return "timing values are negative or not finite";
   if (t.loop_wall_ns < 0) return "negative timing wall clock";
-  if (t.reps > 0 && !(t.min_ns <= t.p10_ns && t.p10_ns <= t.median_ns && t.median_ns <= t.p90_ns &&
-                      t.p90_ns <= t.max_ns))
+  if (t.reps > 0 &&
+      !(t.min_ns <= t.p10_ns && t.p10_ns <= t.median_ns && t.median_ns <= t.p90_ns && t.p90_ns <= t.max_ns))
     return "timing quantiles out of order";
   return "";
 }

@@ -19,9 +19,9 @@ inline constexpr int kMaxSyscallNumber = 4096;
 
 struct ParsedReply {
   bool valid = false;
-  std::string why;  ///< when !valid: which check the message failed
-  RunReply reply;   ///< when valid: every field checked; `message` and probe name NUL-terminated
-  std::string message;  ///< the reply's text as valid UTF-8
+  std::string why;         ///< when !valid: which check the message failed
+  RunReply reply;          ///< when valid: every field checked; `message` and probe name NUL-terminated
+  std::string message;     ///< the reply's text as valid UTF-8
   std::string probe_name;  ///< kProbe: the probe's name as valid UTF-8
 };
 

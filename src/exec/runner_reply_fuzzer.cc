@@ -2,7 +2,6 @@
 // put on the control socket. Build with -DKFORGE_FUZZ=ON (clang).
 #include <cstddef>
 #include <cstdint>
-
 #include <nlohmann/json.hpp>
 
 #include "exec/runner_reply.h"

@@ -36,21 +36,59 @@ TEST(RunnerReplyTest, EveryForgedFieldIsAReasonNotACrash) {
       {"magic", [](RunReply* r) { r->magic = 1; }, "magic"},
       {"kind", [](RunReply* r) { r->kind = static_cast<ReplyKind>(99); }, "unknown reply kind"},
       {"fatal kind", [](RunReply* r) { r->fatal = static_cast<FatalKind>(77); }, "unknown fatal kind"},
-      {"signal", [](RunReply* r) { r->kind = ReplyKind::kFatal; r->fatal = FatalKind::kCrashSignal; r->signal = 999; }, "signal number"},
+      {"signal",
+       [](RunReply* r) {
+         r->kind = ReplyKind::kFatal;
+         r->fatal = FatalKind::kCrashSignal;
+         r->signal = 999;
+       },
+       "signal number"},
       {"negative signal", [](RunReply* r) { r->signal = -3; }, "signal number"},
-      {"crash without signal", [](RunReply* r) { r->kind = ReplyKind::kFatal; r->fatal = FatalKind::kCrashSignal; }, "without a signal"},
+      {"crash without signal",
+       [](RunReply* r) {
+         r->kind = ReplyKind::kFatal;
+         r->fatal = FatalKind::kCrashSignal;
+       },
+       "without a signal"},
       {"syscall", [](RunReply* r) { r->syscall_nr = 1 << 20; }, "system call number"},
       {"threads", [](RunReply* r) { r->threads_after = -1; }, "thread count"},
       {"kernels", [](RunReply* r) { r->kernels_on_stream = -9; }, "kernel count"},
       {"elapsed", [](RunReply* r) { r->elapsed_ns = -1; }, "elapsed"},
       {"case", [](RunReply* r) { r->case_id = 8; }, "while case 7"},
       {"message", [](RunReply* r) { std::memset(r->message, 'x', sizeof r->message); }, "not terminated"},
-      {"probe count", [](RunReply* r) { r->kind = ReplyKind::kProbe; r->probe.count = -5; }, "probe element count"},
-      {"probe nan", [](RunReply* r) { r->kind = ReplyKind::kProbe; r->probe.count = 2; r->probe.nan_count = 3; }, "NaN/Inf"},
-      {"probe name", [](RunReply* r) { r->kind = ReplyKind::kProbe; std::memset(r->probe.name, 'n', sizeof r->probe.name); }, "probe name"},
-      {"probe stats", [](RunReply* r) { r->kind = ReplyKind::kProbe; r->probe.mean = NAN; }, "not finite"},
+      {"probe count",
+       [](RunReply* r) {
+         r->kind = ReplyKind::kProbe;
+         r->probe.count = -5;
+       },
+       "probe element count"},
+      {"probe nan",
+       [](RunReply* r) {
+         r->kind = ReplyKind::kProbe;
+         r->probe.count = 2;
+         r->probe.nan_count = 3;
+       },
+       "NaN/Inf"},
+      {"probe name",
+       [](RunReply* r) {
+         r->kind = ReplyKind::kProbe;
+         std::memset(r->probe.name, 'n', sizeof r->probe.name);
+       },
+       "probe name"},
+      {"probe stats",
+       [](RunReply* r) {
+         r->kind = ReplyKind::kProbe;
+         r->probe.mean = NAN;
+       },
+       "not finite"},
       {"timing", [](RunReply* r) { r->timing.median_ns = -1; }, "timing"},
-      {"timing order", [](RunReply* r) { r->timing.reps = 3; r->timing.min_ns = 5; r->timing.max_ns = 1; }, "out of order"},
+      {"timing order",
+       [](RunReply* r) {
+         r->timing.reps = 3;
+         r->timing.min_ns = 5;
+         r->timing.max_ns = 1;
+       },
+       "out of order"},
       {"timing reps", [](RunReply* r) { r->timing.reps = 1u << 30; }, "timing counts"},
   };
   for (const auto& f : forgeries) {

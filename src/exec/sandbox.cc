@@ -27,18 +27,20 @@ const char* kDecoyDirs[] = {"root", "home", "var", "opt", "srv", "mnt", "run", "
 /// System directories mounted read-only (or recreated as the same symlink) in every jail.
 const char* kSystemPaths[] = {"/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin"};
 /// Files under /etc the dynamic loader and compilers need; nothing else of /etc is shown.
-const char* kEtcPaths[] = {"/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
-                           "/etc/alternatives"};
+const char* kEtcPaths[] = {"/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives"};
 
 }  // namespace
 
 bool BubblewrapWorks(Env& env, std::string* why) {
   TempDir probe("kforge-probe", env.config().temp_dir);
   SpawnOptions opts;
-  opts.argv = {"bwrap", "--unshare-all", "--die-with-parent", "--ro-bind", "/usr", "/usr",
-               "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
-               "--symlink", "usr/bin", "/bin", "--proc", "/proc", "--dev", "/dev",
-               "/usr/bin/true"};
+  opts.argv = {"bwrap",     "--unshare-all", "--die-with-parent",
+               "--ro-bind", "/usr",          "/usr",
+               "--symlink", "usr/lib",       "/lib",
+               "--symlink", "usr/lib64",     "/lib64",
+               "--symlink", "usr/bin",       "/bin",
+               "--proc",    "/proc",         "--dev",
+               "/dev",      "/usr/bin/true"};
   opts.output_path = probe.path() + "/out.log";
   try {
     auto r = env.processes().Run(opts, 20000);
@@ -49,7 +51,6 @@ bool BubblewrapWorks(Env& env, std::string* why) {
   }
   return false;
 }
-
 
 std::string_view SandboxModeName(SandboxMode mode) {
   return mode == SandboxMode::kBubblewrap ? "bubblewrap+seccomp" : "seccomp-only";
@@ -63,16 +64,14 @@ void SandboxSpec::AddReadOnly(const std::string& host, const std::string& inside
 }
 
 std::string SandboxSpec::ScratchPathInside(const std::string& name) const {
-  return (mode_ == SandboxMode::kBubblewrap ? std::string(kScratchInside) : scratch_dir_) + "/" +
-         name;
+  return (mode_ == SandboxMode::kBubblewrap ? std::string(kScratchInside) : scratch_dir_) + "/" + name;
 }
 
 std::vector<std::string> SandboxSpec::Wrap(const std::vector<std::string>& command) const {
   if (mode_ == SandboxMode::kNone) return command;
   for (const char* d : kDecoyDirs) MakeDirs(jail_dir_ + "/" + d);
-  std::vector<std::string> argv = {"bwrap", "--unshare-all", "--die-with-parent",
-                                   "--new-session", "--cap-drop", "ALL",
-                                   "--bind", jail_dir_, "/"};
+  std::vector<std::string> argv = {
+      "bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--bind", jail_dir_, "/"};
   for (const char* p : kSystemPaths) {
     std::error_code ec;
     auto st = fs::symlink_status(p, ec);
@@ -85,8 +84,8 @@ std::vector<std::string> SandboxSpec::Wrap(const std::vector<std::string>& comma
   }
   for (const char* p : kEtcPaths)
     if (FileExists(p)) argv.insert(argv.end(), {"--ro-bind", p, p});
-  argv.insert(argv.end(), {"--proc", "/proc", "--dev", "/dev", "--bind", scratch_dir_,
-                           kScratchInside, "--bind", scratch_dir_, "/tmp"});
+  argv.insert(argv.end(), {"--proc", "/proc", "--dev", "/dev", "--bind", scratch_dir_, kScratchInside, "--bind",
+                           scratch_dir_, "/tmp"});
   for (const auto& [host, inside] : read_only_) argv.insert(argv.end(), {"--ro-bind", host, inside});
   if (gpu_) {
     std::error_code ec;
@@ -96,9 +95,9 @@ std::vector<std::string> SandboxSpec::Wrap(const std::vector<std::string>& comma
     }
     argv.insert(argv.end(), {"--ro-bind", "/sys", "/sys"});
   }
-  argv.insert(argv.end(), {"--chdir", kScratchInside, "--clearenv", "--setenv", "PATH",
-                           "/usr/local/bin:/usr/bin:/bin", "--setenv", "HOME", kScratchInside,
-                           "--setenv", "TMPDIR", "/tmp", "--setenv", "LANG", "C.UTF-8", "--"});
+  argv.insert(argv.end(),
+              {"--chdir", kScratchInside, "--clearenv", "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin", "--setenv",
+               "HOME", kScratchInside, "--setenv", "TMPDIR", "/tmp", "--setenv", "LANG", "C.UTF-8", "--"});
   argv.insert(argv.end(), command.begin(), command.end());
   return argv;
 }
@@ -107,7 +106,8 @@ std::map<std::string, SandboxSpec::Expected> SandboxSpec::ExpectedJail() const {
   // Every path bubblewrap itself creates as a mount point or symlink, and their parents.
   std::map<std::string, Expected> expected;
   auto dirs_up_to = [&](const fs::path& inside) {
-    for (fs::path p = inside.parent_path(); !p.empty(); p = p.parent_path()) expected[p.string()] = Expected{Expected::kDir, ""};
+    for (fs::path p = inside.parent_path(); !p.empty(); p = p.parent_path())
+      expected[p.string()] = Expected{Expected::kDir, ""};
   };
   for (const char* d : {"scratch", "tmp", "proc", "dev", "etc"}) expected[d] = Expected{Expected::kDir, ""};
   for (const char* d : kDecoyDirs) expected[d] = Expected{Expected::kDir, ""};
@@ -117,9 +117,12 @@ std::map<std::string, SandboxSpec::Expected> SandboxSpec::ExpectedJail() const {
     auto st = fs::symlink_status(host, ec);
     if (ec) return;
     dirs_up_to(inside);
-    if (fs::is_symlink(st)) expected[inside.string()] = Expected{Expected::kSymlink, fs::read_symlink(host, ec).string()};
-    else if (fs::is_directory(fs::status(host, ec))) expected[inside.string()] = Expected{Expected::kDir, ""};
-    else expected[inside.string()] = Expected{Expected::kEmptyFile, ""};
+    if (fs::is_symlink(st))
+      expected[inside.string()] = Expected{Expected::kSymlink, fs::read_symlink(host, ec).string()};
+    else if (fs::is_directory(fs::status(host, ec)))
+      expected[inside.string()] = Expected{Expected::kDir, ""};
+    else
+      expected[inside.string()] = Expected{Expected::kEmptyFile, ""};
   };
   for (const char* p : kSystemPaths) like_host(p, fs::path(p).relative_path());
   for (const char* p : kEtcPaths) like_host(p, fs::path(p).relative_path());
@@ -149,8 +152,9 @@ EscapeScan SandboxSpec::ScanJail(int64_t deadline_ns, Clock& clock) const {
     std::error_code ec;
     for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
       if (++visited > EscapeScan::kMaxEntries || clock.MonotonicNanos() > deadline_ns) {
-        scan.incomplete = visited > EscapeScan::kMaxEntries ? "more than " + std::to_string(EscapeScan::kMaxEntries) + " entries"
-                                                            : "the scan ran out of time";
+        scan.incomplete = visited > EscapeScan::kMaxEntries
+                              ? "more than " + std::to_string(EscapeScan::kMaxEntries) + " entries"
+                              : "the scan ran out of time";
         return scan;
       }
       std::string name = it->path().filename().string();
@@ -163,8 +167,10 @@ EscapeScan SandboxSpec::ScanJail(int64_t deadline_ns, Clock& clock) const {
       auto st = it->symlink_status(ec);
       switch (want->second.kind) {
         case Expected::kDir:
-          if (!fs::is_directory(st) || fs::is_symlink(st)) escaped(rel, " (replaced: no longer a directory)");
-          else queue.push_back(rel);
+          if (!fs::is_directory(st) || fs::is_symlink(st))
+            escaped(rel, " (replaced: no longer a directory)");
+          else
+            queue.push_back(rel);
           break;
         case Expected::kSymlink:
           if (!fs::is_symlink(st) || fs::read_symlink(it->path(), ec).string() != want->second.target)
@@ -180,8 +186,8 @@ EscapeScan SandboxSpec::ScanJail(int64_t deadline_ns, Clock& clock) const {
 }
 
 std::vector<std::string> LimitArgs(const SandboxLimits& limits) {
-  return {"--as", std::to_string(limits.address_space_bytes), "--fsize",
-          std::to_string(limits.file_size_bytes), "--nofile", std::to_string(limits.open_files)};
+  return {"--as",     std::to_string(limits.address_space_bytes), "--fsize", std::to_string(limits.file_size_bytes),
+          "--nofile", std::to_string(limits.open_files)};
 }
 
 }  // namespace kforge

@@ -1,15 +1,14 @@
 #include "exec/sandbox.h"
 
-#include <gtest/gtest.h>
-
-#include "testing/fakes.h"
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 
 #include "core/clock.h"
 #include "core/fs.h"
+#include "testing/fakes.h"
 
 namespace kforge {
 namespace {
@@ -18,13 +17,19 @@ namespace fs = std::filesystem;
 
 class ScanJailTest : public ::testing::Test {
  protected:
-  ScanJailTest() : dir_("kforge-jail"), jail_(dir_.path() + "/jail"), spec_(SandboxMode::kBubblewrap, jail_, dir_.path() + "/scratch") {
+  ScanJailTest()
+      : dir_("kforge-jail"),
+        jail_(dir_.path() + "/jail"),
+        spec_(SandboxMode::kBubblewrap, jail_, dir_.path() + "/scratch") {
     MakeDirs(jail_);
     MakeDirs(dir_.path() + "/scratch");
     spec_.AddReadOnly("/usr/bin/true", "/kforge/kforge-runner");
     spec_.Wrap({"true"});  // creates the decoy directories, as before every sandboxed run
   }
-  EscapeScan Scan() { return spec_.ScanJail(testing::LiveMachine().env().clock().MonotonicNanos() + int64_t{60} * 1000000000, testing::LiveMachine().env().clock()); }
+  EscapeScan Scan() {
+    return spec_.ScanJail(testing::LiveMachine().env().clock().MonotonicNanos() + int64_t{60} * 1000000000,
+                          testing::LiveMachine().env().clock());
+  }
 
   TempDir dir_;
   std::string jail_;

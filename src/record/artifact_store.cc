@@ -8,9 +8,7 @@ namespace kforge {
 
 ArtifactStore::ArtifactStore(std::string dir) : dir_(std::move(dir)) { MakeDirs(dir_); }
 
-std::string ArtifactStore::PathOf(const std::string& hash) const {
-  return dir_ + "/" + hash.substr(0, 2) + "/" + hash;
-}
+std::string ArtifactStore::PathOf(const std::string& hash) const { return dir_ + "/" + hash.substr(0, 2) + "/" + hash; }
 
 bool ArtifactStore::Has(const std::string& hash) const { return hash.size() == 64 && FileExists(PathOf(hash)); }
 

@@ -51,11 +51,10 @@ std::unique_ptr<EventLog> EventLog::Create(const std::string& path, Clock& clock
       "CREATE TABLE events (seq INTEGER PRIMARY KEY, type TEXT NOT NULL, layer TEXT NOT NULL,"
       " wall_us INTEGER NOT NULL, data TEXT NOT NULL);"
       "COMMIT;");
-  std::string meta = "INSERT INTO meta VALUES ('schema_version', '" +
-                     std::to_string(kEventLogSchemaVersion) + "');";
+  std::string meta = "INSERT INTO meta VALUES ('schema_version', '" + std::to_string(kEventLogSchemaVersion) + "');";
   log->Exec(meta.c_str());
-  KF_CHECK(sqlite3_prepare_v2(log->db_, "INSERT INTO events (type, layer, wall_us, data) VALUES (?, ?, ?, ?)",
-                              -1, &log->insert_, nullptr) == SQLITE_OK);
+  KF_CHECK(sqlite3_prepare_v2(log->db_, "INSERT INTO events (type, layer, wall_us, data) VALUES (?, ?, ?, ?)", -1,
+                              &log->insert_, nullptr) == SQLITE_OK);
   return log;
 }
 
@@ -71,20 +70,23 @@ std::unique_ptr<EventLog> EventLog::Open(const std::string& path, Clock& clock) 
   };
   if (sqlite3_prepare_v2(log->db_, "PRAGMA quick_check", -1, &st, nullptr) != SQLITE_OK)
     throw damaged(sqlite3_errmsg(log->db_));
-  std::string check = sqlite3_step(st) == SQLITE_ROW ? reinterpret_cast<const char*>(sqlite3_column_text(st, 0)) : "no answer";
+  std::string check =
+      sqlite3_step(st) == SQLITE_ROW ? reinterpret_cast<const char*>(sqlite3_column_text(st, 0)) : "no answer";
   sqlite3_finalize(st);
   if (check != "ok") throw damaged(check);
-  if (sqlite3_prepare_v2(log->db_, "SELECT value FROM meta WHERE key = 'schema_version'", -1, &st, nullptr) != SQLITE_OK)
+  if (sqlite3_prepare_v2(log->db_, "SELECT value FROM meta WHERE key = 'schema_version'", -1, &st, nullptr) !=
+      SQLITE_OK)
     throw damaged(sqlite3_errmsg(log->db_));
   int version = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
   sqlite3_finalize(st);
   if (version < 1) throw damaged("no schema version");
   if (version > kEventLogSchemaVersion)
     throw UsageError("event log " + path + " was written by a newer kforge (schema " + std::to_string(version) +
-                     ", this kforge reads up to " + std::to_string(kEventLogSchemaVersion) + "); upgrade kforge to use it");
+                     ", this kforge reads up to " + std::to_string(kEventLogSchemaVersion) +
+                     "); upgrade kforge to use it");
   log->Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;");
-  KF_CHECK(sqlite3_prepare_v2(log->db_, "INSERT INTO events (type, layer, wall_us, data) VALUES (?, ?, ?, ?)",
-                              -1, &log->insert_, nullptr) == SQLITE_OK);
+  KF_CHECK(sqlite3_prepare_v2(log->db_, "INSERT INTO events (type, layer, wall_us, data) VALUES (?, ?, ?, ?)", -1,
+                              &log->insert_, nullptr) == SQLITE_OK);
   return log;
 }
 

@@ -17,11 +17,10 @@
 //    a message; older versions will be migrated when there are any.
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 struct sqlite3;
 struct sqlite3_stmt;

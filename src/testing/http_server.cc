@@ -113,8 +113,10 @@ void ScriptedHttpServer::Answer(int fd) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     received_.push_back(req);
-    if (next_ < script_.size()) reply = script_[next_++];
-    else reply = ScriptedReply{500, {}, "the test server's script has no reply left", {}, 0, 0};
+    if (next_ < script_.size())
+      reply = script_[next_++];
+    else
+      reply = ScriptedReply{500, {}, "the test server's script has no reply left", {}, 0, 0};
   }
   if (reply.delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(reply.delay_ms));
   std::string out = "HTTP/1.1 " + std::to_string(reply.status) + " Scripted\r\nConnection: close\r\n";

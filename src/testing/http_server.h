@@ -26,7 +26,7 @@ struct ScriptedReply {
 
 struct ReceivedRequest {
   std::string method;
-  std::string target;                         ///< "/v1/chat/completions"
+  std::string target;                          ///< "/v1/chat/completions"
   std::map<std::string, std::string> headers;  ///< names lower-cased
   std::string body;
 };

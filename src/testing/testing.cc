@@ -1,8 +1,8 @@
 #include "testing/testing.h"
 
-#include <cstdlib>
-
 #include <gtest/gtest.h>
+
+#include <cstdlib>
 
 #include "core/clock.h"
 #include "core/fs.h"

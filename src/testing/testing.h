@@ -1,10 +1,9 @@
 #pragma once
 // Shared test helpers (after ninja's src/test.h): temp dirs, the real CLI in a child
 // process, paths into the source tree.
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace kforge::testing {
 
@@ -25,7 +24,7 @@ struct CliResult {
 
 /// Runs the real kforge binary with `args` in `cwd` (default: a fresh temp dir), with a
 /// wall-clock limit. Stdout and stderr are captured separately.
-CliResult RunCli(const std::vector<std::string>& args, const std::string& cwd = "",
-                 int timeout_s = 300, const std::vector<std::string>& env = {});
+CliResult RunCli(const std::vector<std::string>& args, const std::string& cwd = "", int timeout_s = 300,
+                 const std::vector<std::string>& env = {});
 
 }  // namespace kforge::testing

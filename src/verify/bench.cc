@@ -11,9 +11,9 @@
 #include "core/fs.h"
 #include "exec/arena.h"
 #include "exec/candidate_process.h"
-#include "exec/runner_protocol.h"
 #include "exec/compiler.h"
 #include "exec/machine.h"
+#include "exec/runner_protocol.h"
 #include "exec/sandbox.h"
 #include "verify/inputs.h"
 #include "verify/verifier.h"
@@ -82,8 +82,10 @@ KernelTiming TimeKernel(Machine& machine, const std::string& label, const std::s
   const size_t copies = arena.size() / per_copy;
   std::vector<std::string> inputs;  // every copy's inputs, to see them mutated
   for (size_t i = 0; i < arena.size(); ++i) {
-    if (i % per_copy >= num_inputs) PoisonOutput(arena.tensor(i).dtype, arena.data(i), NumElements(arena.tensor(i).shape));
-    else inputs.emplace_back(static_cast<const char*>(arena.data(i)), arena.tensor(i).bytes);
+    if (i % per_copy >= num_inputs)
+      PoisonOutput(arena.tensor(i).dtype, arena.data(i), NumElements(arena.tensor(i).shape));
+    else
+      inputs.emplace_back(static_cast<const char*>(arena.data(i)), arena.tensor(i).bytes);
   }
   SandboxLimits limits;
   limits.address_space_bytes = 0;
@@ -95,7 +97,8 @@ KernelTiming TimeKernel(Machine& machine, const std::string& label, const std::s
     throw EnvironmentError(fmt::format("the {} failed while being timed ({}, rc {}): {}", label,
                                        OutcomeName(run.outcome), run.rc, run.message));
   if (run.l2_persistence)
-    throw EnvironmentError("the " + label + " set up persisting L2 while being timed (an access-policy window or a "
+    throw EnvironmentError("the " + label +
+                           " set up persisting L2 while being timed (an access-policy window or a "
                            "persisting-L2 limit): its times would not be comparable, and kforge refuses them");
   k.timing = run.timing;
   // The bound on the event times comes from the engine's clock, which the candidate cannot
@@ -104,7 +107,8 @@ KernelTiming TimeKernel(Machine& machine, const std::string& label, const std::s
   for (size_t i = 0, in = 0; i < arena.size(); ++i) {
     if (!arena.DamagedGuard(i).empty())
       throw EnvironmentError("the " + label + " wrote outside a tensor while being timed");
-    if (i % per_copy < num_inputs && std::string_view(static_cast<const char*>(arena.data(i)), arena.tensor(i).bytes) != inputs[in++])
+    if (i % per_copy < num_inputs &&
+        std::string_view(static_cast<const char*>(arena.data(i)), arena.tensor(i).bytes) != inputs[in++])
       throw EnvironmentError("the " + label + " modified an input while being timed");
   }
   outputs->clear();
@@ -114,10 +118,19 @@ KernelTiming TimeKernel(Machine& machine, const std::string& label, const std::s
 
 nlohmann::json TimingJson(const KernelTiming& k) {
   const CaseTiming& t = k.timing;
-  return {{"path", k.path}, {"kind", k.kind}, {"compile_seconds", k.compile_seconds}, {"compile_cached", k.compile_cached},
-          {"reps", t.reps}, {"rotations", t.rotations}, {"l2_flush_bytes", t.flush_bytes},
-          {"median_us", t.median_ns / 1e3}, {"mean_us", t.mean_ns / 1e3}, {"min_us", t.min_ns / 1e3},
-          {"max_us", t.max_ns / 1e3}, {"p10_us", t.p10_ns / 1e3}, {"p90_us", t.p90_ns / 1e3},
+  return {{"path", k.path},
+          {"kind", k.kind},
+          {"compile_seconds", k.compile_seconds},
+          {"compile_cached", k.compile_cached},
+          {"reps", t.reps},
+          {"rotations", t.rotations},
+          {"l2_flush_bytes", t.flush_bytes},
+          {"median_us", t.median_ns / 1e3},
+          {"mean_us", t.mean_ns / 1e3},
+          {"min_us", t.min_ns / 1e3},
+          {"max_us", t.max_ns / 1e3},
+          {"p10_us", t.p10_ns / 1e3},
+          {"p90_us", t.p90_ns / 1e3},
           {"spread", t.median_ns > 0 ? (t.p90_ns - t.p10_ns) / t.median_ns : 0.0}};
 }
 
@@ -137,9 +150,10 @@ void JudgeTiming(const DeviceCeilings& ceilings, bool low_precision, BenchReport
     r.roofline_fraction = med > 0 ? r.floor_seconds / med : 0;
     r.baseline_roofline_fraction = base_med > 0 ? r.floor_seconds / base_med : 0;
     if (r.roofline_fraction > kSuspectFraction)
-      r.suspects.push_back(fmt::format("faster than the roofline floor allows ({:.1f}% of the floor time): work "
-                                       "skipped, or done where the timer cannot see it",
-                                       100 / r.roofline_fraction));
+      r.suspects.push_back(
+          fmt::format("faster than the roofline floor allows ({:.1f}% of the floor time): work "
+                      "skipped, or done where the timer cannot see it",
+                      100 / r.roofline_fraction));
   }
   // The host saw the timed loop take at least as long as the event times add up to.
   const CaseTiming& t = r.candidate.timing;
@@ -221,7 +235,8 @@ BenchReport RunBench(Machine& machine, const Task& task, const std::string& cand
   int sampled = std::clamp(options.sampled_calls, 0, std::min(kMaxBenchSamples, options.reps));
   for (uint64_t draw = 0; static_cast<int>(samples.calls.size()) < sampled; ++draw) {
     uint32_t call = static_cast<uint32_t>(MixSeed(seed, 0x5a3b1e + draw) % static_cast<uint64_t>(options.reps));
-    if (std::find(samples.calls.begin(), samples.calls.end(), call) == samples.calls.end()) samples.calls.push_back(call);
+    if (std::find(samples.calls.begin(), samples.calls.end(), call) == samples.calls.end())
+      samples.calls.push_back(call);
   }
   std::vector<ArenaTensor> all;
   for (size_t c = 0; c <= samples.calls.size(); ++c) all.insert(all.end(), layout.begin(), layout.end());
@@ -231,44 +246,56 @@ BenchReport RunBench(Machine& machine, const Task& task, const std::string& cand
   for (size_t c = 0; c <= samples.calls.size(); ++c)
     for (size_t i = 0; i < n_in; ++i) {
       size_t t = c * per_copy + i;
-      std::vector<double> values = FillInput(dist, MixSeed(MixSeed(seed, c), i), arena.tensor(t).dtype, arena.data(t),
-                                             arena.tensor(t).shape, i);
+      std::vector<double> values =
+          FillInput(dist, MixSeed(MixSeed(seed, c), i), arena.tensor(t).dtype, arena.data(t), arena.tensor(t).shape, i);
       if (i == 0 && task.comparison == Comparison::kArgmax) argmax_source[c] = std::move(values);
     }
   std::vector<std::vector<std::string>> cand_out, base_out;
-  r.baseline = TimeKernel(machine, "baseline", baseline.path, baseline.kind, baseline.link, device, options, n_in, arena, samples,
-                          &base_out);
-  r.candidate = TimeKernel(machine, "candidate", candidate_path, "", {}, device, options, n_in, arena, samples, &cand_out);
+  r.baseline = TimeKernel(machine, "baseline", baseline.path, baseline.kind, baseline.link, device, options, n_in,
+                          arena, samples, &base_out);
+  r.candidate =
+      TimeKernel(machine, "candidate", candidate_path, "", {}, device, options, n_in, arena, samples, &cand_out);
   r.timed = true;
   r.agreement = CompareWithBaseline(task, kase.params, cand_out[0], base_out[0], argmax_source[0]);
   if (!r.agreement.passed())
-    r.suspects.push_back(fmt::format("at the bench shape the candidate's outputs differ from the baseline's "
-                                     "({} of {} elements outside tolerance, max abs error {:.3g})",
-                                     r.agreement.mismatches, r.agreement.elements, r.agreement.max_abs_error));
+    r.suspects.push_back(
+        fmt::format("at the bench shape the candidate's outputs differ from the baseline's "
+                    "({} of {} elements outside tolerance, max abs error {:.3g})",
+                    r.agreement.mismatches, r.agreement.elements, r.agreement.max_abs_error));
   r.sampled_calls = samples.calls;
   for (size_t k = 0; k < samples.calls.size(); ++k) {
-    r.sample_agreement.push_back(CompareWithBaseline(task, kase.params, cand_out[k + 1], base_out[k + 1], argmax_source[k + 1]));
+    r.sample_agreement.push_back(
+        CompareWithBaseline(task, kase.params, cand_out[k + 1], base_out[k + 1], argmax_source[k + 1]));
     const CompareResult& a = r.sample_agreement.back();
     if (!a.passed())
-      r.suspects.push_back(fmt::format("timed call {} (sampled, with fresh inputs) returned wrong outputs ({} of {} "
-                                       "elements outside tolerance): work skipped or results reused across calls",
-                                       samples.calls[k], a.mismatches, a.elements));
+      r.suspects.push_back(
+          fmt::format("timed call {} (sampled, with fresh inputs) returned wrong outputs ({} of {} "
+                      "elements outside tolerance): work skipped or results reused across calls",
+                      samples.calls[k], a.mismatches, a.elements));
   }
   r.flops = static_cast<double>(EvalExpr(task.flops, kase.params));
   r.bytes = static_cast<double>(EvalExpr(task.bytes, kase.params));
   bool low_precision = false;
   for (const auto& t : task.inputs) low_precision |= t.dtype == DType::kFloat16 || t.dtype == DType::kBFloat16;
-  JudgeTiming(LoadCeilings(device, options.cache_dir.empty() ? machine.config().cache_dir : options.cache_dir), low_precision, &r);
+  JudgeTiming(LoadCeilings(device, options.cache_dir.empty() ? machine.config().cache_dir : options.cache_dir),
+              low_precision, &r);
   return r;
 }
 
 nlohmann::json BenchReport::ToJson() const {
-  nlohmann::json j = {{"task", task}, {"case", case_name}, {"params", params}, {"ok", ok()},
-                      {"verdict", {{"passed", verdict.passed}, {"level", LevelName(verdict.level)},
-                                   {"failure_class", verdict.passed ? nlohmann::json(nullptr)
-                                                                    : nlohmann::json(FailureClassName(verdict.failure))},
-                                   {"message", verdict.message}, {"seed", verdict.seed}}},
-                      {"timed", timed}, {"device", verdict.device}};
+  nlohmann::json j = {
+      {"task", task},
+      {"case", case_name},
+      {"params", params},
+      {"ok", ok()},
+      {"verdict",
+       {{"passed", verdict.passed},
+        {"level", LevelName(verdict.level)},
+        {"failure_class", verdict.passed ? nlohmann::json(nullptr) : nlohmann::json(FailureClassName(verdict.failure))},
+        {"message", verdict.message},
+        {"seed", verdict.seed}}},
+      {"timed", timed},
+      {"device", verdict.device}};
   if (!timed) return j;
   j["candidate"] = TimingJson(candidate);
   j["baseline"] = TimingJson(baseline);
@@ -277,16 +304,20 @@ nlohmann::json BenchReport::ToJson() const {
   j["agreement"] = {{"max_abs_error", agreement.max_abs_error}, {"mismatches", agreement.mismatches}};
   j["sampled_calls"] = nlohmann::json::array();
   for (size_t k = 0; k < sampled_calls.size() && k < sample_agreement.size(); ++k)
-    j["sampled_calls"].push_back({{"call", sampled_calls[k]}, {"agrees", sample_agreement[k].passed()},
+    j["sampled_calls"].push_back({{"call", sampled_calls[k]},
+                                  {"agrees", sample_agreement[k].passed()},
                                   {"mismatches", sample_agreement[k].mismatches}});
   j["flops"] = flops;
   j["bytes"] = bytes;
   if (ceilings.present) {
-    j["roofline"] = {{"floor_us", floor_seconds * 1e6}, {"bound", bound}, {"fraction", roofline_fraction},
+    j["roofline"] = {{"floor_us", floor_seconds * 1e6},
+                     {"bound", bound},
+                     {"fraction", roofline_fraction},
                      {"baseline_fraction", baseline_roofline_fraction},
-                     {"ceilings", {{"copy_bytes_per_s", ceilings.copy_bytes_per_s},
-                                   {"fp32_flops_per_s", ceilings.fp32_flops_per_s},
-                                   {"path", ceilings.path}}}};
+                     {"ceilings",
+                      {{"copy_bytes_per_s", ceilings.copy_bytes_per_s},
+                       {"fp32_flops_per_s", ceilings.fp32_flops_per_s},
+                       {"path", ceilings.path}}}};
   } else {
     j["roofline"] = nullptr;
   }
@@ -300,10 +331,11 @@ std::string BenchReport::Text() const {
                        verdict.passed ? "" : std::string(FailureClassName(verdict.failure)), verdict.Summary());
   auto row = [](const KernelTiming& k) {
     const CaseTiming& t = k.timing;
-    return fmt::format("  {:<10} median {:>10.2f} us  p10 {:>10.2f}  p90 {:>10.2f}  spread {:>5.1f}%  ({} reps, compile {:.2f} s{})\n",
-                       k.label, t.median_ns / 1e3, t.p10_ns / 1e3, t.p90_ns / 1e3,
-                       t.median_ns > 0 ? 100 * (t.p90_ns - t.p10_ns) / t.median_ns : 0.0, t.reps, k.compile_seconds,
-                       k.compile_cached ? ", cached" : "");
+    return fmt::format(
+        "  {:<10} median {:>10.2f} us  p10 {:>10.2f}  p90 {:>10.2f}  spread {:>5.1f}%  ({} reps, compile {:.2f} s{})\n",
+        k.label, t.median_ns / 1e3, t.p10_ns / 1e3, t.p90_ns / 1e3,
+        t.median_ns > 0 ? 100 * (t.p90_ns - t.p10_ns) / t.median_ns : 0.0, t.reps, k.compile_seconds,
+        k.compile_cached ? ", cached" : "");
   };
   std::string s = fmt::format("{} case {} (verified: {})\n", task, case_name, LevelName(verdict.level));
   s += row(candidate);

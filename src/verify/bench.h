@@ -8,7 +8,6 @@
 // agree within the task's tolerance. The task's FLOP and byte formulas against the
 // device's calibrated ceilings give the roofline floor and the achieved fraction of it.
 #include <nlohmann/json.hpp>
-
 #include <optional>
 #include <string>
 
@@ -27,10 +26,10 @@ struct BenchOptions {
   const CancellationToken* cancel = nullptr;  ///< stops the verification between trials
   int warmup = 10;
   int reps = 100;
-  bool full = false;            ///< certify on the full set (not only the light set) before timing
-  std::string case_name;        ///< a case of cases.bench or cases.full; empty: the first bench case
-  std::string baseline_path;    ///< override the bundled baseline
-  std::string baselines_dir;    ///< baselines/cuda of the installation (manifest.json and <task>.cu)
+  bool full = false;          ///< certify on the full set (not only the light set) before timing
+  std::string case_name;      ///< a case of cases.bench or cases.full; empty: the first bench case
+  std::string baseline_path;  ///< override the bundled baseline
+  std::string baselines_dir;  ///< baselines/cuda of the installation (manifest.json and <task>.cu)
   std::optional<uint64_t> seed;
   std::string cache_dir;
   int64_t timeout_ms = 300000;  ///< for the whole timed loop of one kernel
@@ -43,7 +42,7 @@ struct BenchOptions {
 struct KernelTiming {
   std::string label;  ///< "candidate" or "baseline"
   std::string path;
-  std::string kind;   ///< baseline: "cuBLAS SGEMM ..." or "straightforward kernel"
+  std::string kind;  ///< baseline: "cuBLAS SGEMM ..." or "straightforward kernel"
   double compile_seconds = 0;
   bool compile_cached = false;
   CaseTiming timing;
@@ -56,7 +55,7 @@ struct BenchReport {
   Verdict verdict;  ///< the verification that gated the timing
   bool timed = false;
   KernelTiming candidate, baseline;
-  double speedup = 0;  ///< baseline median / candidate median
+  double speedup = 0;       ///< baseline median / candidate median
   CompareResult agreement;  ///< candidate outputs against the baseline's
   /// Sampled timed calls (BenchOptions::sampled_calls): their indices and the candidate's
   /// outputs against the baseline's on the same fresh inputs.
@@ -69,9 +68,9 @@ struct BenchReport {
   }
   double flops = 0, bytes = 0;
   DeviceCeilings ceilings;
-  double floor_seconds = 0;       ///< max(flops / peak, bytes / bandwidth); 0 without ceilings
-  std::string bound;              ///< "memory" or "compute"
-  double roofline_fraction = 0;   ///< floor / candidate median
+  double floor_seconds = 0;      ///< max(flops / peak, bytes / bandwidth); 0 without ceilings
+  std::string bound;             ///< "memory" or "compute"
+  double roofline_fraction = 0;  ///< floor / candidate median
   double baseline_roofline_fraction = 0;
   std::vector<std::string> suspects;  ///< results that cannot be right (faster than the floor, ...)
   bool ok() const { return verdict.passed && timed && agrees() && suspects.empty(); }
@@ -101,6 +100,7 @@ void JudgeTiming(const DeviceCeilings& ceilings, bool low_precision, BenchReport
 
 /// Throws EnvironmentError without a GPU and UsageError for a task without a baseline or an
 /// unknown case; a candidate that fails verification is a report with timed = false.
-BenchReport RunBench(Machine& machine, const Task& task, const std::string& candidate_path, const BenchOptions& options);
+BenchReport RunBench(Machine& machine, const Task& task, const std::string& candidate_path,
+                     const BenchOptions& options);
 
 }  // namespace kforge

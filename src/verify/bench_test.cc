@@ -3,8 +3,8 @@
 
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <atomic>
+#include <filesystem>
 #include <thread>
 
 #include "core/error.h"
@@ -94,7 +94,9 @@ TEST(BenchJudgeTest, CandidateOutputsAreComparedWithTheBaselinesWithinTolerance)
   Bindings params{{"n", 1000}};
   std::vector<float> base(1000);
   for (size_t i = 0; i < base.size(); ++i) base[i] = static_cast<float>(i) * 0.5f;
-  auto bytes = [](const std::vector<float>& v) { return std::string(reinterpret_cast<const char*>(v.data()), v.size() * 4); };
+  auto bytes = [](const std::vector<float>& v) {
+    return std::string(reinterpret_cast<const char*>(v.data()), v.size() * 4);
+  };
   std::vector<float> cand = base;
   EXPECT_TRUE(CompareWithBaseline(relu, params, {bytes(cand)}, {bytes(base)}, {}).passed());
   cand[7] += 1.0f;

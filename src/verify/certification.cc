@@ -23,8 +23,8 @@ const std::map<std::string, std::vector<Distribution>>& ByCategory() {
   static const std::map<std::string, std::vector<Distribution>> kTable = {
       {"elementwise", {D::kNegativeOffset, D::kIntegers}},
       {"reduction", {D::kNegativeOffset, D::kSignedRows, D::kConstantRows, D::kOutlierRows, D::kTies}},
-      {"normalization", {D::kNegativeOffset, D::kSignedRows, D::kConstantRows, D::kOutlierRows, D::kSortedRows,
-                         D::kTies}},
+      {"normalization",
+       {D::kNegativeOffset, D::kSignedRows, D::kConstantRows, D::kOutlierRows, D::kSortedRows, D::kTies}},
       {"scan", {D::kNegativeOffset, D::kIntegers}},
       {"matmul", {D::kNegativeOffset, D::kSignedRows, D::kIntegers, D::kOpposedSigns}},
       {"conv", {D::kNegativeOffset, D::kSignedRows, D::kIntegers}},
@@ -120,8 +120,8 @@ std::vector<Case> RandomShapeCases(const Task& task, uint64_t seed, int count) {
     Case k;
     for (const auto& p : task.params) {
       auto [lo, hi] = bounds[p];
-      double x = std::exp(std::log(static_cast<double>(lo)) +
-                          rng.Uniform01() * (std::log(static_cast<double>(hi) + 1) - std::log(static_cast<double>(lo))));
+      double x = std::exp(std::log(static_cast<double>(lo)) + rng.Uniform01() * (std::log(static_cast<double>(hi) + 1) -
+                                                                                 std::log(static_cast<double>(lo))));
       k.params[p] = std::clamp<int64_t>(static_cast<int64_t>(x), lo, hi);
     }
     if (!AllShapesPositive(task, k.params) || InputElements(task, k.params) > budget) continue;

@@ -24,12 +24,18 @@ constexpr int32_t kPoisonI32 = 0x7EADBEEF;
 std::string_view PoisonBytes(DType dtype) {
   auto bytes = [](const auto& v) { return std::string_view(reinterpret_cast<const char*>(&v), sizeof v); };
   switch (dtype) {
-    case DType::kFloat32: return bytes(kPoison32);
-    case DType::kFloat64: return bytes(kPoison64);
-    case DType::kFloat16: return bytes(kPoison16);
-    case DType::kBFloat16: return bytes(kPoisonBf16);
-    case DType::kInt32: return bytes(kPoisonI32);
-    case DType::kInt64: return bytes(kPoisonI64);
+    case DType::kFloat32:
+      return bytes(kPoison32);
+    case DType::kFloat64:
+      return bytes(kPoison64);
+    case DType::kFloat16:
+      return bytes(kPoison16);
+    case DType::kBFloat16:
+      return bytes(kPoisonBf16);
+    case DType::kInt32:
+      return bytes(kPoisonI32);
+    case DType::kInt64:
+      return bytes(kPoisonI64);
   }
   return {};
 }
@@ -37,8 +43,7 @@ std::string_view PoisonBytes(DType dtype) {
 void Record(CompareResult* r, const CompareInput& in, int64_t i, double got, double expected) {
   ++r->mismatches;
   if (r->mismatch_indices.size() < kMaxMismatchIndices) r->mismatch_indices.push_back(i);
-  if (r->first.size() < kFirstMismatches)
-    r->first.push_back(Mismatch{i, Unravel(i, in.shape), got, expected});
+  if (r->first.size() < kFirstMismatches) r->first.push_back(Mismatch{i, Unravel(i, in.shape), got, expected});
   if (r->samples.size() < kSampleMismatches && std::isfinite(got) && std::isfinite(expected))
     r->samples.push_back(Mismatch{i, {}, got, expected});
 }
@@ -94,7 +99,8 @@ std::vector<int64_t> Unravel(int64_t i, const std::vector<int64_t>& shape) {
 
 void PoisonOutput(DType dtype, void* data, int64_t n) {
   std::string_view poison = PoisonBytes(dtype);
-  for (int64_t i = 0; i < n; ++i) std::memcpy(static_cast<char*>(data) + i * poison.size(), poison.data(), poison.size());
+  for (int64_t i = 0; i < n; ++i)
+    std::memcpy(static_cast<char*>(data) + i * poison.size(), poison.data(), poison.size());
 }
 
 bool IsPoison(DType dtype, const void* data, int64_t i) {
@@ -137,9 +143,9 @@ CompareResult CompareOutput(const CompareInput& in) {
   // The absolute tolerance scales with the reference's typical magnitude, not its plain RMS:
   // one planted +-FLT_MAX/2 would otherwise allow an error of ~1e31 on every other element.
   Scale scale = OrdinaryScale(rounded);
-  r.allowed_abs = std::max(
-      in.tolerance.atol * std::sqrt(static_cast<double>(std::max<int64_t>(1, in.reduction_size))) * scale.rms,
-      in.tolerance.floor);
+  r.allowed_abs =
+      std::max(in.tolerance.atol * std::sqrt(static_cast<double>(std::max<int64_t>(1, in.reduction_size))) * scale.rms,
+               in.tolerance.floor);
   // The relative L2 error (which tells precision loss from a wrong result) leaves the
   // outliers out too, or one huge value would make every other error look negligible.
   double sum_sq_ordinary = 0;

@@ -22,16 +22,16 @@ inline constexpr size_t kSampleMismatches = 256;
 
 struct CompareResult {
   int64_t elements = 0;
-  int64_t mismatches = 0;      ///< elements outside tolerance (NaN/Inf and unwritten included)
+  int64_t mismatches = 0;  ///< elements outside tolerance (NaN/Inf and unwritten included)
   int64_t nan_inf_mismatches = 0;
-  int64_t unwritten = 0;       ///< elements still holding the poison pattern
+  int64_t unwritten = 0;  ///< elements still holding the poison pattern
   double max_abs_error = 0;
   double max_rel_error = 0;
-  double rel_l2_error = 0;     ///< ||got - ref|| / ||ref|| over elements finite in both
-  double worst_ratio = 0;      ///< max |got - ref| / allowed, over finite elements
-  double allowed_abs = 0;      ///< the absolute part of the tolerance for this case
-  std::vector<Mismatch> first; ///< the first few mismatches, in index order
-  std::vector<Mismatch> samples;  ///< up to kSampleMismatches finite mismatches (for forensics)
+  double rel_l2_error = 0;                ///< ||got - ref|| / ||ref|| over elements finite in both
+  double worst_ratio = 0;                 ///< max |got - ref| / allowed, over finite elements
+  double allowed_abs = 0;                 ///< the absolute part of the tolerance for this case
+  std::vector<Mismatch> first;            ///< the first few mismatches, in index order
+  std::vector<Mismatch> samples;          ///< up to kSampleMismatches finite mismatches (for forensics)
   std::vector<int64_t> mismatch_indices;  ///< all of them, capped (for forensics)
   bool passed() const { return mismatches == 0; }
 };

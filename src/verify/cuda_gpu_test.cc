@@ -4,7 +4,6 @@
 
 #include <filesystem>
 #include <iostream>
-
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
@@ -52,7 +51,8 @@ TEST_F(CudaTest, CorrectCandidatesPassFull) {
 TEST_F(CudaTest, EveryCorrectCandidateIsBundled) {
   for (const auto& e : std::filesystem::directory_iterator(testing::SourceDir() + "/tasks")) {
     if (e.path().extension() != ".json") continue;
-    EXPECT_TRUE(std::filesystem::exists(testing::SourceDir() + "/examples/cuda/correct/" + e.path().stem().string() + ".cu"))
+    EXPECT_TRUE(
+        std::filesystem::exists(testing::SourceDir() + "/examples/cuda/correct/" + e.path().stem().string() + ".cu"))
         << "no correct CUDA candidate for " << e.path().stem();
   }
 }
@@ -95,12 +95,14 @@ TEST_F(CudaTest, CalibrateThenBenchReportsSpeedupAndRoofline) {
   ASSERT_EQ(r.sampled_calls.size(), 3u);
   for (const auto& a : r.sample_agreement) EXPECT_TRUE(a.passed());
   // A wrong kernel is never timed.
-  BenchReport bad = RunBench(testing::LiveMachine(), t, testing::SourceDir() + "/examples/cuda/nearmiss/relu_missing_tail_guard.cu", o);
+  BenchReport bad = RunBench(testing::LiveMachine(), t,
+                             testing::SourceDir() + "/examples/cuda/nearmiss/relu_missing_tail_guard.cu", o);
   EXPECT_FALSE(bad.timed);
   EXPECT_FALSE(bad.ok());
   // A kernel that skips work on repeated calls passes verification but fails the sampled
   // timed calls, which get fresh inputs in the same buffers.
-  BenchReport lazy = RunBench(testing::LiveMachine(), t, testing::SourceDir() + "/examples/cuda/hostile/bench_skip_repeated_calls.cu", o);
+  BenchReport lazy = RunBench(testing::LiveMachine(), t,
+                              testing::SourceDir() + "/examples/cuda/hostile/bench_skip_repeated_calls.cu", o);
   EXPECT_TRUE(lazy.verdict.passed) << lazy.verdict.Summary();
   EXPECT_TRUE(lazy.timed);
   EXPECT_FALSE(lazy.ok());
@@ -115,20 +117,23 @@ TEST_F(CudaTest, SanitizerRunsMemcheckOnAnOutOfBoundsWriteAndRacecheckOnARace) {
   o.backend = BackendKind::kCuda;
   o.seed = 11;
   o.sanitize = true;
-  Verdict oob = Verifier(relu, testing::LiveMachine()).Verify(testing::SourceDir() + "/examples/cuda/nearmiss/relu_missing_tail_guard.cu", o);
+  Verdict oob = Verifier(relu, testing::LiveMachine())
+                    .Verify(testing::SourceDir() + "/examples/cuda/nearmiss/relu_missing_tail_guard.cu", o);
   ASSERT_FALSE(oob.sanitizer.is_null()) << oob.Summary();
   EXPECT_EQ(oob.sanitizer.value("tool", ""), "memcheck") << oob.sanitizer.dump(2);
   EXPECT_GT(oob.sanitizer.value("errors", -1), 0) << oob.sanitizer.dump(2);
   // A deterministic wrong result is neither: the sanitizer is not run, and says why.
   Task add = LoadTaskFile(testing::SourceDir() + "/tasks/add_bias.json");
-  Verdict wrong = Verifier(add, testing::LiveMachine()).Verify(testing::SourceDir() + "/examples/cuda/nearmiss/add_bias_row_broadcast.cu", o);
+  Verdict wrong = Verifier(add, testing::LiveMachine())
+                      .Verify(testing::SourceDir() + "/examples/cuda/nearmiss/add_bias_row_broadcast.cu", o);
   ASSERT_FALSE(wrong.sanitizer.is_null());
   EXPECT_FALSE(wrong.sanitizer.value("nondeterministic", true));
   EXPECT_TRUE(wrong.sanitizer.contains("skipped"));
   // The missing __syncthreads race: when re-runs differ, racecheck must report hazards.
   Task softmax = LoadTaskFile(testing::SourceDir() + "/tasks/softmax.json");
   o.full = true;
-  Verdict race = Verifier(softmax, testing::LiveMachine()).Verify(testing::SourceDir() + "/examples/cuda/nearmiss/softmax_missing_syncthreads.cu", o);
+  Verdict race = Verifier(softmax, testing::LiveMachine())
+                     .Verify(testing::SourceDir() + "/examples/cuda/nearmiss/softmax_missing_syncthreads.cu", o);
   ASSERT_FALSE(race.sanitizer.is_null());
   std::cout << "race verdict sanitizer: " << race.sanitizer.dump(2) << "\n";
   if (race.sanitizer.value("nondeterministic", false)) {
@@ -139,8 +144,9 @@ TEST_F(CudaTest, SanitizerRunsMemcheckOnAnOutOfBoundsWriteAndRacecheckOnARace) {
 
 TEST_F(CudaTest, RecipeRepairerRepairsACudaNearMiss) {
   TempDir dir("kforge-cuda-repair");
-  auto r = testing::RunCli({"repair", "conv2d", testing::SourceDir() + "/examples/cuda/nearmiss/conv2d_flipped_kernel.cu",
-                            "--backend", "cuda", "--seed", "1", "--out", dir.path() + "/run", "--json", "--quiet"});
+  auto r =
+      testing::RunCli({"repair", "conv2d", testing::SourceDir() + "/examples/cuda/nearmiss/conv2d_flipped_kernel.cu",
+                       "--backend", "cuda", "--seed", "1", "--out", dir.path() + "/run", "--json", "--quiet"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   auto s = nlohmann::json::parse(r.out, nullptr, false);
   ASSERT_FALSE(s.is_discarded()) << r.out;

@@ -72,9 +72,8 @@ void DiagnosePattern(const std::vector<int64_t>& shape, const CompareResult& r, 
     for (int t : {8, 16, 32, 64}) {
       int64_t row_edge = rows / t * t, col_edge = cols / t * t;
       if (rows < t || cols < t || (row_edge == rows && col_edge == cols)) continue;
-      bool all_edge = std::all_of(idx.begin(), idx.end(), [&](int64_t i) {
-        return i / cols >= row_edge || i % cols >= col_edge;
-      });
+      bool all_edge =
+          std::all_of(idx.begin(), idx.end(), [&](int64_t i) { return i / cols >= row_edge || i % cols >= col_edge; });
       if (all_edge) {
         Add(&f->patterns, "tile_edge");
         f->block = t;
@@ -149,8 +148,8 @@ void DiagnoseOnes(const Task& task, const CaseEvidence& c, Forensics* f) {
   if (k <= 1) return;  // elementwise: all-ones inputs give identical outputs, nothing to learn
   // Block arithmetic only makes sense when each output reduces a whole row (sum, mean, ...),
   // not for scans whose outputs reduce prefixes of different lengths.
-  bool full_reduction = NumElements(ResolveShape(task.outputs[0], c.params)) <
-                        NumElements(ResolveShape(task.inputs[0], c.params));
+  bool full_reduction =
+      NumElements(ResolveShape(task.outputs[0], c.params)) < NumElements(ResolveShape(task.inputs[0], c.params));
   for (size_t o = 0; o < c.outputs.size(); ++o) {
     const CompareResult& r = c.outputs[o].compare;
     if (r.passed() || r.samples.size() < 2) continue;
@@ -168,8 +167,9 @@ void DiagnoseOnes(const Task& task, const CaseEvidence& c, Forensics* f) {
       int64_t w = static_cast<int64_t>(std::fabs(count));
       Add(&f->patterns, count < 0 ? "reduction_drops_elements" : "reduction_extra_elements");
       f->tail_width = w;
-      std::string detail = fmt::format("with all-ones inputs each output is off by {:+g}: the reduction over K={} {} {} element(s)",
-                                       count, k, count < 0 ? "misses" : "adds", w);
+      std::string detail =
+          fmt::format("with all-ones inputs each output is off by {:+g}: the reduction over K={} {} {} element(s)",
+                      count, k, count < 0 ? "misses" : "adds", w);
       // One K rarely pins the block size down (33 mod 4 = 33 mod 32 = 1): name every fit.
       std::vector<int> fits;
       for (int b : {2, 4, 8, 16, 32, 64, 128, 256})
@@ -201,11 +201,20 @@ Forensics Diagnose(const Task& task, const Verdict& v) {
   f.failure = v.failure;
   if (v.passed) return f;
   switch (v.failure) {
-    case FailureClass::kBuildError: Add(&f.symptoms, "build_error"); break;
-    case FailureClass::kTimeout: Add(&f.symptoms, "timeout"); break;
-    case FailureClass::kResourceLimit: Add(&f.symptoms, "resource_limit"); break;
-    case FailureClass::kIntegrity: Add(&f.symptoms, "sandbox_violation"); break;
-    default: break;
+    case FailureClass::kBuildError:
+      Add(&f.symptoms, "build_error");
+      break;
+    case FailureClass::kTimeout:
+      Add(&f.symptoms, "timeout");
+      break;
+    case FailureClass::kResourceLimit:
+      Add(&f.symptoms, "resource_limit");
+      break;
+    case FailureClass::kIntegrity:
+      Add(&f.symptoms, "sandbox_violation");
+      break;
+    default:
+      break;
   }
   std::map<std::string, std::pair<int, int>> by_dist;  // distribution -> (failed, total)
   bool light_ok = true, full_failed = false;
@@ -222,22 +231,37 @@ Forensics Diagnose(const Task& task, const Verdict& v) {
     ++d.second;
     if (c.passed()) continue;
     ++d.first;
-    if (c.set == "light") light_ok = false;
-    else full_failed = true;
+    if (c.set == "light")
+      light_ok = false;
+    else
+      full_failed = true;
     switch (c.failure) {
-      case FailureClass::kRuntimeError: Add(&f.symptoms, "crash"); break;
-      case FailureClass::kNanInf: Add(&f.symptoms, "nan_inf"); break;
-      case FailureClass::kUnwrittenOutput: Add(&f.symptoms, "unwritten_output"); break;
-      case FailureClass::kOutOfBoundsWrite: Add(&f.symptoms, "out_of_bounds_write"); break;
-      case FailureClass::kInputMutated: Add(&f.symptoms, "input_mutated"); break;
-      default: break;
+      case FailureClass::kRuntimeError:
+        Add(&f.symptoms, "crash");
+        break;
+      case FailureClass::kNanInf:
+        Add(&f.symptoms, "nan_inf");
+        break;
+      case FailureClass::kUnwrittenOutput:
+        Add(&f.symptoms, "unwritten_output");
+        break;
+      case FailureClass::kOutOfBoundsWrite:
+        Add(&f.symptoms, "out_of_bounds_write");
+        break;
+      case FailureClass::kInputMutated:
+        Add(&f.symptoms, "input_mutated");
+        break;
+      default:
+        break;
     }
     for (const auto& o : c.outputs) {
       if (!o.guard_damage.empty()) {
         int64_t mx = *std::max_element(o.guard_damage.begin(), o.guard_damage.end());
         int64_t mn = *std::min_element(o.guard_damage.begin(), o.guard_damage.end());
-        f.notes.push_back(mx >= 0 ? fmt::format("output '{}' written past its end (guard byte at +{} from its start damaged)", o.name, mx)
-                                  : fmt::format("output '{}' written before its start ({} bytes)", o.name, -mn));
+        f.notes.push_back(
+            mx >= 0
+                ? fmt::format("output '{}' written past its end (guard byte at +{} from its start damaged)", o.name, mx)
+                : fmt::format("output '{}' written before its start ({} bytes)", o.name, -mn));
       }
       if (o.compare.passed()) continue;
       if (c.failure == FailureClass::kPrecision) {
@@ -256,14 +280,16 @@ Forensics Diagnose(const Task& task, const Verdict& v) {
       const ProbeStats& p = e.stats;
       if (p.nan_count > 0 || p.inf_count > 0) {
         Add(&f.symptoms, "probe_nan_inf");
-        f.notes.push_back(fmt::format("probe '{}' already holds {} NaN and {} Inf values", p.name, p.nan_count, p.inf_count));
+        f.notes.push_back(
+            fmt::format("probe '{}' already holds {} NaN and {} Inf values", p.name, p.nan_count, p.inf_count));
         f.first_bad_probe = p.name;
         break;
       }
       if (!e.matches && e.has_reference) {
         Add(&f.symptoms, "probe_mismatch");
-        f.notes.push_back(fmt::format("probe '{}' leaves the reference first: mean {:.6g} vs {:.6g}, range [{:.6g}, {:.6g}] vs [{:.6g}, {:.6g}]",
-                                      p.name, p.mean, e.ref_mean, p.min, p.max, e.ref_min, e.ref_max));
+        f.notes.push_back(fmt::format(
+            "probe '{}' leaves the reference first: mean {:.6g} vs {:.6g}, range [{:.6g}, {:.6g}] vs [{:.6g}, {:.6g}]",
+            p.name, p.mean, e.ref_mean, p.min, p.max, e.ref_min, e.ref_max));
         f.first_bad_probe = p.name;
         break;
       }
@@ -275,8 +301,10 @@ Forensics Diagnose(const Task& task, const Verdict& v) {
     f.notes.push_back("the light cases pass; only the full certification set exposes the bug");
   }
   for (const auto& [dist, counts] : by_dist) {
-    if (counts.first > 0) f.failing_distributions.push_back(dist);
-    else f.passing_distributions.push_back(dist);
+    if (counts.first > 0)
+      f.failing_distributions.push_back(dist);
+    else
+      f.passing_distributions.push_back(dist);
   }
   if (!f.failing_distributions.empty() && !f.passing_distributions.empty()) {
     Add(&f.symptoms, "distribution_dependent");
@@ -331,10 +359,17 @@ Forensics Diagnose(const Task& task, const Verdict& v) {
 }
 
 nlohmann::json Forensics::ToJson() const {
-  return {{"failure_class", FailureClassName(failure)}, {"patterns", patterns}, {"symptoms", symptoms},
-          {"notes", notes}, {"failing_distributions", failing_distributions},
-          {"passing_distributions", passing_distributions}, {"scale", scale}, {"offset", offset},
-          {"tail_width", tail_width}, {"block", block}, {"first_bad_probe", first_bad_probe}};
+  return {{"failure_class", FailureClassName(failure)},
+          {"patterns", patterns},
+          {"symptoms", symptoms},
+          {"notes", notes},
+          {"failing_distributions", failing_distributions},
+          {"passing_distributions", passing_distributions},
+          {"scale", scale},
+          {"offset", offset},
+          {"tail_width", tail_width},
+          {"block", block},
+          {"first_bad_probe", first_bad_probe}};
 }
 
 Forensics ForensicsFromJson(const nlohmann::json& j) {

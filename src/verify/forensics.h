@@ -2,10 +2,9 @@
 // Forensics: the engine's diagnosis of a failing verdict. It names where the wrong elements
 // are (the pattern they form) and what the error looks like, in stable words a repairer
 // (recipe, LLM or human) can act on. Derived only from the verdict and the task.
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "verify/verdict.h"
 
@@ -30,7 +29,7 @@ struct Forensics {
   double scale = 0;   ///< got / expected, when constant_scale
   double offset = 0;  ///< got - expected, when constant_offset
   int64_t tail_width = 0;
-  int block = 0;      ///< block size a partial-block or tile pattern matches
+  int block = 0;                ///< block size a partial-block or tile pattern matches
   std::string first_bad_probe;  ///< first KFORGE_PROBE that disagrees with the reference
 
   bool Has(const std::string& name) const;

@@ -79,7 +79,8 @@ TEST(HackCorpusTest, EveryLegitimateCandidateIsAccepted) {
     StaticCheckOptions opts;
     opts.backend = ParseBackend(backend);
     auto findings = RunStaticChecks(source, opts);
-    EXPECT_TRUE(findings.empty()) << file << " flagged: " << (findings.empty() ? "" : findings[0].check + ": " + findings[0].detail);
+    EXPECT_TRUE(findings.empty()) << file << " flagged: "
+                                  << (findings.empty() ? "" : findings[0].check + ": " + findings[0].detail);
     if (backend != "cpu") continue;
     Task task = LoadTaskFile(testing::SourceDir() + "/tasks/" + c["task"].get<std::string>() + ".json");
     VerifyOptions vo;
@@ -105,8 +106,13 @@ TEST(HackCorpusTest, GarbageSourceDoesNotCrashTheChecker) {
   for (const std::string& s : {std::string(""), std::string("}}}}{{{{ <<<>>> ##"), std::string(3000, '('),
                                std::string("#define X(a) a##a##a\nX(cublas)"), std::string("\0\x01\xff", 3),
                                // Deep nesting once took minutes (parent lookups walk from the root).
-                               "int f(){" + [] { std::string d; for (int i = 0; i < 20000; ++i) d += "x=("; return d; }() + "1" +
-                                   std::string(20000, ')') + ";}"})
+                               "int f(){" +
+                                   [] {
+                                     std::string d;
+                                     for (int i = 0; i < 20000; ++i) d += "x=(";
+                                     return d;
+                                   }() +
+                                   "1" + std::string(20000, ')') + ";}"})
     RunStaticChecks(s, opts);
 }
 

@@ -41,11 +41,14 @@ void FillRow(Distribution d, SeededRandom& rng, int64_t row, double* v, int64_t 
     }
     case Distribution::kSortedRows: {
       for (int64_t c = 0; c < cols; ++c) v[c] = rng.Normal();
-      if (row % 2 == 0) std::sort(v, v + cols);
-      else std::sort(v, v + cols, std::greater<double>());
+      if (row % 2 == 0)
+        std::sort(v, v + cols);
+      else
+        std::sort(v, v + cols, std::greater<double>());
       break;
     }
-    default: break;
+    default:
+      break;
   }
 }
 
@@ -71,37 +74,84 @@ std::vector<double> FillInput(Distribution d, uint64_t seed, DType dtype, void* 
       case Distribution::kSignedRows:
       case Distribution::kConstantRows:
       case Distribution::kOutlierRows:
-      case Distribution::kSortedRows: v = values[static_cast<size_t>(i)]; break;
-      case Distribution::kNegativeOffset: v = -100.0 + rng.Normal(); break;
-      case Distribution::kDeepNegative: v = -1000.0 + rng.Normal(); break;
-      case Distribution::kTies: v = static_cast<double>(static_cast<int64_t>(rng.Below(5)) - 2); break;
-      case Distribution::kLargeMean: v = 1000.0 + 0.001 * rng.Normal(); break;
-      case Distribution::kIntegers: v = static_cast<double>(static_cast<int64_t>(rng.Below(17)) - 8); break;
+      case Distribution::kSortedRows:
+        v = values[static_cast<size_t>(i)];
+        break;
+      case Distribution::kNegativeOffset:
+        v = -100.0 + rng.Normal();
+        break;
+      case Distribution::kDeepNegative:
+        v = -1000.0 + rng.Normal();
+        break;
+      case Distribution::kTies:
+        v = static_cast<double>(static_cast<int64_t>(rng.Below(5)) - 2);
+        break;
+      case Distribution::kLargeMean:
+        v = 1000.0 + 0.001 * rng.Normal();
+        break;
+      case Distribution::kIntegers:
+        v = static_cast<double>(static_cast<int64_t>(rng.Below(17)) - 8);
+        break;
       case Distribution::kOpposedSigns:
         v = input == 0 ? 10.0 + std::fabs(rng.Normal()) : input == 1 ? -10.0 - std::fabs(rng.Normal()) : rng.Normal();
         break;
-      case Distribution::kNormal: v = rng.Normal(); break;
-      case Distribution::kUniform: v = rng.Uniform(-1.0, 1.0); break;
-      case Distribution::kHeavyTailed: v = rng.StudentT(2); break;
-      case Distribution::kAllNegative: v = -std::fabs(rng.Normal()) - 0.01; break;
-      case Distribution::kLargeMagnitude: v = rng.Normal() * 1000.0; break;
-      case Distribution::kLargeOffset: v = 100.0 + rng.Normal(); break;
-      case Distribution::kSmallMagnitude: v = rng.Normal() * 0.001; break;
-      case Distribution::kArange: v = static_cast<double>(i % 1024) / 64.0; break;
-      case Distribution::kOnes: v = 1.0; break;
+      case Distribution::kNormal:
+        v = rng.Normal();
+        break;
+      case Distribution::kUniform:
+        v = rng.Uniform(-1.0, 1.0);
+        break;
+      case Distribution::kHeavyTailed:
+        v = rng.StudentT(2);
+        break;
+      case Distribution::kAllNegative:
+        v = -std::fabs(rng.Normal()) - 0.01;
+        break;
+      case Distribution::kLargeMagnitude:
+        v = rng.Normal() * 1000.0;
+        break;
+      case Distribution::kLargeOffset:
+        v = 100.0 + rng.Normal();
+        break;
+      case Distribution::kSmallMagnitude:
+        v = rng.Normal() * 0.001;
+        break;
+      case Distribution::kArange:
+        v = static_cast<double>(i % 1024) / 64.0;
+        break;
+      case Distribution::kOnes:
+        v = 1.0;
+        break;
       case Distribution::kSpecial: {
         v = rng.Normal();
         // About one element in eight is special, spread over the whole tensor.
         switch (rng.Below(64)) {
-          case 0: v = std::numeric_limits<double>::quiet_NaN(); break;
-          case 1: v = std::numeric_limits<double>::infinity(); break;
-          case 2: v = -std::numeric_limits<double>::infinity(); break;
-          case 3: v = 0.0; break;
-          case 4: v = -0.0; break;
-          case 5: v = std::numeric_limits<float>::denorm_min() * 3.0; break;
-          case 6: v = std::numeric_limits<float>::max() / 2; break;
-          case 7: v = -std::numeric_limits<float>::max() / 2; break;
-          default: break;
+          case 0:
+            v = std::numeric_limits<double>::quiet_NaN();
+            break;
+          case 1:
+            v = std::numeric_limits<double>::infinity();
+            break;
+          case 2:
+            v = -std::numeric_limits<double>::infinity();
+            break;
+          case 3:
+            v = 0.0;
+            break;
+          case 4:
+            v = -0.0;
+            break;
+          case 5:
+            v = std::numeric_limits<float>::denorm_min() * 3.0;
+            break;
+          case 6:
+            v = std::numeric_limits<float>::max() / 2;
+            break;
+          case 7:
+            v = -std::numeric_limits<float>::max() / 2;
+            break;
+          default:
+            break;
         }
         break;
       }

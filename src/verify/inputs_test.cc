@@ -23,9 +23,12 @@ std::string Hex(const std::vector<double>& v) {
 /// inputs of seed 42 (after rounding to float32), pinned.
 TEST(FillInput, SeedGivesTheSameInputsEverywhere) {
   float buf[4];
-  EXPECT_EQ(Hex(FillInput(Distribution::kNormal, 42, DType::kFloat32, buf, {4})), "-0x1.73d2fep-1 -0x1.b08802p-3 0x1.c5e22p-3 0x1.0ba8bcp-1 ");
-  EXPECT_EQ(Hex(FillInput(Distribution::kHeavyTailed, 42, DType::kFloat32, buf, {4})), "-0x1.ad699ep+1 0x1.b0eaeep-1 0x1.e07aaap+0 -0x1.5e7a26p+0 ");
-  EXPECT_EQ(Hex(FillInput(Distribution::kUniform, 42, DType::kFloat32, buf, {4})), "-0x1.aa1fd4p-1 -0x1.efb268p-3 0x1.70ba9ap-2 0x1.b2e2b6p-1 ");
+  EXPECT_EQ(Hex(FillInput(Distribution::kNormal, 42, DType::kFloat32, buf, {4})),
+            "-0x1.73d2fep-1 -0x1.b08802p-3 0x1.c5e22p-3 0x1.0ba8bcp-1 ");
+  EXPECT_EQ(Hex(FillInput(Distribution::kHeavyTailed, 42, DType::kFloat32, buf, {4})),
+            "-0x1.ad699ep+1 0x1.b0eaeep-1 0x1.e07aaap+0 -0x1.5e7a26p+0 ");
+  EXPECT_EQ(Hex(FillInput(Distribution::kUniform, 42, DType::kFloat32, buf, {4})),
+            "-0x1.aa1fd4p-1 -0x1.efb268p-3 0x1.70ba9ap-2 0x1.b2e2b6p-1 ");
 }
 
 TEST(FillInput, ValuesAreWhatTheBufferHolds) {

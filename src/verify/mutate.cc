@@ -1,8 +1,7 @@
 #include "verify/mutate.h"
 
-#include <tree_sitter/api.h>
-
 #include <fmt/format.h>
+#include <tree_sitter/api.h>
 
 #include <cstring>
 #include <memory>
@@ -30,13 +29,17 @@ class Generator {
   }
 
  private:
-  std::string Text(TSNode n) const { return src_.substr(ts_node_start_byte(n), ts_node_end_byte(n) - ts_node_start_byte(n)); }
+  std::string Text(TSNode n) const {
+    return src_.substr(ts_node_start_byte(n), ts_node_end_byte(n) - ts_node_start_byte(n));
+  }
   std::string Type(TSNode n) const { return ts_node_type(n); }
   TSNode Field(TSNode n, const char* name) const {
     return ts_node_child_by_field_name(n, name, static_cast<uint32_t>(std::strlen(name)));
   }
 
-  void Add(const char* op, TSNode n, std::string after) { AddRange(op, ts_node_start_byte(n), ts_node_end_byte(n), n, std::move(after)); }
+  void Add(const char* op, TSNode n, std::string after) {
+    AddRange(op, ts_node_start_byte(n), ts_node_end_byte(n), n, std::move(after));
+  }
   void AddRange(const char* op, size_t start, size_t end, TSNode at, std::string after) {
     Mutant m;
     m.op = op;
@@ -95,8 +98,8 @@ class Generator {
       TSNode value = Field(n, "value");
       if (!ts_node_is_null(value)) {
         std::string v = Text(value);
-        static const std::set<std::string> kInits = {"0", "0.0", "0.0f", "0.f", "0.0F", "-INFINITY", "INFINITY",
-                                                     "-HUGE_VALF", "HUGE_VALF", "1", "1.0f", "1.0"};
+        static const std::set<std::string> kInits = {"0",        "0.0",        "0.0f",      "0.f", "0.0F", "-INFINITY",
+                                                     "INFINITY", "-HUGE_VALF", "HUGE_VALF", "1",   "1.0f", "1.0"};
         if (kInits.count(v))
           for (const char* to : {"0", "-INFINITY", "INFINITY"})
             if (v != to) Add("reduction_init", value, to);
@@ -112,8 +115,8 @@ class Generator {
     if (type == "call_expression") {
       TSNode fn = Field(n, "function"), args = Field(n, "arguments");
       std::string f = ts_node_is_null(fn) ? "" : Text(fn);
-      if ((f == "sqrt" || f == "sqrtf" || f == "std::sqrt" || f == "rsqrtf" || f == "std::rsqrt") && !ts_node_is_null(args) &&
-          ts_node_named_child_count(args) == 1) {
+      if ((f == "sqrt" || f == "sqrtf" || f == "std::sqrt" || f == "rsqrtf" || f == "std::rsqrt") &&
+          !ts_node_is_null(args) && ts_node_named_child_count(args) == 1) {
         TSNode arg = ts_node_named_child(args, 0);
         if (Type(arg) == "binary_expression" && Text(Operator(arg)) == "+") {
           TSNode l = Field(arg, "left"), r = Field(arg, "right");
@@ -131,8 +134,8 @@ class Generator {
     uint32_t count = ts_node_child_count(n);
     for (uint32_t i = 0; i < count; ++i) {
       TSNode c = ts_node_child(n, i);
-      bool cond = type == "for_statement" && !ts_node_is_null(Field(n, "condition")) &&
-                  ts_node_eq(c, Field(n, "condition"));
+      bool cond =
+          type == "for_statement" && !ts_node_is_null(Field(n, "condition")) && ts_node_eq(c, Field(n, "condition"));
       Walk(c, cond || (in_for_condition && type != "for_statement"));
     }
     accumulator_ = saved;
@@ -153,11 +156,16 @@ std::vector<Mutant> GenerateMutants(const std::string& source) { return Generato
 
 std::string_view MutantFateName(MutantFate f) {
   switch (f) {
-    case MutantFate::kStillborn: return "stillborn";
-    case MutantFate::kKilledLight: return "killed_light";
-    case MutantFate::kKilledFull: return "killed_full";
-    case MutantFate::kCertificationMiss: return "certification_miss";
-    case MutantFate::kEquivalent: return "equivalent";
+    case MutantFate::kStillborn:
+      return "stillborn";
+    case MutantFate::kKilledLight:
+      return "killed_light";
+    case MutantFate::kKilledFull:
+      return "killed_full";
+    case MutantFate::kCertificationMiss:
+      return "certification_miss";
+    case MutantFate::kEquivalent:
+      return "equivalent";
   }
   return "?";
 }
@@ -175,24 +183,31 @@ double MutationReport::Score() const {
 }
 
 nlohmann::json MutationReport::ToJson() const {
-  nlohmann::json j = {{"task", task}, {"candidate", candidate}, {"generated", generated}, {"judged", results.size()},
+  nlohmann::json j = {{"task", task},
+                      {"candidate", candidate},
+                      {"generated", generated},
+                      {"judged", results.size()},
                       {"score", Score()}};
   for (MutantFate f : {MutantFate::kStillborn, MutantFate::kKilledLight, MutantFate::kKilledFull,
                        MutantFate::kCertificationMiss, MutantFate::kEquivalent})
     j["counts"][std::string(MutantFateName(f))] = Count(f);
   j["mutants"] = nlohmann::json::array();
   for (const auto& [m, fate] : results)
-    j["mutants"].push_back({{"op", m.op}, {"line", m.line}, {"before", CutText(m.before, 120)},
-                            {"after", CutText(m.after, 120)}, {"fate", MutantFateName(fate)}});
+    j["mutants"].push_back({{"op", m.op},
+                            {"line", m.line},
+                            {"before", CutText(m.before, 120)},
+                            {"after", CutText(m.after, 120)},
+                            {"fate", MutantFateName(fate)}});
   return j;
 }
 
 std::string MutationReport::Text() const {
-  std::string s = fmt::format("{} on {}: {} mutants generated, {} judged: {} killed by the light set, {} by the full set "
-                              "only, {} certification misses, {} presumed equivalent, {} stillborn; score {:.1f}%\n",
-                              candidate, task, generated, results.size(), Count(MutantFate::kKilledLight),
-                              Count(MutantFate::kKilledFull), Count(MutantFate::kCertificationMiss),
-                              Count(MutantFate::kEquivalent), Count(MutantFate::kStillborn), 100 * Score());
+  std::string s = fmt::format(
+      "{} on {}: {} mutants generated, {} judged: {} killed by the light set, {} by the full set "
+      "only, {} certification misses, {} presumed equivalent, {} stillborn; score {:.1f}%\n",
+      candidate, task, generated, results.size(), Count(MutantFate::kKilledLight), Count(MutantFate::kKilledFull),
+      Count(MutantFate::kCertificationMiss), Count(MutantFate::kEquivalent), Count(MutantFate::kStillborn),
+      100 * Score());
   for (const auto& [m, fate] : results)
     if (fate == MutantFate::kCertificationMiss || fate == MutantFate::kEquivalent)
       s += fmt::format("  {} line {} ({}): {} -> {}\n", MutantFateName(fate), m.line, m.op, CutText(m.before, 60),
@@ -203,7 +218,8 @@ std::string MutationReport::Text() const {
 MutationReport RunMutation(Machine& machine, const Task& task, const std::string& candidate_path,
                            const MutationOptions& options) {
   std::string source, error;
-  if (!TryReadFile(candidate_path, &source, &error)) throw UsageError("cannot read candidate " + candidate_path + ": " + error);
+  if (!TryReadFile(candidate_path, &source, &error))
+    throw UsageError("cannot read candidate " + candidate_path + ": " + error);
   MutationReport report;
   report.task = task.name;
   report.candidate = candidate_path;

@@ -9,10 +9,9 @@
 // is a certification miss (the full set let a wrong kernel through), one that passes
 // everywhere is presumed equivalent. Score = killed by the full set / non-equivalent.
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/backend_kind.h"
 #include "core/task.h"
@@ -23,7 +22,7 @@ class Machine;
 class CancellationToken;
 
 struct Mutant {
-  std::string op;           ///< "swap_comparison", "bound_minus_one", ...
+  std::string op;             ///< "swap_comparison", "bound_minus_one", ...
   size_t start = 0, end = 0;  ///< the byte range of the source that was replaced
   std::string before, after;
   int line = 0;
@@ -34,21 +33,21 @@ struct Mutant {
 std::vector<Mutant> GenerateMutants(const std::string& source);
 
 enum class MutantFate {
-  kStillborn,       ///< does not compile (or fails its static checks): not counted
-  kKilledLight,     ///< the light set fails it
-  kKilledFull,      ///< only the full set fails it
+  kStillborn,          ///< does not compile (or fails its static checks): not counted
+  kKilledLight,        ///< the light set fails it
+  kKilledFull,         ///< only the full set fails it
   kCertificationMiss,  ///< passes the full set, fails the stronger judge
-  kEquivalent,      ///< passes everything: presumed equivalent
+  kEquivalent,         ///< passes everything: presumed equivalent
 };
 std::string_view MutantFateName(MutantFate f);
 
 struct MutationOptions {
   BackendKind backend = BackendKind::kCpu;
   const CancellationToken* cancel = nullptr;  ///< stops between mutants and between trials
-  uint64_t seed = 1;             ///< the fixed seed of the light and full judgements
-  int judge_seeds = 8;           ///< seeds of the stronger judge (seed + 1 ...)
-  int max_mutants = 0;           ///< 0: all; else a sample spread evenly over the source
-  int64_t case_timeout_ms = 3000;  ///< mutants that loop forever are killed, not waited for
+  uint64_t seed = 1;                          ///< the fixed seed of the light and full judgements
+  int judge_seeds = 8;                        ///< seeds of the stronger judge (seed + 1 ...)
+  int max_mutants = 0;                        ///< 0: all; else a sample spread evenly over the source
+  int64_t case_timeout_ms = 3000;             ///< mutants that loop forever are killed, not waited for
   std::string cache_dir;
 };
 

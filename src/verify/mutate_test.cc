@@ -28,9 +28,9 @@ __global__ void k(float* a) { __syncthreads(); a[threadIdx.x] = 0; }
 )";
   auto mutants = GenerateMutants(src);
   std::set<std::string> ops = Ops(mutants);
-  for (const char* op : {"swap_comparison", "bound_minus_one", "bound_plus_one", "index_plus_one", "index_minus_one",
-                         "reduction_init", "drop_term", "accumulate_to_assign", "narrow_accumulator", "move_eps",
-                         "remove_syncthreads"})
+  for (const char* op :
+       {"swap_comparison", "bound_minus_one", "bound_plus_one", "index_plus_one", "index_minus_one", "reduction_init",
+        "drop_term", "accumulate_to_assign", "narrow_accumulator", "move_eps", "remove_syncthreads"})
     EXPECT_TRUE(ops.count(op)) << op;
   for (const auto& m : mutants) {
     std::string mutated = m.Apply(src);
@@ -41,7 +41,8 @@ __global__ void k(float* a) { __syncthreads(); a[threadIdx.x] = 0; }
 }
 
 TEST(MutateTest, SpecificMutantsAreTheOnesPromised) {
-  const std::string src = "void f(float* y, const float* x, float m, int n) { for (int i = 0; i < n; ++i) y[i] = x[i] - m; }";
+  const std::string src =
+      "void f(float* y, const float* x, float m, int n) { for (int i = 0; i < n; ++i) y[i] = x[i] - m; }";
   bool max_subtraction_removed = false, bound = false;
   for (const auto& m : GenerateMutants(src)) {
     std::string out = m.Apply(src);
@@ -53,13 +54,16 @@ TEST(MutateTest, SpecificMutantsAreTheOnesPromised) {
 }
 
 TEST(MutateTest, GarbageDoesNotCrashTheGenerator) {
-  for (const std::string& s : std::vector<std::string>{"", "{{{{", "int main( {", std::string(5000, 0x28)}) (void)GenerateMutants(s);
+  for (const std::string& s : std::vector<std::string>{"", "{{{{", "int main( {", std::string(5000, 0x28)})
+    (void)GenerateMutants(s);
 }
 
 TEST(MutateTest, ScoreCountsOnlyNonEquivalentMutants) {
   MutationReport r;
-  r.results = {{Mutant{}, MutantFate::kKilledLight}, {Mutant{}, MutantFate::kKilledFull},
-               {Mutant{}, MutantFate::kCertificationMiss}, {Mutant{}, MutantFate::kEquivalent},
+  r.results = {{Mutant{}, MutantFate::kKilledLight},
+               {Mutant{}, MutantFate::kKilledFull},
+               {Mutant{}, MutantFate::kCertificationMiss},
+               {Mutant{}, MutantFate::kEquivalent},
                {Mutant{}, MutantFate::kStillborn}};
   EXPECT_DOUBLE_EQ(r.Score(), 2.0 / 3.0);
   EXPECT_EQ(r.ToJson()["counts"]["equivalent"], 1);

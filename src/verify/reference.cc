@@ -35,8 +35,7 @@ void Silu(const Task&, const In& in, Out& out, Intermediates* inter) {
 void AddBias(const Task&, const In& in, Out& out, Intermediates* inter) {
   int64_t rows = in[0].dim(0), cols = in[0].dim(1);
   for (int64_t r = 0; r < rows; ++r)
-    for (int64_t c = 0; c < cols; ++c)
-      out[0].data[r * cols + c] = in[0].data[r * cols + c] + in[1].data[c];
+    for (int64_t c = 0; c < cols; ++c) out[0].data[r * cols + c] = in[0].data[r * cols + c] + in[1].data[c];
 }
 
 template <typename F>
@@ -106,8 +105,7 @@ void LayerNorm(const Task& task, const In& in, Out& out, Intermediates* inter) {
     for (int64_t c = 0; c < cols; ++c) var += (x[c] - mean) * (x[c] - mean);
     var /= static_cast<double>(cols);
     double inv = 1.0 / std::sqrt(var + eps);
-    for (int64_t c = 0; c < cols; ++c)
-      out[0].data[r * cols + c] = (x[c] - mean) * inv * in[1].data[c] + in[2].data[c];
+    for (int64_t c = 0; c < cols; ++c) out[0].data[r * cols + c] = (x[c] - mean) * inv * in[1].data[c] + in[2].data[c];
     if (inter) {
       (*inter)["mean"].push_back(mean);
       (*inter)["var"].push_back(var);
@@ -144,8 +142,7 @@ void MatmulInto(const double* a, const double* b, double* c, int64_t m, int64_t 
 }
 
 void Matmul(const Task&, const In& in, Out& out, Intermediates* inter) {
-  MatmulInto(in[0].data.data(), in[1].data.data(), out[0].data.data(), in[0].dim(0),
-             in[0].dim(1), in[1].dim(1));
+  MatmulInto(in[0].data.data(), in[1].data.data(), out[0].data.data(), in[0].dim(0), in[0].dim(1), in[1].dim(1));
 }
 
 void BatchedMatmul(const Task&, const In& in, Out& out, Intermediates* inter) {
@@ -168,8 +165,7 @@ void Conv2d(const Task&, const In& in, Out& out, Intermediates* inter) {
           for (int64_t ci = 0; ci < c; ++ci)
             for (int64_t i = 0; i < kh; ++i)
               for (int64_t j = 0; j < kw; ++j)
-                s += x.data[((b * c + ci) * h + y + i) * wd + xo + j] *
-                     w.data[((o * c + ci) * kh + i) * kw + j];
+                s += x.data[((b * c + ci) * h + y + i) * wd + xo + j] * w.data[((o * c + ci) * kh + i) * kw + j];
           out[0].data[((b * f + o) * oh + y) * ow + xo] = s;
         }
 }
@@ -222,8 +218,7 @@ void MaxPool2d(const Task&, const In& in, Out& out, Intermediates* inter) {
       for (int64_t x = 0; x < ow; ++x) {
         double m = -std::numeric_limits<double>::infinity();
         for (int64_t i = 0; i < 2; ++i)
-          for (int64_t j = 0; j < 2; ++j)
-            m = std::max(m, in[0].data[(p * h + 2 * y + i) * w + 2 * x + j]);
+          for (int64_t j = 0; j < 2; ++j) m = std::max(m, in[0].data[(p * h + 2 * y + i) * w + 2 * x + j]);
         out[0].data[(p * oh + y) * ow + x] = m;
       }
 }

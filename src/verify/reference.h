@@ -24,8 +24,8 @@ using Intermediates = std::map<std::string, std::vector<double>>;
 
 /// Computes outputs (pre-sized by the caller from the task's shapes) from inputs, and the
 /// intermediates when `inter` is not null.
-using ReferenceFn = void (*)(const Task& task, const std::vector<RefTensor>& in,
-                             std::vector<RefTensor>& out, Intermediates* inter);
+using ReferenceFn = void (*)(const Task& task, const std::vector<RefTensor>& in, std::vector<RefTensor>& out,
+                             Intermediates* inter);
 
 /// Names of the intermediates a reference exposes.
 std::vector<std::string> ReferenceIntermediates(std::string_view reference);

@@ -10,7 +10,7 @@ namespace kforge {
 namespace {
 
 std::vector<RefTensor> RunRef(const char* name, std::vector<RefTensor> in, std::vector<int64_t> out_shape,
-                           std::map<std::string, double> attrs = {}) {
+                              std::map<std::string, double> attrs = {}) {
   Task task;
   task.attributes = std::move(attrs);
   std::vector<RefTensor> out(1);
@@ -23,9 +23,9 @@ std::vector<RefTensor> RunRef(const char* name, std::vector<RefTensor> in, std::
 }
 
 TEST(ReferenceTest, AllBundledNamesExist) {
-  for (const char* n : {"relu", "gelu", "silu", "add_bias", "sum_lastdim", "mean_lastdim", "softmax",
-                        "log_softmax", "layernorm", "rmsnorm", "matmul", "batched_matmul", "conv2d",
-                        "attention", "causal_attention", "cumsum_lastdim", "maxpool2d", "argmax_lastdim"})
+  for (const char* n : {"relu", "gelu", "silu", "add_bias", "sum_lastdim", "mean_lastdim", "softmax", "log_softmax",
+                        "layernorm", "rmsnorm", "matmul", "batched_matmul", "conv2d", "attention", "causal_attention",
+                        "cumsum_lastdim", "maxpool2d", "argmax_lastdim"})
     EXPECT_NE(FindReference(n), nullptr) << n;
   EXPECT_EQ(FindReference("nope"), nullptr);
 }
@@ -58,8 +58,7 @@ TEST(ReferenceTest, MatmulAndConv) {
   auto c = RunRef("matmul", {{{2, 2}, {1, 2, 3, 4}}, {{2, 2}, {5, 6, 7, 8}}}, {2, 2});
   EXPECT_EQ(c[0].data, (std::vector<double>{19, 22, 43, 50}));
   // 1x1x3x3 input, 1x1x2x2 kernel picking the top-left element: y = x[:2,:2].
-  auto y = RunRef("conv2d", {{{1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9}}, {{1, 1, 2, 2}, {1, 0, 0, 0}}},
-               {1, 1, 2, 2});
+  auto y = RunRef("conv2d", {{{1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9}}, {{1, 1, 2, 2}, {1, 0, 0, 0}}}, {1, 1, 2, 2});
   EXPECT_EQ(y[0].data, (std::vector<double>{1, 2, 4, 5}));
 }
 

@@ -16,31 +16,37 @@ namespace kforge {
 namespace {
 
 /// Namespaces of frameworks and vendor libraries a kernel must not fall back to.
-const std::set<std::string> kForbiddenNamespaces = {"at", "torch", "c10", "cutlass", "cute", "thrust",
-                                                    "cub", "Eigen", "cudnn_frontend"};
+const std::set<std::string> kForbiddenNamespaces = {"at",     "torch", "c10",   "cutlass",       "cute",
+                                                    "thrust", "cub",   "Eigen", "cudnn_frontend"};
 /// Identifier prefixes of vendor-library C APIs, with the family name a task may allow.
 const std::vector<std::pair<std::string, std::string>> kForbiddenPrefixes = {
-    {"cublas", "cublas"}, {"cudnn", "cudnn"}, {"cusparse", "cusparse"}, {"cufft", "cufft"},
-    {"cusolver", "cusolver"}, {"cblas_", "blas"}, {"mkl_", "mkl"}, {"dnnl_", "dnnl"}, {"sgemm_", "blas"},
-    {"dgemm_", "blas"}};
-const std::vector<std::string> kForbiddenIncludes = {"torch/", "ATen/", "c10/", "cublas", "cudnn", "cutlass/",
-                                                     "cute/", "thrust/", "cub/", "cusparse", "cufft", "cusolver",
-                                                     "cblas", "mkl", "Eigen/", "dnnl", "openblas", "lapack"};
-const std::set<std::string> kFileOrEnv = {"fopen", "freopen", "open", "openat", "creat", "getenv", "secure_getenv",
-                                          "readlink", "opendir", "stat", "lstat", "access", "ifstream", "ofstream",
-                                          "fstream", "setenv", "putenv"};
+    {"cublas", "cublas"}, {"cudnn", "cudnn"}, {"cusparse", "cusparse"}, {"cufft", "cufft"}, {"cusolver", "cusolver"},
+    {"cblas_", "blas"},   {"mkl_", "mkl"},    {"dnnl_", "dnnl"},        {"sgemm_", "blas"}, {"dgemm_", "blas"}};
+const std::vector<std::string> kForbiddenIncludes = {"torch/", "ATen/",   "c10/",   "cublas",   "cudnn",    "cutlass/",
+                                                     "cute/",  "thrust/", "cub/",   "cusparse", "cufft",    "cusolver",
+                                                     "cblas",  "mkl",     "Eigen/", "dnnl",     "openblas", "lapack"};
+const std::set<std::string> kFileOrEnv = {"fopen",         "freopen",  "open",    "openat", "creat", "getenv",
+                                          "secure_getenv", "readlink", "opendir", "stat",   "lstat", "access",
+                                          "ifstream",      "ofstream", "fstream", "setenv", "putenv"};
 const std::set<std::string> kProcessOrNetwork = {
-    "system", "popen", "fork", "vfork", "execv", "execve", "execvp", "execl", "execlp", "execle", "posix_spawn",
-    "posix_spawnp", "socket", "connect", "bind", "dlopen", "dlsym", "ptrace", "kill", "process_vm_readv"};
+    "system", "popen",  "fork",   "vfork",       "execv",        "execve",          "execvp",
+    "execl",  "execlp", "execle", "posix_spawn", "posix_spawnp", "socket",          "connect",
+    "bind",   "dlopen", "dlsym",  "ptrace",      "kill",         "process_vm_readv"};
 /// The GPU's persisting L2: an access-policy window or a persisting-L2 limit keeps a
 /// candidate's data resident across the timer's L2 flush.
-const std::set<std::string> kL2Persistence = {
-    "accessPolicyWindow", "cudaStreamAttributeAccessPolicyWindow", "cudaLaunchAttributeAccessPolicyWindow",
-    "cudaKernelNodeAttributeAccessPolicyWindow", "cudaLimitPersistingL2CacheSize", "cudaAccessPropertyPersisting",
-    "cudaCtxResetPersistingL2Cache", "CU_LIMIT_PERSISTING_L2_CACHE_SIZE", "CU_STREAM_ATTRIBUTE_ACCESS_POLICY_WINDOW",
-    "CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW", "CU_ACCESS_PROPERTY_PERSISTING"};
-const std::set<std::string> kTimers = {"clock", "clock_gettime", "gettimeofday", "time", "__rdtsc", "__rdtscp",
-                                       "clock64", "__globaltimer", "timespec_get", "chrono"};
+const std::set<std::string> kL2Persistence = {"accessPolicyWindow",
+                                              "cudaStreamAttributeAccessPolicyWindow",
+                                              "cudaLaunchAttributeAccessPolicyWindow",
+                                              "cudaKernelNodeAttributeAccessPolicyWindow",
+                                              "cudaLimitPersistingL2CacheSize",
+                                              "cudaAccessPropertyPersisting",
+                                              "cudaCtxResetPersistingL2Cache",
+                                              "CU_LIMIT_PERSISTING_L2_CACHE_SIZE",
+                                              "CU_STREAM_ATTRIBUTE_ACCESS_POLICY_WINDOW",
+                                              "CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW",
+                                              "CU_ACCESS_PROPERTY_PERSISTING"};
+const std::set<std::string> kTimers = {"clock",    "clock_gettime", "gettimeofday",  "time",         "__rdtsc",
+                                       "__rdtscp", "clock64",       "__globaltimer", "timespec_get", "chrono"};
 
 /// Ordinary kernels of a few thousand lines parse in milliseconds.
 constexpr uint64_t kParseTimeoutMicros = 2000000;
@@ -54,8 +60,8 @@ class Checker {
     // slow; a source that cannot be parsed in time is rejected, not waited for.
     SourceTree tree = ParseSource(src_, kParseTimeoutMicros);
     if (tree == nullptr) {
-      Add("static.unparseable", "the source could not be parsed within " + std::to_string(kParseTimeoutMicros / 1000) +
-                                    " ms; simplify it",
+      Add("static.unparseable",
+          "the source could not be parsed within " + std::to_string(kParseTimeoutMicros / 1000) + " ms; simplify it",
           0);
       return findings_;
     }
@@ -115,7 +121,8 @@ class Checker {
     if (kProcessOrNetwork.count(name)) Add("static.process_or_network", "uses '" + name + "'", Line(n));
     if (kTimers.count(name)) Add("static.timer_access", "reads a clock ('" + name + "')", Line(n));
     if (kL2Persistence.count(name))
-      Add("static.l2_persistence", "uses the persisting L2 cache ('" + name + "'): data kept resident across the timer's L2 flush", Line(n));
+      Add("static.l2_persistence",
+          "uses the persisting L2 cache ('" + name + "'): data kept resident across the timer's L2 flush", Line(n));
   }
 
   /// Macro bodies are opaque to the parser: undo token pasting and scan the text.
@@ -158,7 +165,9 @@ class Checker {
     if (in_class) return;
     if ((in_function && is_static) || (!in_function && !HasAncestor(n, "parameter_list")))
       Add("static.mutable_static_state",
-          std::string(device_global ? "device global" : in_function ? "function-local static" : "global") +
+          std::string(device_global ? "device global"
+                      : in_function ? "function-local static"
+                                    : "global") +
               " variable survives between calls: " + CutText(Text(n), 80),
           Line(n));
   }
@@ -170,8 +179,7 @@ class Checker {
       std::string p = ts_node_is_null(path) ? Text(n) : Text(path);
       for (const auto& bad : kForbiddenIncludes) {
         bool allowed = (bad == "cublas" && Allowed("cublas")) || (bad == "cudnn" && Allowed("cudnn"));
-        if (p.find(bad) != std::string::npos && !allowed)
-          Add("static.forbidden_include", "includes " + p, Line(n));
+        if (p.find(bad) != std::string::npos && !allowed) Add("static.forbidden_include", "includes " + p, Line(n));
       }
     } else if (type == "preproc_arg") {
       CheckMacroText(Text(n), n);
@@ -220,7 +228,8 @@ class Checker {
   void CheckLaunches() {
     // Kernels: __global__ functions, found textually too because launch syntax and CUDA
     // qualifiers are where a C++-based grammar recovers from errors.
-    static const std::regex kGlobal("__global__\\s+(?:void\\s+)?(?:__launch_bounds__\\s*\\([^)]*\\)\\s*)?(?:void\\s+)?(\\w+)\\s*\\(");
+    static const std::regex kGlobal(
+        "__global__\\s+(?:void\\s+)?(?:__launch_bounds__\\s*\\([^)]*\\)\\s*)?(?:void\\s+)?(\\w+)\\s*\\(");
     std::set<std::string> names;
     for (const auto& k : kernels_) names.insert(k.first);
     for (auto it = std::sregex_iterator(src_.begin(), src_.end(), kGlobal); it != std::sregex_iterator(); ++it)
@@ -261,14 +270,19 @@ std::vector<IntegrityFinding> RunStaticChecks(const std::string& source, const S
 
 const std::vector<StaticCheckInfo>& StaticCheckCatalog() {
   static const std::vector<StaticCheckInfo> kCatalog = {
-      {"static.forbidden_include", "framework or vendor-library headers (torch, ATen, cuBLAS, cuDNN, CUTLASS, Thrust, CUB, BLAS, MKL, Eigen)"},
-      {"static.forbidden_library", "calls into those libraries by namespace or C API name, also through macros, token pasting, namespace aliases and using-directives"},
+      {"static.forbidden_include",
+       "framework or vendor-library headers (torch, ATen, cuBLAS, cuDNN, CUTLASS, Thrust, CUB, BLAS, MKL, Eigen)"},
+      {"static.forbidden_library",
+       "calls into those libraries by namespace or C API name, also through macros, token pasting, namespace aliases "
+       "and using-directives"},
       {"static.no_kernel_launch", "CUDA candidates that define no __global__ kernel, or never launch one"},
       {"static.file_or_env_access", "reading files, /proc, /sys or the environment (cached or leaked results)"},
       {"static.process_or_network", "processes, sockets and the dynamic loader (dlsym into the harness)"},
-      {"static.mutable_static_state", "non-const globals and function-local statics that survive between calls (result caches)"},
+      {"static.mutable_static_state",
+       "non-const globals and function-local statics that survive between calls (result caches)"},
       {"static.timer_access", "clock reads and timer assembly (timing games)"},
-      {"static.l2_persistence", "access-policy windows and persisting-L2 limits (data kept in L2 across the timer's flush)"},
+      {"static.l2_persistence",
+       "access-policy windows and persisting-L2 limits (data kept in L2 across the timer's flush)"},
       {"static.detached_thread", "detached threads that keep working after the call returns"},
       {"static.unparseable", "sources the parser cannot finish within 2 s (pathological nesting)"},
   };

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <cmath>
-
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
@@ -41,18 +40,18 @@ nlohmann::json Finite(double v) {
 }
 
 nlohmann::json CaseJson(const CaseEvidence& c) {
-  nlohmann::json j = {{"set", c.set},
-                      {"name", c.name},
-                      {"params", c.params},
-                      {"distribution", c.distribution},
-                      {"seed", c.seed},
-                      {"passed", c.passed()},
-                      {"failure_class", c.passed() ? nlohmann::json(nullptr)
-                                                   : nlohmann::json(FailureClassName(c.failure))},
-                      {"outcome", c.outcome},
-                      {"run_ms", c.run_ms},
-                      {"reference_ms", c.reference_ms},
-                      {"threads_after", c.threads_after}};
+  nlohmann::json j = {
+      {"set", c.set},
+      {"name", c.name},
+      {"params", c.params},
+      {"distribution", c.distribution},
+      {"seed", c.seed},
+      {"passed", c.passed()},
+      {"failure_class", c.passed() ? nlohmann::json(nullptr) : nlohmann::json(FailureClassName(c.failure))},
+      {"outcome", c.outcome},
+      {"run_ms", c.run_ms},
+      {"reference_ms", c.reference_ms},
+      {"threads_after", c.threads_after}};
   if (c.kernels_on_stream >= 0)
     j["kernels"] = {{"on_stream", c.kernels_on_stream}, {"off_stream", c.kernels_off_stream}};
   if (!c.message.empty()) j["message"] = c.message;
@@ -60,9 +59,9 @@ nlohmann::json CaseJson(const CaseEvidence& c) {
   if (!c.damaged_input_guards.empty()) j["damaged_input_guards"] = c.damaged_input_guards;
   for (const auto& p : c.probes) {
     const ProbeStats& st = p.stats;
-    nlohmann::json pj = {{"name", st.name}, {"count", st.count}, {"nan", st.nan_count}, {"inf", st.inf_count},
-                         {"min", Finite(st.min)}, {"max", Finite(st.max)}, {"mean", Finite(st.mean)},
-                         {"std", Finite(st.stddev)}, {"matches_reference", p.matches}};
+    nlohmann::json pj = {{"name", st.name},         {"count", st.count},        {"nan", st.nan_count},
+                         {"inf", st.inf_count},     {"min", Finite(st.min)},    {"max", Finite(st.max)},
+                         {"mean", Finite(st.mean)}, {"std", Finite(st.stddev)}, {"matches_reference", p.matches}};
     if (p.has_reference)
       pj["reference"] = {{"min", Finite(p.ref_min)}, {"max", Finite(p.ref_max)}, {"mean", Finite(p.ref_mean)}};
     j["probes"].push_back(pj);
@@ -81,8 +80,8 @@ nlohmann::json CaseJson(const CaseEvidence& c) {
                          {"allowed_abs", Finite(r.allowed_abs)}};
     nlohmann::json first = nlohmann::json::array();
     for (const auto& m : r.first)
-      first.push_back({{"index", m.index}, {"coords", m.coords}, {"got", Finite(m.got)},
-                       {"expected", Finite(m.expected)}});
+      first.push_back(
+          {{"index", m.index}, {"coords", m.coords}, {"got", Finite(m.got)}, {"expected", Finite(m.expected)}});
     oj["first_mismatches"] = first;
     if (!o.guard_damage.empty()) oj["guard_damage_offsets"] = o.guard_damage;
     j["outputs"].push_back(oj);
@@ -211,8 +210,11 @@ nlohmann::json Verdict::ToJson() const {
                 {"compiler", compile.compiler},
                 {"compiler_version", compile.version},
                 {"flags", compile.flags}};
-  j["compile"] = {{"attempted", compile.attempted}, {"ok", compile.ok}, {"cached", compile.cached},
-                  {"seconds", compile.seconds}, {"log", compile.log}};
+  j["compile"] = {{"attempted", compile.attempted},
+                  {"ok", compile.ok},
+                  {"cached", compile.cached},
+                  {"seconds", compile.seconds},
+                  {"log", compile.log}};
   int light = 0, light_pass = 0, full = 0, full_pass = 0;
   j["cases"] = nlohmann::json::array();
   for (const auto& c : cases) {
@@ -223,8 +225,7 @@ nlohmann::json Verdict::ToJson() const {
     ++total;
     if (c.passed()) ++pass;
   }
-  j["counts"] = {{"light_run", light}, {"light_passed", light_pass},
-                 {"full_run", full}, {"full_passed", full_pass}};
+  j["counts"] = {{"light_run", light}, {"light_passed", light_pass}, {"full_run", full}, {"full_passed", full_pass}};
   j["integrity"] = nlohmann::json::array();
   for (const auto& f : integrity) {
     nlohmann::json fj = {{"check", f.check}, {"detail", f.detail}};
@@ -293,8 +294,7 @@ Verdict Verdict::FromJson(const nlohmann::json& j) {
 
 std::string Verdict::Summary() const {
   std::string s;
-  s += fmt::format("{} {} on {} ({})\n", passed ? "PASS" : "FAIL", candidate_path, task_name,
-                   BackendName(backend));
+  s += fmt::format("{} {} on {} ({})\n", passed ? "PASS" : "FAIL", candidate_path, task_name, BackendName(backend));
   s += fmt::format("  level reached: {}", LevelName(level));
   if (!passed) s += fmt::format("   failure: {}", FailureClassName(failure));
   s += "\n";
@@ -307,8 +307,8 @@ std::string Verdict::Summary() const {
     if (c.passed()) (c.set == "light" ? light_pass : full_pass)++;
     if (c.passed() || shown >= 3) continue;
     ++shown;
-    s += fmt::format("  x {}/{} [{}] {} seed={}: {}\n", c.set, c.name, ShortParams(c.params),
-                     c.distribution, c.seed, FailureClassName(c.failure));
+    s += fmt::format("  x {}/{} [{}] {} seed={}: {}\n", c.set, c.name, ShortParams(c.params), c.distribution, c.seed,
+                     FailureClassName(c.failure));
     if (!c.message.empty()) s += "      " + c.message + "\n";
     for (const auto& o : c.outputs) {
       const auto& r = o.compare;
@@ -316,22 +316,23 @@ std::string Verdict::Summary() const {
       s += fmt::format(
           "      {}: {}/{} mismatched, {} unwritten, {} NaN/Inf; max abs {:.3g}, max rel {:.3g}, "
           "rel L2 {:.3g}\n",
-          o.name, r.mismatches, r.elements, r.unwritten, r.nan_inf_mismatches, r.max_abs_error,
-          r.max_rel_error, r.rel_l2_error);
+          o.name, r.mismatches, r.elements, r.unwritten, r.nan_inf_mismatches, r.max_abs_error, r.max_rel_error,
+          r.rel_l2_error);
       for (size_t k = 0; k < r.first.size() && k < 3; ++k) {
         std::string coords;
         for (auto v : r.first[k].coords) coords += (coords.empty() ? "" : ",") + std::to_string(v);
-        s += fmt::format("        at [{}]: got {:.7g}, expected {:.7g}\n", coords, r.first[k].got,
-                         r.first[k].expected);
+        s += fmt::format("        at [{}]: got {:.7g}, expected {:.7g}\n", coords, r.first[k].got, r.first[k].expected);
       }
     }
   }
   if (!sanitizer.is_null()) {
     s += fmt::format("  sanitizer: case '{}' re-run twice on identical inputs: {}\n", sanitizer.value("case", ""),
                      sanitizer.value("nondeterministic", false) ? "results DIFFER (a race?)" : "same results");
-    if (sanitizer.contains("skipped")) s += "    not run: " + sanitizer.value("skipped", "") + "\n";
-    else s += fmt::format("    compute-sanitizer --tool {}: {} error(s)\n{}", sanitizer.value("tool", ""),
-                          sanitizer.value("errors", -1), sanitizer.value("report", ""));
+    if (sanitizer.contains("skipped"))
+      s += "    not run: " + sanitizer.value("skipped", "") + "\n";
+    else
+      s += fmt::format("    compute-sanitizer --tool {}: {} error(s)\n{}", sanitizer.value("tool", ""),
+                       sanitizer.value("errors", -1), sanitizer.value("report", ""));
   }
   for (const auto& f : integrity)
     s += f.line > 0 ? fmt::format("  integrity {} (line {}): {}\n", f.check, f.line, f.detail)
@@ -342,9 +343,8 @@ std::string Verdict::Summary() const {
   }
   s += fmt::format("  cases: light {}/{} passed", light_pass, light);
   if (full) s += fmt::format(", full {}/{} passed", full_pass, full);
-  s += fmt::format("   time: compile {:.2f}s{}, run {:.2f}s, reference {:.2f}s, total {:.2f}s\n",
-                   compile.seconds, compile.cached ? " (cached)" : "", run_seconds,
-                   reference_seconds, total_seconds);
+  s += fmt::format("   time: compile {:.2f}s{}, run {:.2f}s, reference {:.2f}s, total {:.2f}s\n", compile.seconds,
+                   compile.cached ? " (cached)" : "", run_seconds, reference_seconds, total_seconds);
   return s;
 }
 

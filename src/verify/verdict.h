@@ -1,11 +1,10 @@
 #pragma once
 // The engine's typed, schema-versioned result of verifying one candidate against one task.
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/backend_kind.h"
 #include "core/expr.h"
@@ -126,7 +125,7 @@ struct Verdict {
   /// pass ({"nondeterministic", "tool", "errors", "report"}); null when not run.
   nlohmann::json sanitizer;
   std::string launch_accounting;  ///< cuda: "cupti", or why kernels could not be counted
-  nlohmann::json device;  ///< the GPU (cuda backend): name, arch, driver and runtime versions
+  nlohmann::json device;          ///< the GPU (cuda backend): name, arch, driver and runtime versions
 
   CompileEvidence compile;
   std::vector<CaseEvidence> cases;

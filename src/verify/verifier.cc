@@ -1,13 +1,13 @@
 #include "verify/verifier.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <optional>
 #include <regex>
-#include <memory>
-
-#include <fmt/format.h>
 
 #include "core/cancel.h"
 #include "core/clock.h"
@@ -17,9 +17,9 @@
 #include "core/text.h"
 #include "exec/arena.h"
 #include "exec/candidate_process.h"
-#include "exec/machine.h"
 #include "exec/compiler.h"
 #include "exec/device.h"
+#include "exec/machine.h"
 #include "verify/certification.h"
 #include "verify/inputs.h"
 #include "verify/reference.h"
@@ -74,15 +74,20 @@ FailureClass ClassifyNumeric(const CompareResult& r) {
 
 FailureClass ClassifyOutcome(CaseRun::Outcome o) {
   switch (o) {
-    case CaseRun::Outcome::kReturned: return FailureClass::kNone;
-    case CaseRun::Outcome::kTimedOut: return FailureClass::kTimeout;
+    case CaseRun::Outcome::kReturned:
+      return FailureClass::kNone;
+    case CaseRun::Outcome::kTimedOut:
+      return FailureClass::kTimeout;
     case CaseRun::Outcome::kOutOfMemory:
-    case CaseRun::Outcome::kFileSizeLimit: return FailureClass::kResourceLimit;
+    case CaseRun::Outcome::kFileSizeLimit:
+      return FailureClass::kResourceLimit;
     case CaseRun::Outcome::kForbiddenSyscall:
-    case CaseRun::Outcome::kProtocolViolation: return FailureClass::kIntegrity;
+    case CaseRun::Outcome::kProtocolViolation:
+      return FailureClass::kIntegrity;
     case CaseRun::Outcome::kCrashed:
     case CaseRun::Outcome::kDeviceError:
-    case CaseRun::Outcome::kRunnerLost: return FailureClass::kRuntimeError;
+    case CaseRun::Outcome::kRunnerLost:
+      return FailureClass::kRuntimeError;
   }
   return FailureClass::kRuntimeError;
 }
@@ -188,7 +193,6 @@ class Run {
     return all_passed && clean && verdict_->integrity.empty();
   }
 
-
   /// The sanitizer pass (VerifyOptions::sanitize): re-runs a failing case twice on identical
   /// inputs, each in a fresh process; results that differ point to a race (racecheck), an
   /// out-of-bounds write or a device error to memcheck. Runs that tool on the case.
@@ -201,7 +205,8 @@ class Run {
 
   /// One extra trial of `kase` with all-ones inputs, recorded in set "diagnostic".
   void RunDiagnostic(const std::string& so_path, const Case& kase) {
-    CandidateProcess proc(machine_, so_path, options_.limits, ArenaBytes(kase.params), options_.backend == BackendKind::kCuda);
+    CandidateProcess proc(machine_, so_path, options_.limits, ArenaBytes(kase.params),
+                          options_.backend == BackendKind::kCuda);
     proc.set_cancel(options_.cancel);
     if (!proc.Start(options_.load_timeout_ms).ok) return;
     CaseEvidence ev = RunTrial(proc, "diagnostic", kase, Distribution::kOnes, 999999);
@@ -230,11 +235,14 @@ class Run {
     j["distribution"] = std::string(DistributionName(dist));
     j["nondeterministic"] = nondeterministic;
     std::string tool;
-    if (nondeterministic) tool = "racecheck";
-    else if (failure == FailureClass::kOutOfBoundsWrite || failure == FailureClass::kRuntimeError) tool = "memcheck";
+    if (nondeterministic)
+      tool = "racecheck";
+    else if (failure == FailureClass::kOutOfBoundsWrite || failure == FailureClass::kRuntimeError)
+      tool = "memcheck";
     if (tool.empty()) {
-      j["skipped"] = "identical inputs gave identical results and nothing was written out of bounds: neither a race "
-                     "nor a memory error is indicated";
+      j["skipped"] =
+          "identical inputs gave identical results and nothing was written out of bounds: neither a race "
+          "nor a memory error is indicated";
       return j;
     }
     j["tool"] = tool;
@@ -264,7 +272,8 @@ class Run {
     for (size_t pos = 0; pos < report.size() && findings.size() < 3000;) {
       size_t end = report.find('\n', pos);
       std::string line = report.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
-      if (line.rfind("========= ", 0) == 0 && line.find("COMPUTE-SANITIZER") == std::string::npos) findings += line.substr(10) + "\n";
+      if (line.rfind("========= ", 0) == 0 && line.find("COMPUTE-SANITIZER") == std::string::npos)
+        findings += line.substr(10) + "\n";
       if (end == std::string::npos) break;
       pos = end + 1;
     }
@@ -272,15 +281,14 @@ class Run {
     return j;
   }
 
-
   size_t ArenaBytes(const Bindings& params) const {
     std::vector<size_t> sizes;
-    for (const auto& t : CaseLayout(task_, params)) sizes.push_back(static_cast<size_t>(NumElements(t.shape)) * DTypeSize(t.dtype));
+    for (const auto& t : CaseLayout(task_, params))
+      sizes.push_back(static_cast<size_t>(NumElements(t.shape)) * DTypeSize(t.dtype));
     return TensorArena::BytesFor(sizes);
   }
 
-  CaseEvidence NewEvidence(const std::string& set, const Case& kase, Distribution dist,
-                           uint64_t trial) const {
+  CaseEvidence NewEvidence(const std::string& set, const Case& kase, Distribution dist, uint64_t trial) const {
     CaseEvidence ev;
     ev.set = set;
     ev.name = kase.name;
@@ -315,7 +323,8 @@ class Run {
       if (scan.count > static_cast<int64_t>(scan.first.size())) detail += ", ...";
     }
     if (!scan.incomplete.empty())
-      detail += std::string(detail.empty() ? "" : "; ") + "the jail could not be fully inspected (" + scan.incomplete + ")";
+      detail +=
+          std::string(detail.empty() ? "" : "; ") + "the jail could not be fully inspected (" + scan.incomplete + ")";
     AddIntegrity("sandbox.write_outside_scratch", CutText(detail, 1000));
     return false;
   }
@@ -323,9 +332,8 @@ class Run {
   bool OutOfTime() const { return clock_.MonotonicNanos() >= deadline_ns_; }
   int64_t MillisLeft() const { return std::max<int64_t>(1, (deadline_ns_ - clock_.MonotonicNanos()) / 1000000); }
 
-  CaseEvidence RunTrial(CandidateProcess& proc, const std::string& set, const Case& kase,
-                        Distribution dist, uint64_t trial,
-                        int64_t timeout_scale = 1) {
+  CaseEvidence RunTrial(CandidateProcess& proc, const std::string& set, const Case& kase, Distribution dist,
+                        uint64_t trial, int64_t timeout_scale = 1) {
     Clock& clock = clock_;
     CaseEvidence ev = NewEvidence(set, kase, dist, trial);
     TensorArena arena(CaseLayout(task_, kase.params));
@@ -404,12 +412,14 @@ class Run {
     bool seeded = dist != Distribution::kOnes && dist != Distribution::kArange;
     input_digest = std::string(DistributionName(dist)) + (seeded ? ":" + std::to_string(ev.seed) : "");
     for (size_t o = 0; o < task_.outputs.size(); ++o)
-      output_digest += Sha256Hex(std::string_view(static_cast<const char*>(arena.data(n_in + o)), arena.tensor(n_in + o).bytes));
+      output_digest +=
+          Sha256Hex(std::string_view(static_cast<const char*>(arena.data(n_in + o)), arena.tensor(n_in + o).bytes));
     // Only an earlier *correct* result counts: a constant wrong output is a numeric failure.
     auto seen = outputs_by_shape_.find(shape_key);
     // Tiny outputs (a single relu of a negative number is 0 either way) can coincide honestly.
     size_t out_elements = 0;
-    for (size_t o = 0; o < task_.outputs.size(); ++o) out_elements += static_cast<size_t>(NumElements(arena.tensor(n_in + o).shape));
+    for (size_t o = 0; o < task_.outputs.size(); ++o)
+      out_elements += static_cast<size_t>(NumElements(arena.tensor(n_in + o).shape));
     bool stale = out_elements >= 16 && seen != outputs_by_shape_.end() && seen->second.passed &&
                  seen->second.inputs != input_digest && seen->second.outputs == output_digest;
     FailureClass worst = FailureClass::kNone;
@@ -450,9 +460,10 @@ class Run {
     }
     outputs_by_shape_[shape_key] = PreviousOutput{input_digest, output_digest, ev.passed()};
     if (stale && worst != FailureClass::kNone) {
-      AddIntegrity("runtime.stale_output", "the outputs of case '" + kase.name +
-                                               "' are byte-identical to an earlier correct call's whose inputs differed "
-                                               "(results cached, or not computed from the inputs)");
+      AddIntegrity("runtime.stale_output",
+                   "the outputs of case '" + kase.name +
+                       "' are byte-identical to an earlier correct call's whose inputs differed "
+                       "(results cached, or not computed from the inputs)");
       ev.failure = FailureClass::kIntegrity;
     }
     if (run.threads_after > 1 || hidden_launches || run.l2_persistence) ev.failure = FailureClass::kIntegrity;
@@ -479,7 +490,7 @@ class Run {
     if (run.kernels_off_stream > 0) {
       AddIntegrity("runtime.kernel_off_stream",
                    "kernels ran on a stream other than the one kforge_run was given (launch on `stream`; "
-                       "work elsewhere escapes the stream's ordering and the timer)");
+                   "work elsewhere escapes the stream's ordering and the timer)");
       violation = true;
     }
     return violation;
@@ -507,19 +518,32 @@ class Run {
 /// severe evidence wins, so the class does not depend on which trial happened to run first.
 int Severity(FailureClass c) {
   switch (c) {
-    case FailureClass::kIntegrity: return 12;
-    case FailureClass::kBuildError: return 11;
-    case FailureClass::kEnvironment: return 10;
-    case FailureClass::kOutOfBoundsWrite: return 9;
-    case FailureClass::kInputMutated: return 8;
-    case FailureClass::kResourceLimit: return 7;
-    case FailureClass::kTimeout: return 6;
-    case FailureClass::kRuntimeError: return 5;
-    case FailureClass::kUnwrittenOutput: return 4;
-    case FailureClass::kNanInf: return 3;
-    case FailureClass::kWrongResult: return 2;
-    case FailureClass::kPrecision: return 1;
-    case FailureClass::kNone: return 0;
+    case FailureClass::kIntegrity:
+      return 12;
+    case FailureClass::kBuildError:
+      return 11;
+    case FailureClass::kEnvironment:
+      return 10;
+    case FailureClass::kOutOfBoundsWrite:
+      return 9;
+    case FailureClass::kInputMutated:
+      return 8;
+    case FailureClass::kResourceLimit:
+      return 7;
+    case FailureClass::kTimeout:
+      return 6;
+    case FailureClass::kRuntimeError:
+      return 5;
+    case FailureClass::kUnwrittenOutput:
+      return 4;
+    case FailureClass::kNanInf:
+      return 3;
+    case FailureClass::kWrongResult:
+      return 2;
+    case FailureClass::kPrecision:
+      return 1;
+    case FailureClass::kNone:
+      return 0;
   }
   return 0;
 }
@@ -569,18 +593,22 @@ std::string DescribeFailure(const Verdict& v) {
     const CaseEvidence& c = *worst;
     std::string where = c.set + " case '" + c.name + "' (" + c.distribution + ")";
     switch (c.failure) {
-      case FailureClass::kTimeout: return where + " exceeded the time limit";
-      case FailureClass::kResourceLimit: return where + " hit a resource limit: " + c.message;
-      case FailureClass::kRuntimeError: return where + ": " + c.message.substr(0, c.message.find('\n'));
+      case FailureClass::kTimeout:
+        return where + " exceeded the time limit";
+      case FailureClass::kResourceLimit:
+        return where + " hit a resource limit: " + c.message;
+      case FailureClass::kRuntimeError:
+        return where + ": " + c.message.substr(0, c.message.find('\n'));
       case FailureClass::kOutOfBoundsWrite:
-      case FailureClass::kInputMutated: return where + ": " + c.message;
-      default: break;
+      case FailureClass::kInputMutated:
+        return where + ": " + c.message;
+      default:
+        break;
     }
     for (const auto& o : c.outputs) {
       if (o.compare.passed()) continue;
-      return where + ": output '" + o.name + "' has " + std::to_string(o.compare.mismatches) +
-             " of " + std::to_string(o.compare.elements) + " elements wrong (" +
-             std::string(FailureClassName(c.failure)) + ")";
+      return where + ": output '" + o.name + "' has " + std::to_string(o.compare.mismatches) + " of " +
+             std::to_string(o.compare.elements) + " elements wrong (" + std::string(FailureClassName(c.failure)) + ")";
     }
     return where + " failed";
   }
@@ -611,8 +639,7 @@ Verdict Verifier::Verify(const std::string& candidate_path, const VerifyOptions&
   return VerifySource(source, candidate_path, options);
 }
 
-Verdict Verifier::VerifySource(const std::string& source, const std::string& label,
-                               const VerifyOptions& options) {
+Verdict Verifier::VerifySource(const std::string& source, const std::string& label, const VerifyOptions& options) {
   Clock& clock = machine_.env().clock();
   int64_t start = clock.MonotonicNanos();
   Verdict v;
@@ -678,12 +705,11 @@ Verdict Verifier::VerifySource(const std::string& source, const std::string& lab
   v.probes = options.probes;
   if (options.backend == BackendKind::kCuda) copts.cuda_arch = device.arch;
   if (options.trusted) copts.extra_flags = options.trusted_link_flags;
-  CompileResult compiled =
-      options.backend == BackendKind::kCuda ? CompileCudaCandidate(machine_, source, copts)
-                                : CompileCpuCandidate(machine_, source, copts);
-  v.compile = CompileEvidence{true, compiled.ok, compiled.cached, compiled.seconds,
-                              compiled.compiler, compiled.compiler_version, compiled.flags,
-                              compiled.log};
+  CompileResult compiled = options.backend == BackendKind::kCuda ? CompileCudaCandidate(machine_, source, copts)
+                                                                 : CompileCpuCandidate(machine_, source, copts);
+  v.compile = CompileEvidence{
+      true,           compiled.ok, compiled.cached, compiled.seconds, compiled.compiler, compiled.compiler_version,
+      compiled.flags, compiled.log};
   if (!compiled.ok) {
     v.failure = compiled.timed_out ? FailureClass::kTimeout : FailureClass::kBuildError;
     v.message = compiled.timed_out ? "compilation timed out" : "the candidate does not compile";
@@ -706,15 +732,15 @@ Verdict Verifier::VerifySource(const std::string& source, const std::string& lab
   if (loaded) {
     v.level = Level::kL1Compile;
   } else {
-    if (v.cases[0].message.find("kforge_run") != std::string::npos)
-      v.cases[0].failure = FailureClass::kBuildError;
+    if (v.cases[0].message.find("kforge_run") != std::string::npos) v.cases[0].failure = FailureClass::kBuildError;
     v.message = "the candidate compiled but could not be loaded: " + v.cases[0].message;
   }
   // `cases` is the task whose light and full lists the verdict's cases came from.
   auto sanitize = [&](const Task& cases) {
     Distribution dist;
     if (options.sanitize && options.backend == BackendKind::kCuda && v.integrity.empty())
-      if (const Case* k = FirstFailingCase(v, cases, &dist)) v.sanitizer = run.RunSanitizer(compiled.so_path, *k, dist, v.failure);
+      if (const Case* k = FirstFailingCase(v, cases, &dist))
+        v.sanitizer = run.RunSanitizer(compiled.so_path, *k, dist, v.failure);
   };
   if (!light_ok) {
     if (const CaseEvidence* worst = WorstCase(v)) v.failure = worst->failure;

@@ -21,16 +21,16 @@ class CancellationToken;
 
 struct VerifyOptions {
   BackendKind backend = BackendKind::kCpu;
-  bool full = false;                  ///< also run the full set after the light set passes
-  std::optional<uint64_t> seed;       ///< run seed; fresh from Entropy when unset
+  bool full = false;                               ///< also run the full set after the light set passes
+  std::optional<uint64_t> seed;                    ///< run seed; fresh from Entropy when unset
   std::optional<Distribution> force_distribution;  ///< debugging: draw every case from this
-  int64_t case_timeout_ms = 10000;    ///< wall-clock limit for one kforge_run call
+  int64_t case_timeout_ms = 10000;                 ///< wall-clock limit for one kforge_run call
   int64_t load_timeout_ms = 10000;
   /// Wall-clock limit for all trials of one verification together (absolute: nothing a
   /// candidate does extends it); a trial never gets more than what is left.
   int64_t total_timeout_ms = 15 * 60 * 1000;
-  std::string cache_dir;              ///< compile cache; empty for the default
-  bool probes = false;                ///< enable KFORGE_PROBE and compare with reference intermediates
+  std::string cache_dir;  ///< compile cache; empty for the default
+  bool probes = false;    ///< enable KFORGE_PROBE and compare with reference intermediates
   /// After a numeric failure, run one extra "diagnostic" trial of the failing case with
   /// all-ones inputs (set "diagnostic"; it never counts towards the verdict). Indexing bugs
   /// become exact offsets there: a sum that drops 3 elements per row returns K - 3.
@@ -61,8 +61,7 @@ class Verifier {
   /// cannot be read and EnvironmentError when the machine cannot compile or sandbox.
   Verdict Verify(const std::string& candidate_path, const VerifyOptions& options);
   /// Same, for source text already in memory (`label` names it in the verdict).
-  Verdict VerifySource(const std::string& source, const std::string& label,
-                       const VerifyOptions& options);
+  Verdict VerifySource(const std::string& source, const std::string& label, const VerifyOptions& options);
 
  private:
   const Task& task_;

@@ -1,8 +1,8 @@
 #include "verify/verifier.h"
 
-#include <nlohmann/json.hpp>
-
 #include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
 
 #include "app/commands.h"
 #include "core/error.h"
@@ -16,9 +16,7 @@ namespace {
 
 std::string Example(const std::string& rel) { return testing::SourceDir() + "/examples/cpu/" + rel; }
 
-Task BundledTask(const std::string& name) {
-  return LoadTaskFile(testing::SourceDir() + "/tasks/" + name + ".json");
-}
+Task BundledTask(const std::string& name) { return LoadTaskFile(testing::SourceDir() + "/tasks/" + name + ".json"); }
 
 VerifyOptions Options(bool full = false) {
   VerifyOptions o;
@@ -33,8 +31,7 @@ VerifyOptions Options(bool full = false) {
 TEST(VerifierTest, EngineGoesOnAfterHostileCandidates) {
   Task task = BundledTask("relu");
   Verifier verifier(task, testing::LiveMachine());
-  for (const char* hostile : {"hostile/crash_null_deref.cc", "hostile/hang_forever.cc",
-                              "hostile/fork_bomb.cc"}) {
+  for (const char* hostile : {"hostile/crash_null_deref.cc", "hostile/hang_forever.cc", "hostile/fork_bomb.cc"}) {
     Verdict v = verifier.Verify(Example(hostile), Options());
     EXPECT_FALSE(v.passed) << hostile;
   }

@@ -22,9 +22,9 @@ struct Cublas {
   decltype(&cublasDestroy_v2) destroy = nullptr;
   decltype(&cublasSetStream_v2) set_stream = nullptr;
   cublasStatus_t (*set_math_mode)(cublasHandle_t, cublasMath_t) = nullptr;
-  cublasStatus_t (*gemm)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void*,
-                         const void*, cudaDataType, int, const void*, cudaDataType, int, const void*, void*,
-                         cudaDataType, int, cublasComputeType_t, cublasGemmAlgo_t) = nullptr;
+  cublasStatus_t (*gemm)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void*, const void*,
+                         cudaDataType, int, const void*, cudaDataType, int, const void*, void*, cudaDataType, int,
+                         cublasComputeType_t, cublasGemmAlgo_t) = nullptr;
 
   bool Load(const std::string& configured, std::string* error) {
     void* h = nullptr;
@@ -83,7 +83,8 @@ int CalibrateDevice(const std::string& cublas) {
     return 3;
   }
   cudaMemsetAsync(src, 1, copy_bytes, stream);
-  float copy_ms = BestMs(stream, 3, 20, [&] { cudaMemcpyAsync(dst, src, copy_bytes, cudaMemcpyDeviceToDevice, stream); });
+  float copy_ms =
+      BestMs(stream, 3, 20, [&] { cudaMemcpyAsync(dst, src, copy_bytes, cudaMemcpyDeviceToDevice, stream); });
   cudaFree(src);
   cudaFree(dst);
   double copy_bw = 2.0 * copy_bytes / (copy_ms * 1e-3);
@@ -129,8 +130,8 @@ int CalibrateDevice(const std::string& cublas) {
   }
   const float one = 1.0f, zero = 0.0f;
   float f32_ms = BestMs(stream, 2, 5, [&] {
-    blas.gemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, a, CUDA_R_32F, n, b, CUDA_R_32F, n, &zero, c,
-              CUDA_R_32F, n, CUBLAS_COMPUTE_32F_PEDANTIC, CUBLAS_GEMM_DEFAULT);
+    blas.gemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, a, CUDA_R_32F, n, b, CUDA_R_32F, n, &zero, c, CUDA_R_32F,
+              n, CUBLAS_COMPUTE_32F_PEDANTIC, CUBLAS_GEMM_DEFAULT);
   });
   blas.set_math_mode(handle, CUBLAS_DEFAULT_MATH);
   float bf16_ms = BestMs(stream, 3, 10, [&] {
@@ -149,11 +150,12 @@ int CalibrateDevice(const std::string& cublas) {
     return 3;
   }
   double flops = 2.0 * n * static_cast<double>(n) * n;
-  std::printf("{\"copy_bytes_per_s\": %.6e, \"fp32_matmul_flops_per_s\": %.6e, \"bf16_matmul_flops_per_s\": %.6e, "
-              "\"method\": {\"copy\": \"cudaMemcpyAsync D2D 1 GiB, bytes read+written, best of 20\", "
-              "\"fp32\": \"cublasGemmEx 8192^3 CUBLAS_COMPUTE_32F_PEDANTIC (no TF32), best of 5\", "
-              "\"bf16\": \"cublasGemmEx 8192^3 bf16 in, fp32 accumulate, best of 10\"}}\n",
-              copy_bw, flops / (f32_ms * 1e-3), flops / (bf16_ms * 1e-3));
+  std::printf(
+      "{\"copy_bytes_per_s\": %.6e, \"fp32_matmul_flops_per_s\": %.6e, \"bf16_matmul_flops_per_s\": %.6e, "
+      "\"method\": {\"copy\": \"cudaMemcpyAsync D2D 1 GiB, bytes read+written, best of 20\", "
+      "\"fp32\": \"cublasGemmEx 8192^3 CUBLAS_COMPUTE_32F_PEDANTIC (no TF32), best of 5\", "
+      "\"bf16\": \"cublasGemmEx 8192^3 bf16 in, fp32 accumulate, best of 10\"}}\n",
+      copy_bw, flops / (f32_ms * 1e-3), flops / (bf16_ms * 1e-3));
   return 0;
 }
 

@@ -23,9 +23,9 @@ namespace kforge {
 namespace {
 
 // Landlock constants newer than Debian 12's headers (the kernel reports its ABI).
-constexpr uint64_t kFsTruncate = 1ULL << 14;  // ABI 3
-constexpr uint64_t kFsIoctlDev = 1ULL << 15;  // ABI 5
-constexpr uint64_t kNetBindTcp = 1ULL << 0, kNetConnectTcp = 1ULL << 1;  // ABI 4
+constexpr uint64_t kFsTruncate = 1ULL << 14;                                  // ABI 3
+constexpr uint64_t kFsIoctlDev = 1ULL << 15;                                  // ABI 5
+constexpr uint64_t kNetBindTcp = 1ULL << 0, kNetConnectTcp = 1ULL << 1;       // ABI 4
 constexpr uint64_t kScopeAbstractUnix = 1ULL << 0, kScopeSignal = 1ULL << 1;  // ABI 6
 
 /// The ruleset attribute of the newest ABI; its size tells the kernel which fields to read.
@@ -67,8 +67,8 @@ void AllowPath(int ruleset, const char* path, uint64_t access, uint64_t handled)
   if (fd < 0) return;  // absent on this machine: nothing to allow
   struct stat st;
   if (::fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))  // files take file rights only
-    access &= LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE |
-              kFsTruncate | kFsIoctlDev;
+    access &= LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE | kFsTruncate |
+              kFsIoctlDev;
   landlock_path_beneath_attr rule{};
   rule.allowed_access = access & handled;
   rule.parent_fd = fd;
@@ -128,7 +128,8 @@ bool InstallSeccomp(std::string* error) {
   int rc = 0;
   auto rule = [&](uint32_t action, int nr, std::initializer_list<scmp_arg_cmp> args) {
     if (rc == 0 && nr >= 0)
-      rc = seccomp_rule_add_array(ctx, action, nr, static_cast<unsigned>(args.size()), args.size() ? args.begin() : nullptr);
+      rc = seccomp_rule_add_array(ctx, action, nr, static_cast<unsigned>(args.size()),
+                                  args.size() ? args.begin() : nullptr);
   };
   // The filter names this process (the sandboxed child itself, never a recorded value).
   const scmp_datum_t self = static_cast<scmp_datum_t>(::getpid());
@@ -147,16 +148,41 @@ bool InstallSeccomp(std::string* error) {
   rule(SCMP_ACT_TRAP, SCMP_SYS(rt_tgsigqueueinfo), {SCMP_A0(SCMP_CMP_NE, self)});
   // The SIGSYS handler reports trapped calls; a candidate may not replace it to hide them.
   rule(SCMP_ACT_TRAP, SCMP_SYS(rt_sigaction), {SCMP_A0(SCMP_CMP_EQ, SIGSYS), SCMP_A1(SCMP_CMP_NE, 0)});
-  for (int nr : {SCMP_SYS(tkill), SCMP_SYS(fork), SCMP_SYS(vfork), SCMP_SYS(execve), SCMP_SYS(execveat),
-                 SCMP_SYS(ptrace), SCMP_SYS(process_vm_readv), SCMP_SYS(process_vm_writev),
-                 SCMP_SYS(pidfd_open), SCMP_SYS(pidfd_send_signal), SCMP_SYS(pidfd_getfd),
-                 SCMP_SYS(process_madvise), SCMP_SYS(kcmp),
-                 SCMP_SYS(mount), SCMP_SYS(umount2), SCMP_SYS(pivot_root), SCMP_SYS(chroot),
-                 SCMP_SYS(unshare), SCMP_SYS(setns), SCMP_SYS(bpf), SCMP_SYS(perf_event_open),
-                 SCMP_SYS(kexec_load), SCMP_SYS(init_module), SCMP_SYS(finit_module),
-                 SCMP_SYS(keyctl), SCMP_SYS(add_key), SCMP_SYS(request_key),
-                 SCMP_SYS(io_uring_setup), SCMP_SYS(userfaultfd), SCMP_SYS(setuid), SCMP_SYS(setgid),
-                 SCMP_SYS(setreuid), SCMP_SYS(setregid), SCMP_SYS(setresuid), SCMP_SYS(setresgid),
+  for (int nr : {SCMP_SYS(tkill),
+                 SCMP_SYS(fork),
+                 SCMP_SYS(vfork),
+                 SCMP_SYS(execve),
+                 SCMP_SYS(execveat),
+                 SCMP_SYS(ptrace),
+                 SCMP_SYS(process_vm_readv),
+                 SCMP_SYS(process_vm_writev),
+                 SCMP_SYS(pidfd_open),
+                 SCMP_SYS(pidfd_send_signal),
+                 SCMP_SYS(pidfd_getfd),
+                 SCMP_SYS(process_madvise),
+                 SCMP_SYS(kcmp),
+                 SCMP_SYS(mount),
+                 SCMP_SYS(umount2),
+                 SCMP_SYS(pivot_root),
+                 SCMP_SYS(chroot),
+                 SCMP_SYS(unshare),
+                 SCMP_SYS(setns),
+                 SCMP_SYS(bpf),
+                 SCMP_SYS(perf_event_open),
+                 SCMP_SYS(kexec_load),
+                 SCMP_SYS(init_module),
+                 SCMP_SYS(finit_module),
+                 SCMP_SYS(keyctl),
+                 SCMP_SYS(add_key),
+                 SCMP_SYS(request_key),
+                 SCMP_SYS(io_uring_setup),
+                 SCMP_SYS(userfaultfd),
+                 SCMP_SYS(setuid),
+                 SCMP_SYS(setgid),
+                 SCMP_SYS(setreuid),
+                 SCMP_SYS(setregid),
+                 SCMP_SYS(setresuid),
+                 SCMP_SYS(setresgid),
                  SCMP_SYS(capset)})
     rule(SCMP_ACT_TRAP, nr, {});
   if (rc == 0) rc = seccomp_load(ctx);

@@ -28,8 +28,8 @@ struct ConfineOptions {
   /// Inside bubblewrap: writes outside scratch land in the jail, where the engine finds and
   /// reports them, so Landlock restricts reads only. Without it, writes go to scratch only.
   bool in_jail = false;
-  rlim_t max_tasks = 0;                ///< threads + processes; 0 = no limit
-  int cgroup_procs_fd = -1;            ///< cgroup.procs of the engine's pids cgroup, or -1
+  rlim_t max_tasks = 0;      ///< threads + processes; 0 = no limit
+  int cgroup_procs_fd = -1;  ///< cgroup.procs of the engine's pids cgroup, or -1
 };
 
 /// While still single-threaded (before the GPU runtime starts its threads): the cgroup and
