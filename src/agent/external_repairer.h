@@ -18,6 +18,7 @@ class ExternalRepairer : public Repairer {
   ExternalRepairer(Env& env, std::string command, int64_t timeout_ms)
       : env_(env), command_(std::move(command)), timeout_ms_(timeout_ms) {}
   std::string name() const override { return "external"; }
+  bool writes_from_task() const override { return true; }
   std::vector<Proposal> Propose(const RepairContext& context) override;
 
  private:

@@ -11,6 +11,7 @@ class RecipeRepairer : public Repairer {
   /// At most this many proposals per round; each costs a validation.
   explicit RecipeRepairer(size_t max_proposals = 8) : max_proposals_(max_proposals) {}
   std::string name() const override { return "recipe"; }
+  bool deterministic() const override { return true; }
   std::vector<Proposal> Propose(const RepairContext& context) override;
 
  private:

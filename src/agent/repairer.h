@@ -23,6 +23,7 @@ struct RepairContext {
   std::vector<KbHit> kb_hits;        ///< ranked knowledge-base entries for this diagnosis
   std::vector<std::string> history;  ///< one line per earlier round
   int round = 0;
+  int attempt = 1;
   /// The engine compiles proposals with KFORGE_PROBE enabled from this round on; a repairer
   /// may place probes (include/kforge/probe.h) to localise the error.
   bool probes_enabled = false;
@@ -34,10 +35,58 @@ struct Proposal {
   std::string description;  ///< what was changed, one sentence
 };
 
+/// What a turn cost: model calls and tokens (all zero for recipes).
+struct Usage {
+  int model_calls = 0;
+  int64_t prompt_tokens = 0;
+  int64_t completion_tokens = 0;
+  int64_t cached_prompt_tokens = 0;
+  Usage& operator+=(const Usage& o);
+  nlohmann::json ToJson() const;
+  static Usage FromJson(const nlohmann::json& j);
+};
+
+/// The tools the engine offers a repairer during a turn. Every call is recorded. Answers
+/// are text; a refused call (a path outside the run) answers with the reason.
+class ToolHost {
+ public:
+  virtual ~ToolHost() = default;
+  /// The task: name, description, inputs, outputs, tolerance (JSON text).
+  virtual std::string ReadTask() = 0;
+  /// A file of the run directory ("logs/iteration_0/forensics.txt"), at most 64 KiB.
+  virtual std::string ReadRunFile(const std::string& relative_path) = 0;
+  /// Knowledge-base entries matching the current diagnosis (id, guidance, track record).
+  virtual std::string QueryKnowledgeBase() = 0;
+  /// Compiles the next validation of this round's proposals with KFORGE_PROBE enabled.
+  virtual std::string RequestProbes() = 0;
+};
+
+/// One turn's outcome: the proposals (which end the turn) and what the turn cost.
+struct TurnResult {
+  std::vector<Proposal> proposals;
+  Usage usage;
+};
+
+/// A repairer's conversation over one attempt.
+class RepairSession {
+ public:
+  virtual ~RepairSession() = default;
+  virtual TurnResult Turn(const RepairContext& context, ToolHost& tools) = 0;
+};
+
 class Repairer {
  public:
   virtual ~Repairer() = default;
   virtual std::string name() const = 0;
+  /// Whether it can write a candidate from the task alone (context.source empty): a run may
+  /// then start without an initial candidate.
+  virtual bool writes_from_task() const { return false; }
+  /// Whether its proposals follow from the run's recorded state alone (recipes): they are
+  /// then control decisions in the record, not tokens to be replayed.
+  virtual bool deterministic() const { return false; }
+  /// A session for one attempt. The default session calls Propose() each turn and uses no
+  /// tools; repairers that hold a conversation override this.
+  virtual std::unique_ptr<RepairSession> OpenSession();
   /// Proposals to validate, cheapest first; empty when it has nothing to offer.
   virtual std::vector<Proposal> Propose(const RepairContext& context) = 0;
 };

@@ -2,11 +2,13 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 
 #include "agent/knowledge_base.h"
+#include "agent/registry.h"
 #include "app/commands.h"
 #include "app/interrupt.h"
 #include "core/backend_kind.h"
@@ -68,7 +70,8 @@ int Report(const RepairRun& run, bool json) {
 
 CommandAction SetupRepair(CLI::App& sub, Machine& machine, CancellationToken& interrupt) {
   struct Args {
-    std::string task, candidate, out, backend = "cpu", repairer = "recipe", repairer_cmd;
+    std::string task, candidate, out, backend = "cpu", repairer = "recipe", repairer_cmd, repairer_script;
+    std::string policy = "debug";
     bool json = false, quiet = false;
     uint64_t seed = 0;
     int rounds = 5, attempts = 3;
@@ -76,11 +79,18 @@ CommandAction SetupRepair(CLI::App& sub, Machine& machine, CancellationToken& in
   };
   auto a = std::make_shared<Args>();
   sub.add_option("task", a->task, "bundled task name or path to a task file")->required();
-  sub.add_option("candidate", a->candidate, "the failing candidate source file")->required();
+  sub.add_option("candidate", a->candidate,
+                 "the failing candidate source file (leave out to have the repairer write one from the task)");
   sub.add_option("--out", a->out, "run directory (default: kforge-runs/TASK-<time>)");
   sub.add_option("--backend", a->backend, "where candidates run: cpu, or cuda (needs an NVIDIA GPU)")
       ->check(CLI::IsMember({"cpu", "cuda"}));
-  sub.add_option("--repairer", a->repairer, "who proposes fixes")->check(CLI::IsMember({"recipe", "external"}));
+  sub.add_option("--repairer", a->repairer, "who proposes fixes:\n" + BuiltinRepairers().Help())
+      ->check(CLI::IsMember({"recipe", "external", "script", "auto"}));
+  sub.add_option("--repairer-script", a->repairer_script,
+                 "for --repairer script (or auto): a JSON file of turns (tool calls, then proposals)");
+  sub.add_option("--policy", a->policy,
+                 "debug: repair the failing candidate; regenerate: a fresh candidate from the task each round")
+      ->check(CLI::IsMember({"debug", "regenerate"}));
   sub.add_option("--repairer-cmd", a->repairer_cmd,
                  "for --repairer external: a shell command that edits $KFORGE_CONTEXT_DIR/candidate.cc (.cu on cuda)");
   auto* seed = sub.add_option("--seed", a->seed, "run seed (default: fresh); makes the run reproducible");
@@ -99,15 +109,18 @@ CommandAction SetupRepair(CLI::App& sub, Machine& machine, CancellationToken& in
     Task task = ResolveTask(a->task, machine.config());
     std::string task_text, candidate, error;
     TryReadFile(task.origin, &task_text, &error);
-    if (!TryReadFile(a->candidate, &candidate, &error))
+    if (!a->candidate.empty() && !TryReadFile(a->candidate, &candidate, &error))
       throw UsageError("cannot read candidate " + a->candidate + ": " + error);
+    if (!a->candidate.empty() && candidate.empty())
+      throw UsageError("the candidate " + a->candidate + " is empty; leave it out to have the repairer write one");
     RunConfig config;
     config.backend = ParseBackend(a->backend);
     if (config.backend == BackendKind::kCuda) machine.Device();  // no GPU: exit 2 before a run directory exists
-    config.repairer = a->repairer;
-    config.repairer_command = a->repairer_cmd;
-    if (config.repairer == "external" && config.repairer_command.empty())
-      throw UsageError("--repairer external needs --repairer-cmd COMMAND");
+    TryParseRepairerKind(a->repairer, &config.repairer.kind);
+    TryParseRepairPolicy(a->policy, &config.policy);
+    config.repairer.command = a->repairer_cmd;
+    if (!a->repairer_script.empty()) config.repairer.script = std::filesystem::absolute(a->repairer_script).string();
+    BuiltinRepairers().Make(config.repairer, machine.env());  // a missing command or script: exit 2 now
     config.seed = *seed ? a->seed : machine.env().entropy().FreshSeed();
     config.rounds_per_attempt = a->rounds;
     config.max_attempts = a->attempts;

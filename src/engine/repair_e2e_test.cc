@@ -197,6 +197,92 @@ TEST_F(RepairTest, CtrlCThenResumeEndsLikeAnUninterruptedRun) {
   }
 }
 
+/// A script (a model-like repairer) that reads the task and the diagnosis through the
+/// engine's tools, is refused a file outside the run, and then proposes the fix.
+std::string WriteScript(const std::string& dir, const std::string& fix, const nlohmann::json& extra = {}) {
+  std::filesystem::copy_file(SourceDir() + "/examples/cpu/correct/" + fix, dir + "/fix.cc",
+                             std::filesystem::copy_options::overwrite_existing);
+  nlohmann::json turn = {{"tools",
+                          {{{"tool", "read_task"}, {"expect", "\"name\""}},
+                           {{"tool", "read_file"}, {"path", "logs/iteration_0/forensics.txt"}, {"expect", "failure:"}},
+                           {{"tool", "read_file"}, {"path", "../../../etc/passwd"}, {"expect", "refused"}}}},
+                         {"propose", {{{"file", "fix.cc"}, {"description", "rewrote the loop"}}}},
+                         {"usage", {{"model_calls", 3}, {"prompt_tokens", 1200}, {"completion_tokens", 345}}}};
+  nlohmann::json script = {{"turns", {turn}}};
+  if (extra.is_object()) script.update(extra);
+  WriteFileAtomic(dir + "/script.json", script.dump(2));
+  return dir + "/script.json";
+}
+
+TEST_F(RepairTest, AScriptedRepairerUsesToolsThenProposes) {
+  std::string run = Dir("run");
+  std::string script = WriteScript(dir_->path(), "add_bias.cc");
+  auto r = RunCli({"repair", "add_bias", NearMiss("add_bias_wrong_broadcast.cc"), "--repairer", "script",
+                   "--repairer-script", script, "--out", run, "--seed", "3", "--json", "--quiet"},
+                  "", 300, Env("s"));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto s = nlohmann::json::parse(r.out);
+  EXPECT_EQ(s["repairer"], "script");
+  EXPECT_EQ(s["usage"]["model_calls"], 3);
+  EXPECT_EQ(s["usage"]["completion_tokens"], 345);
+  RunView v = Events(run);
+  const nlohmann::json* proposed = nullptr;
+  for (const auto& e : v.events)
+    if (e["type"] == "repair_proposed") proposed = &e;
+  ASSERT_NE(proposed, nullptr);
+  EXPECT_EQ((*proposed)["layer"], "token") << "a model's turn is recorded as tokens";
+  const auto& calls = (*proposed)["data"]["tool_calls"];
+  ASSERT_EQ(calls.size(), 3u) << calls.dump();
+  EXPECT_EQ(calls[0]["tool"], "read_task");
+  EXPECT_EQ(calls[1]["argument"], "logs/iteration_0/forensics.txt");
+  EXPECT_GT(calls[1]["answer_bytes"].get<int>(), 20);
+  EXPECT_EQ(calls[2]["argument"], "../../../etc/passwd");
+  EXPECT_EQ((*proposed)["data"]["proposals"][0]["origin"], "script");
+}
+
+TEST_F(RepairTest, AutoRunsRecipesFirstAndTheModelOnlyWhenTheyHaveNothing) {
+  std::string script = WriteScript(dir_->path(), "add_bias.cc");
+  // Recipes repair this one: the script is never asked.
+  std::string a = Dir("a");
+  auto r = RunCli({"repair", "sum_lastdim", NearMiss("sum_lastdim_half_accum.cc"), "--repairer", "auto",
+                   "--repairer-script", script, "--out", a, "--seed", "1", "--json", "--quiet"},
+                  "", 300, Env("auto-a"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["usage"]["model_calls"], 0);
+  // Recipes have nothing for a wrong broadcast: the script's turn repairs it.
+  std::string b = Dir("b");
+  r = RunCli({"repair", "add_bias", NearMiss("add_bias_wrong_broadcast.cc"), "--repairer", "auto", "--repairer-script",
+              script, "--out", b, "--seed", "1", "--json", "--quiet"},
+             "", 300, Env("auto-b"));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["usage"]["model_calls"], 3);
+  // Without a model to fall back on, auto is a usage error before any run exists.
+  r = RunCli({"repair", "relu", NearMiss("relu_nan_dropped.cc"), "--repairer", "auto", "--out", Dir("c")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--repairer-script"), std::string::npos) << r.err;
+  EXPECT_FALSE(FileExists(Dir("c")));
+}
+
+TEST_F(RepairTest, ARunMayStartFromTheTaskAlone) {
+  std::string script =
+      WriteScript(dir_->path(), "add_bias.cc",
+                  {{"initial", {{"propose", {{{"file", "first.cc"}}}}, {"usage", {{"model_calls", 1}}}}}});
+  std::filesystem::copy_file(NearMiss("add_bias_wrong_broadcast.cc"), dir_->path() + "/first.cc");
+  std::string run = Dir("run");
+  auto r = RunCli({"repair", "add_bias", "--repairer", "script", "--repairer-script", script, "--out", run, "--seed",
+                   "2", "--json", "--quiet"},
+                  "", 300, Env("t"));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto s = nlohmann::json::parse(r.out);
+  EXPECT_EQ(s["error_history"][0], "wrong_result") << "the written candidate was validated first";
+  EXPECT_EQ(s["usage"]["model_calls"], 4);
+  // The recipe repairer cannot write a candidate: a usage error, and no run directory.
+  r = RunCli({"repair", "add_bias", "--out", Dir("none")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("cannot write a candidate"), std::string::npos) << r.err;
+  EXPECT_FALSE(FileExists(Dir("none") + "/events.db"));
+}
+
 TEST_F(RepairTest, TornLogTailIsDetectedAndResumed) {
   std::string base = Dir("base");
   auto ref = RunCli(

@@ -6,15 +6,15 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "agent/external_repairer.h"
 #include "agent/knowledge_base.h"
-#include "agent/recipe_repairer.h"
+#include "agent/registry.h"
 #include "core/cancel.h"
 #include "core/clock.h"
 #include "core/env.h"
 #include "core/error.h"
 #include "core/fs.h"
 #include "engine/scoring.h"
+#include "engine/tool_host.h"
 #include "exec/machine.h"
 #include "record/artifact_store.h"
 #include "verify/forensics.h"
@@ -24,16 +24,12 @@
 namespace kforge {
 namespace {
 
-constexpr double kEps = 1e-9;
-
-std::unique_ptr<Repairer> MakeRepairer(const RunConfig& c, Env& env) {
-  if (c.repairer == "recipe") return std::make_unique<RecipeRepairer>();
-  if (c.repairer == "external") {
-    if (c.repairer_command.empty()) throw UsageError("the external repairer needs --repairer-cmd COMMAND");
-    return std::make_unique<ExternalRepairer>(env, c.repairer_command, int64_t{3600} * 1000);
-  }
-  throw UsageError("unknown repairer '" + c.repairer + "'; use 'recipe' or 'external'");
+/// The registry a run's repairers come from: the environment's, or the built-in one.
+RepairerRegistry BuiltinRepairersFor(const RepairEnv& env) {
+  return env.repairers != nullptr ? *env.repairers : BuiltinRepairers();
 }
+
+constexpr double kEps = 1e-9;
 
 }  // namespace
 
@@ -54,12 +50,18 @@ std::unique_ptr<RepairRun> RepairRun::Create(const std::string& run_dir, const s
                      "' or choose another --out");
   Task task = ParseTask(task_text, task_origin);  // validate before creating anything
   Verifier check(task, *env.machine);
+  // No initial candidate: the repairer writes one, if it can.
+  if (candidate_source.empty() &&
+      !BuiltinRepairersFor(env).Make(config.repairer, env.machine->env())->writes_from_task())
+    throw UsageError("the " + std::string(RepairerKindName(config.repairer.kind)) +
+                     " repairer cannot write a candidate from the task alone; give an initial candidate, or use "
+                     "--repairer external or script");
   MakeDirs(run_dir);
   std::unique_ptr<RepairRun> run(new RepairRun(run_dir, env));
   run->log_ = EventLog::Create(run_dir + "/events.db", run->machine_.env().clock());
   run->artifacts_ = std::make_unique<ArtifactStore>(run_dir + "/artifacts");
   std::string task_hash = run->artifacts_->Put(task_text);
-  std::string cand_hash = run->artifacts_->Put(candidate_source);
+  std::string cand_hash = candidate_source.empty() ? "" : run->artifacts_->Put(candidate_source);
   // The knowledge base as it stands now is an input of the run: record it.
   KnowledgeBase kb(env.kb_dir, env.machine->config().kb_state_dir);
   std::string kb_hash = run->artifacts_->Put(kb.Snapshot().dump());
@@ -94,7 +96,7 @@ void RepairRun::Load() {
   task_ = ParseTask(artifacts_->Get(state_.task_artifact), state_.task_name + " (recorded)");
   kb_ = std::make_unique<KnowledgeBase>(env_.kb_dir, machine_.config().kb_state_dir);
   if (!state_.kb_snapshot.empty()) kb_->Restore(nlohmann::json::parse(artifacts_->Get(state_.kb_snapshot)));
-  repairer_ = MakeRepairer(state_.config, machine_.env());
+  repairer_ = BuiltinRepairersFor(env_).Make(state_.config.repairer, machine_.env());
 }
 
 Event RepairRun::Append(EventType type, Layer layer, nlohmann::json data) {
@@ -119,8 +121,9 @@ Scored RepairRun::Validate(const std::string& source, int round, int index, cons
   opts.case_timeout_ms = state_.config.case_timeout_ms;
   opts.limits.address_space_bytes = static_cast<int64_t>(state_.config.memory_gib * (1 << 30));
   opts.cache_dir = machine_.config().cache_dir;
-  // Probes cost a round, so they are enabled only after unassisted repair has failed.
-  opts.probes = round > state_.config.probes_after_round;
+  // Probes cost a round, so they are enabled only after unassisted repair has failed, or
+  // when the repairer asked for them this round.
+  opts.probes = round > state_.config.probes_after_round || (index >= 0 && state_.probes_requested);
   opts.diagnose = true;
   opts.cancel = env_.cancel;
   Verifier verifier(task_, machine_);
@@ -182,36 +185,57 @@ Scored RepairRun::Validate(const std::string& source, int round, int index, cons
 }
 
 void RepairRun::RequestRepair() {
-  int round = state_.round + 1;
+  const bool write = !state_.current;  // no candidate yet: the repairer writes one from the task
   Append(EventType::kRepairRequested, Layer::kControl,
-         {{"round", round},
+         {{"round", write ? 0 : state_.round + 1},
           {"attempt", state_.attempt},
           {"repairer", repairer_->name()},
-          {"current", state_.current->candidate},
-          {"forensics", state_.current->forensics}});
+          {"write", write},
+          {"current", write ? "" : state_.current->candidate},
+          {"forensics", write ? "" : state_.current->forensics}});
 }
 
 void RepairRun::CallRepairer() {
   RepairContext ctx;
   ctx.task = &task_;
-  ctx.source = artifacts_->Get(state_.current->candidate);
   ctx.file_name = "candidate" + state_.config.SourceExtension();
-  ctx.verdict = nlohmann::json::parse(artifacts_->Get(state_.current->verdict));
   Forensics f;
-  if (!state_.current->forensics.empty()) {
-    ctx.forensics = nlohmann::json::parse(artifacts_->Get(state_.current->forensics));
-    f = ForensicsFromJson(ctx.forensics);
+  // Debug hands over the failing candidate and its diagnosis; regenerate (and the first
+  // turn of a run without a candidate) only the task and the history.
+  if (state_.current && state_.config.policy == RepairPolicy::kDebug) {
+    ctx.source = artifacts_->Get(state_.current->candidate);
+    ctx.verdict = nlohmann::json::parse(artifacts_->Get(state_.current->verdict));
+    if (!state_.current->forensics.empty()) {
+      ctx.forensics = nlohmann::json::parse(artifacts_->Get(state_.current->forensics));
+      f = ForensicsFromJson(ctx.forensics);
+    }
   }
   ctx.forensics_text = f.Text();
   ctx.kb_hits = kb_->Retrieve(task_, f);
   ctx.round = state_.round;
+  ctx.attempt = state_.attempt;
   ctx.probes_enabled = state_.round > state_.config.probes_after_round;
   for (FailureClass e : state_.error_history) ctx.history.emplace_back(FailureClassName(e));
   std::string hits;
   for (const auto& h : ctx.kb_hits) hits += (hits.empty() ? "" : ", ") + h.entry->id;
   Progress(fmt::format("round {} (attempt {}): {} | knowledge base: {}", state_.round, state_.attempt,
                        f.Text().substr(0, f.Text().find('\n')), hits.empty() ? "no match" : hits));
-  std::vector<Proposal> proposals = repairer_->Propose(ctx);
+  if (!session_ || session_attempt_ != state_.attempt) {  // one session per attempt
+    session_ = repairer_->OpenSession();
+    session_attempt_ = state_.attempt;
+  }
+  RunToolHost tools(artifacts_->Get(state_.task_artifact), dir_, [&] {
+    nlohmann::json hits = nlohmann::json::array();
+    for (const auto& h : ctx.kb_hits)
+      hits.push_back({{"id", h.entry->id},
+                      {"guidance", h.entry->guidance},
+                      {"score", h.score},
+                      {"succeeded", h.entry->record.succeeded},
+                      {"matched", h.entry->record.matched}});
+    return hits.dump(2);
+  });
+  TurnResult turn = session_->Turn(ctx, tools);
+  std::vector<Proposal>& proposals = turn.proposals;
   nlohmann::json list = nlohmann::json::array();
   int skipped = 0;
   for (const auto& p : proposals) {
@@ -224,8 +248,14 @@ void RepairRun::CallRepairer() {
   }
   nlohmann::json kb_ids = nlohmann::json::array();
   for (const auto& h : ctx.kb_hits) kb_ids.push_back(h.entry->id);
-  Append(EventType::kRepairProposed, state_.config.repairer == "recipe" ? Layer::kControl : Layer::kToken,
-         {{"round", state_.round}, {"proposals", list}, {"skipped_seen", skipped}, {"kb_hits", kb_ids}});
+  Append(EventType::kRepairProposed, repairer_->deterministic() ? Layer::kControl : Layer::kToken,
+         {{"round", state_.round},
+          {"proposals", list},
+          {"skipped_seen", skipped},
+          {"kb_hits", kb_ids},
+          {"tool_calls", tools.calls()},
+          {"probes_requested", tools.probes_requested()},
+          {"usage", turn.usage.ToJson()}});
 }
 
 void RepairRun::CloseRound() {
@@ -375,7 +405,9 @@ void RepairRun::WriteOutputs() {
   nlohmann::json s;
   s["success"] = state_.success;
   s["workflow"] = "repair";
-  s["repairer"] = state_.config.repairer;
+  s["repairer"] = RepairerKindName(state_.config.repairer.kind);
+  s["policy"] = RepairPolicyName(state_.config.policy);
+  s["usage"] = state_.usage.ToJson();
   s["iterations"] = state_.iterations;
   s["rounds"] = state_.round;
   s["attempts"] = state_.attempt;
@@ -421,6 +453,21 @@ const RunState& RepairRun::Run() {
     // same step an uninterrupted one would have.
     while (!state_.finished) {
       if (env_.cancel != nullptr) env_.cancel->ThrowIfCancelled();
+      if (!state_.current && state_.initial_candidate.empty()) {
+        // A run from the task alone: the repairer's first turn writes the candidate.
+        if (state_.proposed && !state_.proposals.empty()) {
+          Progress(fmt::format("validating {} written by {} (light, then full)", state_.proposals[0].substr(0, 8),
+                               repairer_->name()));
+          Validate(artifacts_->Get(state_.proposals[0]), 0, -1, state_.proposal_origins[0], "");
+        } else if (state_.proposed) {
+          Finish(false, "no_candidate", "the repairer wrote no candidate from the task");
+        } else if (state_.requested) {
+          CallRepairer();
+        } else {
+          RequestRepair();
+        }
+        continue;
+      }
       if (!state_.current) {
         Progress(
             fmt::format("validating {} on {} (light, then full)", state_.initial_candidate.substr(0, 8), task_.name));

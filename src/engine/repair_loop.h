@@ -15,6 +15,8 @@ namespace kforge {
 class ArtifactStore;
 class KnowledgeBase;
 class Repairer;
+class RepairerRegistry;
+class RepairSession;
 class Clock;
 class Machine;
 class CancellationToken;
@@ -28,11 +30,14 @@ struct RepairEnv {
   /// Checked between steps and between trials: when cancelled, the run records a
   /// `cancelled` event and Run() returns with the run unfinished. Not owned; may be null.
   const CancellationToken* cancel = nullptr;
+  /// Where repairers come from; null: BuiltinRepairers(). Not owned.
+  const RepairerRegistry* repairers = nullptr;
 };
 
 class RepairRun {
  public:
-  /// Starts a new run in `run_dir` (created; must not hold a run already).
+  /// Starts a new run in `run_dir` (created; must not hold a run already). An empty
+  /// `candidate_source` starts from the task alone: the repairer's first turn writes it.
   static std::unique_ptr<RepairRun> Create(const std::string& run_dir, const std::string& task_text,
                                            const std::string& task_origin, const std::string& candidate_source,
                                            const RunConfig& config, const RepairEnv& env);
@@ -67,6 +72,8 @@ class RepairRun {
   std::unique_ptr<ArtifactStore> artifacts_;
   std::unique_ptr<KnowledgeBase> kb_;
   std::unique_ptr<Repairer> repairer_;
+  std::unique_ptr<RepairSession> session_;  ///< the current attempt's conversation
+  int session_attempt_ = 0;
   Task task_;
   RunState state_;
   int appended_ = 0;

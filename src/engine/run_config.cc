@@ -1,11 +1,25 @@
 #include "engine/run_config.h"
 
+#include "core/error.h"
+#include "core/names.h"
+
 namespace kforge {
+namespace {
+
+constexpr NameEntry<RepairPolicy> kPolicyNames[] = {{RepairPolicy::kDebug, "debug"},
+                                                    {RepairPolicy::kRegenerate, "regenerate"}};
+
+}  // namespace
+
+std::string_view RepairPolicyName(RepairPolicy p) { return NameIn(kPolicyNames, p); }
+bool TryParseRepairPolicy(std::string_view name, RepairPolicy* out) { return ParseIn(kPolicyNames, name, out); }
 
 nlohmann::json RunConfig::ToJson() const {
   return {{"backend", BackendName(backend)},
-          {"repairer", repairer},
-          {"repairer_command", repairer_command},
+          {"repairer", RepairerKindName(repairer.kind)},
+          {"repairer_command", repairer.command},
+          {"repairer_script", repairer.script},
+          {"policy", RepairPolicyName(policy)},
           {"seed", seed},
           {"rounds_per_attempt", rounds_per_attempt},
           {"build_error_rounds", build_error_rounds},
@@ -26,8 +40,13 @@ nlohmann::json RunConfig::ToJson() const {
 RunConfig RunConfig::FromJson(const nlohmann::json& j) {
   RunConfig c;
   if (j.contains("backend")) c.backend = ParseBackend(j.value("backend", "cpu"));
-  c.repairer = j.value("repairer", c.repairer);
-  c.repairer_command = j.value("repairer_command", c.repairer_command);
+  if (!TryParseRepairerKind(j.value("repairer", "recipe"), &c.repairer.kind))
+    throw UsageError("the run was made with an unknown repairer '" + j.value("repairer", "") +
+                     "'; a newer kforge made it");
+  c.repairer.command = j.value("repairer_command", "");
+  c.repairer.script = j.value("repairer_script", "");
+  if (!TryParseRepairPolicy(j.value("policy", "debug"), &c.policy))
+    throw UsageError("the run was made with an unknown policy '" + j.value("policy", "") + "'");
   c.seed = j.value("seed", c.seed);
   c.rounds_per_attempt = j.value("rounds_per_attempt", c.rounds_per_attempt);
   c.build_error_rounds = j.value("build_error_rounds", c.build_error_rounds);

@@ -6,14 +6,21 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "agent/registry.h"
 #include "core/backend_kind.h"
 
 namespace kforge {
 
+/// What the repairer is handed each round: the failing candidate to repair (debug), or the
+/// task and the history alone, for a fresh candidate (regenerate).
+enum class RepairPolicy { kDebug, kRegenerate };
+std::string_view RepairPolicyName(RepairPolicy p);
+bool TryParseRepairPolicy(std::string_view name, RepairPolicy* out);
+
 struct RunConfig {
   BackendKind backend = BackendKind::kCpu;  ///< where candidates run
-  std::string repairer = "recipe";
-  std::string repairer_command;  ///< for the external repairer
+  RepairerSpec repairer;                    ///< who proposes (kind, command, script)
+  RepairPolicy policy = RepairPolicy::kDebug;
   uint64_t seed = 0;
   int rounds_per_attempt = 5;
   int build_error_rounds = 3;  ///< rounds ending in build errors before an attempt ends

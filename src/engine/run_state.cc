@@ -73,13 +73,17 @@ void RunState::Apply(const Event& e) {
     if (s.index < 0) {
       current = s;
       best = s;
+      proposed = false;  // a candidate written from the task is now the initial one
+      proposals.clear();
+      proposal_origins.clear();
     } else {
       round_results.push_back(s);
     }
   } else if (type == EventType::kRepairRequested) {
     round = d.value("round", round + 1);
     attempt = d.value("attempt", attempt);
-    ++rounds_in_attempt;
+    if (!d.value("write", false)) ++rounds_in_attempt;
+    probes_requested = false;
     ++turns;
     requested = true;
     proposed = false;
@@ -89,6 +93,8 @@ void RunState::Apply(const Event& e) {
   } else if (type == EventType::kRepairProposed) {
     requested = false;
     proposed = true;
+    probes_requested = d.value("probes_requested", false);
+    usage += Usage::FromJson(d.value("usage", nlohmann::json::object()));
     for (const auto& p : d.value("proposals", nlohmann::json::array())) {
       proposals.push_back(p.value("candidate", ""));
       proposal_origins.push_back(p.value("origin", ""));

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/repairer.h"
 #include "engine/run_config.h"
 #include "record/event_log.h"
 #include "verify/verdict.h"
@@ -90,7 +91,9 @@ struct RunState {
   int iterations = 0;                       ///< validations so far
   std::vector<FailureClass> error_history;  ///< the failure of every validation, in order
 
-  bool cancelled = false;  ///< the last control event was `cancelled`
+  bool probes_requested = false;  ///< the repairer asked for probes in this round
+  Usage usage;                    ///< model calls and tokens over the whole run
+  bool cancelled = false;         ///< the last control event was `cancelled`
   int64_t cancelled_wall_us = 0;
   int64_t paused_us = 0;  ///< time between cancelled and resumed events, not charged to the budget
 

@@ -1,0 +1,72 @@
+#include "agent/registry.h"
+
+#include "agent/external_repairer.h"
+#include "agent/fallback_repairer.h"
+#include "agent/recipe_repairer.h"
+#include "agent/script_repairer.h"
+#include "core/error.h"
+#include "core/names.h"
+
+namespace kforge {
+namespace {
+
+constexpr NameEntry<RepairerKind> kRepairerNames[] = {{RepairerKind::kRecipe, "recipe"},
+                                                      {RepairerKind::kExternal, "external"},
+                                                      {RepairerKind::kScript, "script"},
+                                                      {RepairerKind::kAuto, "auto"}};
+
+constexpr int64_t kExternalTimeoutMs = int64_t{3600} * 1000;
+
+}  // namespace
+
+std::string_view RepairerKindName(RepairerKind k) { return NameIn(kRepairerNames, k); }
+bool TryParseRepairerKind(std::string_view name, RepairerKind* out) { return ParseIn(kRepairerNames, name, out); }
+
+void RepairerRegistry::Add(RepairerKind kind, std::string help, Factory factory) {
+  entries_[kind] = Entry{std::move(help), std::move(factory)};
+}
+
+std::unique_ptr<Repairer> RepairerRegistry::Make(const RepairerSpec& spec, Env& env) const {
+  auto it = entries_.find(spec.kind);
+  if (it == entries_.end())
+    throw UsageError("the repairer '" + std::string(RepairerKindName(spec.kind)) + "' is not available here");
+  return it->second.factory(spec, env, *this);
+}
+
+std::string RepairerRegistry::Help() const {
+  std::string out;
+  for (const auto& [kind, e] : entries_) out += std::string(RepairerKindName(kind)) + ": " + e.help + "\n";
+  return out;
+}
+
+RepairerRegistry BuiltinRepairers() {
+  RepairerRegistry r;
+  r.Add(RepairerKind::kRecipe, "knowledge-base patches, no model (the default)",
+        [](const RepairerSpec&, Env&, const RepairerRegistry&) { return std::make_unique<RecipeRepairer>(); });
+  r.Add(RepairerKind::kExternal, "any command (--repairer-cmd) that edits $KFORGE_CONTEXT_DIR/candidate.cc",
+        [](const RepairerSpec& s, Env& env, const RepairerRegistry&) -> std::unique_ptr<Repairer> {
+          if (s.command.empty()) throw UsageError("the external repairer needs --repairer-cmd COMMAND");
+          return std::make_unique<ExternalRepairer>(env, s.command, kExternalTimeoutMs);
+        });
+  r.Add(RepairerKind::kScript, "turns from a file (--repairer-script): tool calls, then proposals",
+        [](const RepairerSpec& s, Env&, const RepairerRegistry&) -> std::unique_ptr<Repairer> {
+          if (s.script.empty()) throw UsageError("the script repairer needs --repairer-script FILE");
+          return std::make_unique<ScriptRepairer>(s.script);
+        });
+  r.Add(RepairerKind::kAuto,
+        "recipes first; the model (--repairer-cmd or --repairer-script) when they have nothing new",
+        [](const RepairerSpec& s, Env& env, const RepairerRegistry& all) -> std::unique_ptr<Repairer> {
+          RepairerSpec model = s;
+          if (!s.command.empty())
+            model.kind = RepairerKind::kExternal;
+          else if (!s.script.empty())
+            model.kind = RepairerKind::kScript;
+          else
+            throw UsageError("--repairer auto needs a model to fall back on: --repairer-cmd or --repairer-script");
+          RepairerSpec recipe;
+          return std::make_unique<FallbackRepairer>(all.Make(recipe, env), all.Make(model, env));
+        });
+  return r;
+}
+
+}  // namespace kforge

@@ -1,0 +1,49 @@
+#pragma once
+// Where repairers come from: a registry of kinds, each with a factory. The engine asks it
+// for the run's repairer; adding a repairer is one Add() line in BuiltinRepairers() (and,
+// for a new kind, one entry in the RepairerKind table).
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "agent/repairer.h"
+
+namespace kforge {
+
+class Env;
+
+enum class RepairerKind { kRecipe, kExternal, kScript, kAuto };
+std::string_view RepairerKindName(RepairerKind k);
+bool TryParseRepairerKind(std::string_view name, RepairerKind* out);
+
+/// What a run asked for (recorded in its config).
+struct RepairerSpec {
+  RepairerKind kind = RepairerKind::kRecipe;
+  std::string command;  ///< external: the shell command
+  std::string script;   ///< script: the script file
+};
+
+class RepairerRegistry {
+ public:
+  using Factory = std::function<std::unique_ptr<Repairer>(const RepairerSpec&, Env&, const RepairerRegistry&)>;
+  void Add(RepairerKind kind, std::string help, Factory factory);
+  /// Throws UsageError saying what the spec lacks (a command, a script) or that the kind
+  /// is not registered.
+  std::unique_ptr<Repairer> Make(const RepairerSpec& spec, Env& env) const;
+  /// "recipe: ...\nexternal: ..." for --help.
+  std::string Help() const;
+
+ private:
+  struct Entry {
+    std::string help;
+    Factory factory;
+  };
+  std::map<RepairerKind, Entry> entries_;
+};
+
+/// The repairers kforge ships.
+RepairerRegistry BuiltinRepairers();
+
+}  // namespace kforge
