@@ -13,6 +13,7 @@
 #include "core/env.h"
 #include "core/error.h"
 #include "core/fs.h"
+#include "engine/guards.h"
 #include "engine/scoring.h"
 #include "engine/tool_host.h"
 #include "exec/machine.h"
@@ -28,8 +29,6 @@ namespace {
 RepairerRegistry BuiltinRepairersFor(const RepairEnv& env) {
   return env.repairers != nullptr ? *env.repairers : BuiltinRepairers();
 }
-
-constexpr double kEps = 1e-9;
 
 }  // namespace
 
@@ -259,115 +258,26 @@ void RepairRun::CallRepairer() {
 }
 
 void RepairRun::CloseRound() {
-  const Scored& cur = *state_.current;
-  const Scored& best = *state_.best;
-  const RunConfig& cfg = state_.config;
   const std::vector<Scored>& results = state_.round_results;
-  nlohmann::json d = {{"round", state_.round}};
-  nlohmann::json guards = nlohmann::json::array();
-  auto guard = [&](const std::string& g, const std::string& decision, const std::string& reason) {
-    guards.push_back({{"guard", g}, {"decision", decision}, {"reason", reason}});
-  };
-  std::string stop;
-  bool success = false;
-  const Scored* top = nullptr;
-  for (const auto& r : results)
-    if (top == nullptr || r.score > top->score + kEps) top = &r;
-  for (const auto& r : results)
-    if (r.integrity)
-      guard("integrity", "reject",
-            "proposal " + r.candidate.substr(0, 8) + " from " + r.origin + " cheats: " + r.message);
-
-  int rounds_without_best = state_.rounds_without_best;
-  int stagnant = state_.stagnant_rounds;
-  int repeated = state_.repeated;
-  int build_rounds = state_.build_error_rounds, precision_rounds = state_.precision_rounds;
-  bool improved = false;
-  const Scored* new_current = &cur;
-  if (top == nullptr) {
-    stop = state_.proposals.empty() ? "no_proposals" : "oscillation";
-    guard(stop, "stop",
-          state_.proposals.empty() ? "the repairer had nothing to propose for this diagnosis"
-                                   : "every proposal repeated a candidate already tried");
-  } else if (top->passed) {
-    d["adopted"] = top->candidate;
-    d["new_best"] = top->candidate;
-    stop = "certified";
-    success = true;
-  } else {
-    improved = top->score > cur.score + kEps;
-    bool adopt = !top->integrity && (improved || top->level >= Level::kL1Compile);
-    if (adopt) {
-      d["adopted"] = top->candidate;
-      new_current = top;
-    }
-    if (top->score > best.score + kEps && !top->integrity) {
-      d["new_best"] = top->candidate;
-      rounds_without_best = 0;
-    } else {
-      ++rounds_without_best;
-    }
-    stagnant = std::fabs(new_current->score - cur.score) < kEps ? stagnant + 1 : 0;
-    repeated = new_current->signature == cur.signature ? repeated + 1 : 0;
-    if (top->failure == FailureClass::kBuildError) ++build_rounds;
-    if (top->failure == FailureClass::kPrecision) ++precision_rounds;
-    const Scored& best_after = d.contains("new_best") ? *top : best;
-    if (rounds_without_best >= cfg.rollback_after && new_current->candidate != best_after.candidate) {
-      d["rollback"] = true;
-      guard("best_snapshot", "rollback",
-            fmt::format("{} rounds without beating the best (score {:.2f}); back to {}", rounds_without_best,
-                        best_after.score, best_after.candidate.substr(0, 8)));
-    }
-    Forensics f;
-    if (!new_current->forensics.empty())
-      f = ForensicsFromJson(nlohmann::json::parse(artifacts_->Get(new_current->forensics)));
-    int64_t elapsed_s = (machine_.env().clock().WallMicros() - state_.started_wall_us - state_.paused_us) / 1000000;
-    if (repeated >= cfg.repeated_failure_limit) {
-      stop = "repeated_failure";
-      guard(stop, "stop", fmt::format("the same error ({}) {} rounds in a row", new_current->signature, repeated));
-    } else if (stagnant >= cfg.stagnation_rounds) {
-      stop = "stagnation";
-      guard(stop, "stop", fmt::format("score flat at {:.2f} for {} rounds", new_current->score, stagnant));
-    } else if (!improved && rounds_without_best >= 2 && (f.Has("near_pass") || f.Has("fp16_ceiling"))) {
-      stop = f.Has("fp16_ceiling") ? "fp16_ceiling" : "near_pass";
-      guard(stop, "stop", "errors sit just above the tolerance and no change reduces them");
-    } else if (state_.turns >= cfg.turns_per_task || state_.turns >= cfg.turns_per_session) {
-      stop = "turn_budget";
-      guard(stop, "stop", fmt::format("{} repairer turns used", state_.turns));
-    } else if (elapsed_s >= cfg.wall_clock_s) {
-      stop = "wall_clock";
-      guard(stop, "stop", fmt::format("{} s elapsed (limit {} s)", elapsed_s, cfg.wall_clock_s));
-    }
-    bool sub_limit = build_rounds >= cfg.build_error_rounds || precision_rounds >= cfg.precision_rounds;
-    if (stop.empty() && (state_.rounds_in_attempt >= cfg.rounds_per_attempt + state_.extra_rounds || sub_limit)) {
-      if (improved && !state_.extended && !sub_limit && cfg.soft_extension_rounds > 0) {
-        d["extend"] = cfg.soft_extension_rounds;
-        guard("soft_budget", "extend",
-              fmt::format("the last round improved the score ({:.2f} -> {:.2f})", cur.score, new_current->score));
-      } else if (state_.attempt < cfg.max_attempts) {
-        d["new_attempt"] = true;
-        d["rollback"] = true;
-        guard("attempt_budget", "new_attempt",
-              sub_limit
-                  ? fmt::format("{} build-error / {} precision rounds in this attempt", build_rounds, precision_rounds)
-                  : fmt::format("{} rounds used in attempt {}", state_.rounds_in_attempt, state_.attempt));
-      } else {
-        stop = "round_budget";
-        guard(stop, "stop", fmt::format("{} attempts used", state_.attempt));
-      }
-    }
-  }
-  d["rounds_without_best"] = rounds_without_best;
-  d["stagnant_rounds"] = stagnant;
-  d["repeated"] = repeated;
-  d["build_error_rounds"] = build_rounds;
-  d["precision_rounds"] = precision_rounds;
-  d["improved"] = improved;
-  d["guards"] = guards;
-  d["stop"] = stop;
-  d["stop_message"] = success          ? "certified on the full set"
-                      : guards.empty() ? ""
-                                       : guards.back()["reason"].get<std::string>();
+  RoundInput in;
+  in.config = &state_.config;
+  in.current = &*state_.current;
+  in.best = &*state_.best;
+  in.results = &results;
+  in.had_proposals = !state_.proposals.empty();
+  in.counters = {state_.rounds_without_best, state_.stagnant_rounds, state_.repeated, state_.build_error_rounds,
+                 state_.precision_rounds};
+  in.turns = state_.turns;
+  in.attempt = state_.attempt;
+  in.rounds_in_attempt = state_.rounds_in_attempt;
+  in.extra_rounds = state_.extra_rounds;
+  in.extended = state_.extended;
+  in.elapsed_s = (machine_.env().clock().WallMicros() - state_.started_wall_us - state_.paused_us) / 1000000;
+  RoundDecision decision = CloseRoundDecision(in, [&](const Scored& s) {
+    return s.forensics.empty() ? Forensics{} : ForensicsFromJson(nlohmann::json::parse(artifacts_->Get(s.forensics)));
+  });
+  nlohmann::json d = decision.ToJson(state_.round);
+  const nlohmann::json& guards = d["guards"];
   // Knowledge-base track records: one use per entry per round.
   std::map<std::string, std::pair<bool, bool>> uses;  // id -> (led to a pass, integrity)
   for (const auto& r : results) {
