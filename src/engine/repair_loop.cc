@@ -13,6 +13,7 @@
 #include "core/env.h"
 #include "core/error.h"
 #include "core/fs.h"
+#include "core/hash.h"
 #include "engine/guards.h"
 #include "engine/scoring.h"
 #include "engine/tool_host.h"
@@ -24,6 +25,45 @@
 
 namespace kforge {
 namespace {
+
+/// The tensor layer of a validation: per trial, its seed, outcome and output statistics.
+nlohmann::json TrialsTensor(const Verdict& v) {
+  nlohmann::json trials = nlohmann::json::array();
+  for (const auto& c : v.cases) {
+    nlohmann::json outputs = nlohmann::json::array();
+    for (const auto& o : c.outputs)
+      outputs.push_back({{"name", o.name},
+                         {"mismatches", o.compare.mismatches},
+                         {"max_abs_error", std::isfinite(o.compare.max_abs_error) ? o.compare.max_abs_error : -1.0},
+                         {"worst_ratio", std::isfinite(o.compare.worst_ratio) ? o.compare.worst_ratio : -1.0}});
+    trials.push_back({{"set", c.set},
+                      {"case", c.name},
+                      {"distribution", c.distribution},
+                      {"seed", c.seed},
+                      {"failure_class", FailureClassName(c.failure)},
+                      {"outputs", outputs}});
+  }
+  return trials;
+}
+
+/// The trace layer of a validation, from its verdict: what it ran with and how long it took.
+nlohmann::json ValidationTrace(const nlohmann::json& verdict) {
+  const nlohmann::json& compile = verdict.value("compile", nlohmann::json::object());
+  const std::string log = compile.value("log", "");
+  nlohmann::json run_ms = nlohmann::json::array();
+  for (const auto& c : verdict.value("cases", nlohmann::json::array())) run_ms.push_back(c.value("run_ms", 0.0));
+  return {{"tools", verdict.value("tools", nlohmann::json::object())},
+          {"compile",
+           {{"cached", compile.value("cached", false)},
+            {"seconds", compile.value("seconds", 0.0)},
+            {"log_bytes", log.size()},
+            {"log_sha256", Sha256Hex(log)}}},
+          {"device", verdict.value("device", nlohmann::json())},
+          {"sandbox", verdict.value("sandbox", "")},
+          {"sandbox_layers", verdict.value("sandbox_layers", nlohmann::json::array())},
+          {"timing", verdict.value("timing", nlohmann::json::object())},
+          {"run_ms", run_ms}};
+}
 
 /// The registry a run's repairers come from: the environment's, or the built-in one.
 RepairerRegistry BuiltinRepairersFor(const RepairEnv& env) {
@@ -163,7 +203,8 @@ Scored RepairRun::Validate(const std::string& source, int round, int index, cons
           {"iteration", s.iteration},
           {"seed", *opts.seed},
           {"previous", previous},
-          {"probes", opts.probes}});
+          {"probes", opts.probes},
+          {"trials", TrialsTensor(v)}});
   // A person can follow the run without kforge: one directory per validation.
   std::string it_dir = fmt::format("{}/logs/iteration_{}", dir_, s.iteration);
   MakeDirs(it_dir);
@@ -272,7 +313,7 @@ void RepairRun::CloseRound() {
   in.rounds_in_attempt = state_.rounds_in_attempt;
   in.extra_rounds = state_.extra_rounds;
   in.extended = state_.extended;
-  in.elapsed_s = (machine_.env().clock().WallMicros() - state_.started_wall_us - state_.paused_us) / 1000000;
+  in.elapsed_s = state_.clock_elapsed_s;  // recorded by the round's clock_read
   RoundDecision decision = CloseRoundDecision(in, [&](const Scored& s) {
     return s.forensics.empty() ? Forensics{} : ForensicsFromJson(nlohmann::json::parse(artifacts_->Get(s.forensics)));
   });
@@ -286,6 +327,11 @@ void RepairRun::CloseRound() {
     u.first |= r.passed;
     u.second |= r.integrity;
   }
+  // The track-record updates are part of the run's log (the per-user state is updated
+  // after, as the knowledge base's memory across runs).
+  d["kb_updates"] = nlohmann::json::array();
+  for (const auto& [id, u] : uses)
+    d["kb_updates"].push_back({{"id", id}, {"succeeded", u.first}, {"integrity", u.second}});
   Append(EventType::kRoundClosed, Layer::kControl, d);
   for (const auto& g : guards)
     Progress(fmt::format("  guard {}: {} ({})", g["guard"].get<std::string>(), g["decision"].get<std::string>(),
@@ -363,6 +409,11 @@ const RunState& RepairRun::Run() {
     // same step an uninterrupted one would have.
     while (!state_.finished) {
       if (env_.cancel != nullptr) env_.cancel->ThrowIfCancelled();
+      if (state_.trace_pending) {  // derived from the stored verdict: the same after a resume
+        Append(EventType::kValidationTrace, Layer::kTrace,
+               ValidationTrace(nlohmann::json::parse(artifacts_->Get(state_.last_verdict))));
+        continue;
+      }
       if (!state_.current && state_.initial_candidate.empty()) {
         // A run from the task alone: the repairer's first turn writes the candidate.
         if (state_.proposed && !state_.proposals.empty()) {
@@ -402,6 +453,13 @@ const RunState& RepairRun::Run() {
         continue;
       }
       if (state_.proposed) {
+        if (state_.clock_round != state_.round) {  // persist the reading first, then decide from it
+          Append(EventType::kClockRead, Layer::kTrace,
+                 {{"round", state_.round},
+                  {"elapsed_s",
+                   (machine_.env().clock().WallMicros() - state_.started_wall_us - state_.paused_us) / 1000000}});
+          continue;
+        }
         CloseRound();
         continue;
       }

@@ -15,6 +15,8 @@ constexpr NameEntry<EventType> kEventNames[] = {
     {EventType::kRoundClosed, "round_closed"},
     {EventType::kCancelled, "cancelled"},
     {EventType::kResumed, "resumed"},
+    {EventType::kValidationTrace, "validation_trace"},
+    {EventType::kClockRead, "clock_read"},
     {EventType::kRunFinished, "run_finished"},
 };
 
@@ -67,6 +69,8 @@ void RunState::Apply(const Event& e) {
     started_wall_us = e.wall_us;
   } else if (type == EventType::kValidated) {
     Scored s = ScoredFromJson(d);
+    trace_pending = true;
+    last_verdict = s.verdict;
     ++iterations;
     error_history.push_back(s.failure);
     seen.insert(s.candidate);
@@ -129,6 +133,11 @@ void RunState::Apply(const Event& e) {
     proposal_origins.clear();
     stop_pending = d.value("stop", "");
     stop_message = d.value("stop_message", "");
+  } else if (type == EventType::kValidationTrace) {
+    trace_pending = false;
+  } else if (type == EventType::kClockRead) {
+    clock_round = d.value("round", -1);
+    clock_elapsed_s = d.value("elapsed_s", int64_t{0});
   } else if (type == EventType::kCancelled) {
     cancelled = true;
     cancelled_wall_us = e.wall_us;

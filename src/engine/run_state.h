@@ -8,6 +8,10 @@
 //   repair_requested control round and attempt; persisted before the repairer is called
 //   repair_proposed token    the repairer's proposals (artifact hashes), in order
 //   round_closed    control  adoption, best snapshot, rollback and every guard decision
+//   validation_trace trace   after each `validated`: compiler, flags and log digest, device,
+//                            sandbox and its layers, timings (derived from the verdict artifact)
+//   clock_read      trace    the wall-clock reading the round's budget guard uses, before the
+//                            round closes; a resumed or replayed run decides from it
 //   cancelled       control  the user stopped the run (reason); nothing half-done precedes it
 //   resumed         control  `kforge resume` continued a cancelled run
 //   run_finished    control  success and reason
@@ -31,6 +35,8 @@ enum class EventType {
   kRepairRequested,
   kRepairProposed,
   kRoundClosed,
+  kValidationTrace,
+  kClockRead,
   kCancelled,
   kResumed,
   kRunFinished,
@@ -91,6 +97,10 @@ struct RunState {
   int iterations = 0;                       ///< validations so far
   std::vector<FailureClass> error_history;  ///< the failure of every validation, in order
 
+  bool trace_pending = false;     ///< the last `validated` has no `validation_trace` yet
+  std::string last_verdict;       ///< its verdict artifact
+  int clock_round = -1;           ///< the round a `clock_read` was recorded for
+  int64_t clock_elapsed_s = 0;    ///< its reading
   bool probes_requested = false;  ///< the repairer asked for probes in this round
   Usage usage;                    ///< model calls and tokens over the whole run
   bool cancelled = false;         ///< the last control event was `cancelled`
