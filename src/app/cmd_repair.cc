@@ -16,9 +16,11 @@
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/task.h"
+#include "engine/decision_replay.h"
 #include "engine/repair_loop.h"
 #include "exec/device.h"
 #include "exec/machine.h"
+#include "record/artifact_store.h"
 
 namespace kforge {
 namespace {
@@ -192,13 +194,24 @@ CommandAction SetupStatus(CLI::App& sub, Machine& machine, CancellationToken& in
 CommandAction SetupLog(CLI::App& sub, Machine& machine, CancellationToken& interrupt) {
   struct Args {
     std::string dir;
-    bool json = false;
+    bool json = false, check = false;
   };
   auto a = std::make_shared<Args>();
   sub.add_option("run_dir", a->dir, "a run directory")->required();
   sub.add_flag("--json", a->json, "one JSON object per line");
+  sub.add_flag("--check", a->check,
+               "re-derive every score and round decision from the record alone (no clock, no processes); exit 1 "
+               "when one differs");
   return [a, &machine, &interrupt]() -> int {
     auto log = EventLog::Open(a->dir + "/events.db", machine.env().clock());
+    if (a->check) {
+      DecisionReplay r = ReplayDecisions(log->ReadAll(), ArtifactStore(a->dir + "/artifacts"));
+      std::cout << fmt::format("{} validations and {} round decisions re-derived from the record: {}\n", r.validations,
+                               r.rounds,
+                               r.differences.empty() ? "all agree" : std::to_string(r.differences.size()) + " differ");
+      for (const auto& d : r.differences) std::cout << "  " << d << "\n";
+      return r.differences.empty() ? 0 : 1;
+    }
     for (const auto& e : log->ReadAll()) {
       if (a->json) {
         std::cout << nlohmann::json{{"seq", e.seq},

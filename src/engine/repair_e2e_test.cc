@@ -283,6 +283,38 @@ TEST_F(RepairTest, ARunMayStartFromTheTaskAlone) {
   EXPECT_FALSE(FileExists(Dir("none") + "/events.db"));
 }
 
+/// Every decision of a recorded run comes back from the record alone, and a tampered
+/// decision is found.
+TEST_F(RepairTest, DecisionsReDeriveFromTheRecordAlone) {
+  std::string run = Dir("run");
+  auto r = RunCli({"repair", "add_bias", NearMiss("add_bias_wrong_broadcast.cc"), "--out", run, "--seed", "5",
+                   "--attempts", "2", "--rounds", "2", "--quiet"},
+                  "", 300, Env("replay"));
+  ASSERT_EQ(r.exit_code, 1) << r.err;  // recipes cannot fix it: several rounds of guards
+  auto check = RunCli({"log", run, "--check"});
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  EXPECT_NE(check.out.find("all agree"), std::string::npos) << check.out;
+  RunView v = Events(run);
+  int rounds = 0;
+  for (const auto& t : v.types) rounds += t == "round_closed";
+  ASSERT_GE(rounds, 1);
+  EXPECT_NE(check.out.find(std::to_string(rounds) + " round decisions"), std::string::npos) << check.out;
+  for (const char* t : {"validation_trace", "clock_read"})
+    EXPECT_NE(std::find(v.types.begin(), v.types.end(), t), v.types.end()) << t;
+
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((run + "/events.db").c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "UPDATE events SET data = json_set(data, '$.stop', 'certified') "
+                         "WHERE seq = (SELECT MAX(seq) FROM events WHERE type = 'round_closed')",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  check = RunCli({"log", run, "--check"});
+  EXPECT_EQ(check.exit_code, 1) << check.out;
+  EXPECT_NE(check.out.find("1 differ"), std::string::npos) << check.out;
+}
+
 TEST_F(RepairTest, TornLogTailIsDetectedAndResumed) {
   std::string base = Dir("base");
   auto ref = RunCli(
