@@ -20,6 +20,7 @@
 #include "exec/compiler.h"
 #include "exec/device.h"
 #include "exec/machine.h"
+#include "verify/backend.h"
 #include "verify/certification.h"
 #include "verify/inputs.h"
 #include "verify/reference.h"
@@ -105,8 +106,9 @@ std::string ForbiddenSyscallCheck(int syscall_nr) {
 
 class Run {
  public:
-  Run(Machine& machine, const Task& task, const VerifyOptions& options, Verdict* verdict)
+  Run(Machine& machine, const Backend& backend, const Task& task, const VerifyOptions& options, Verdict* verdict)
       : machine_(machine),
+        backend_(backend),
         clock_(machine.env().clock()),
         task_(task),
         options_(options),
@@ -155,8 +157,7 @@ class Run {
         if (!proc || !proc->alive()) {
           if (!retire()) return false;
           if (restarts++ > kMaxRestarts) return false;
-          proc = std::make_unique<CandidateProcess>(machine_, so_path, options_.limits, max_arena,
-                                                    options_.backend == BackendKind::kCuda);
+          proc = backend_.NewProcess(machine_, so_path, options_.limits, max_arena);
           proc->set_cancel(options_.cancel);
           LoadResult load = proc->Start(std::min(options_.load_timeout_ms, MillisLeft()));
           if (verdict_->sandbox_layers.empty()) verdict_->sandbox_layers = proc->Layers();
@@ -205,11 +206,10 @@ class Run {
 
   /// One extra trial of `kase` with all-ones inputs, recorded in set "diagnostic".
   void RunDiagnostic(const std::string& so_path, const Case& kase) {
-    CandidateProcess proc(machine_, so_path, options_.limits, ArenaBytes(kase.params),
-                          options_.backend == BackendKind::kCuda);
-    proc.set_cancel(options_.cancel);
-    if (!proc.Start(options_.load_timeout_ms).ok) return;
-    CaseEvidence ev = RunTrial(proc, "diagnostic", kase, Distribution::kOnes, 999999);
+    auto proc = backend_.NewProcess(machine_, so_path, options_.limits, ArenaBytes(kase.params));
+    proc->set_cancel(options_.cancel);
+    if (!proc->Start(options_.load_timeout_ms).ok) return;
+    CaseEvidence ev = RunTrial(*proc, "diagnostic", kase, Distribution::kOnes, 999999);
     verdict_->cases.push_back(std::move(ev));
   }
 
@@ -217,10 +217,10 @@ class Run {
   nlohmann::json SanitizerPass(const std::string& so_path, const Case& kase, Distribution dist, FailureClass failure) {
     nlohmann::json j;
     auto once = [&]() -> std::optional<CaseEvidence> {
-      CandidateProcess proc(machine_, so_path, options_.limits, ArenaBytes(kase.params), true);
-      proc.set_cancel(options_.cancel);
-      if (!proc.Start(options_.load_timeout_ms).ok) return std::nullopt;
-      return RunTrial(proc, "sanitizer", kase, dist, kSanitizerTrial);
+      auto proc = backend_.NewProcess(machine_, so_path, options_.limits, ArenaBytes(kase.params));
+      proc->set_cancel(options_.cancel);
+      if (!proc->Start(options_.load_timeout_ms).ok) return std::nullopt;
+      return RunTrial(*proc, "sanitizer", kase, dist, kSanitizerTrial);
     };
     auto stats = [](const CaseEvidence& e) {
       std::string s = e.outcome;
@@ -253,7 +253,8 @@ class Run {
       j["skipped"] = e.what();
       return j;
     }
-    CandidateProcess proc(machine_, so_path, options_.limits, ArenaBytes(kase.params), true);
+    auto owned = backend_.NewProcess(machine_, so_path, options_.limits, ArenaBytes(kase.params));
+    CandidateProcess& proc = *owned;
     proc.set_cancel(options_.cancel);
     proc.set_tool({sanitizer, "--tool", tool, "--print-limit", "20", "--show-backtrace", "no"});
     if (!proc.Start(options_.load_timeout_ms * 6).ok) {
@@ -473,7 +474,7 @@ class Run {
   /// GPU launch accounting (the runner's CUPTI counts): a call that returned success must
   /// have run a kernel, and only on the stream it was given. Returns true on a violation.
   bool CheckKernelLaunches(const CaseRun& run) {
-    if (options_.backend != BackendKind::kCuda || !judging_) return false;
+    if (!backend_.counts_launches() || !judging_) return false;
     if (run.kernels_on_stream < 0) {
       if (verdict_->launch_accounting.empty()) verdict_->launch_accounting = "not counted: " + run.message;
       return false;
@@ -497,6 +498,7 @@ class Run {
   }
 
   Machine& machine_;
+  const Backend& backend_;
   Clock& clock_;
   const Task& task_;
   const VerifyOptions& options_;
@@ -652,11 +654,8 @@ Verdict Verifier::VerifySource(const std::string& source, const std::string& lab
   v.seed = options.seed ? *options.seed : machine_.env().entropy().FreshSeed();
   v.full_requested = options.full;
   v.backend = options.backend;
-  CudaDevice device;
-  if (options.backend == BackendKind::kCuda) {
-    device = machine_.Device();  // no GPU: an environment error, before any work
-    v.device = device.info;
-  }
+  std::unique_ptr<Backend> backend = MakeBackend(options.backend);
+  v.device = backend->Prepare(machine_);  // no GPU for cuda: an environment error, before any work
   auto done = [&]() -> Verdict {
     // A verification the user stopped returns no verdict: its last trial may have been cut.
     if (options.cancel != nullptr) options.cancel->ThrowIfCancelled();
@@ -680,18 +679,15 @@ Verdict Verifier::VerifySource(const std::string& source, const std::string& lab
     v.message = "the candidate is not a C++ source file (binary data or larger than 1 MiB)";
     return done();
   }
-  if (source.find("kforge_run") == std::string::npos) {
+  if (std::string problem = backend->AbiProblem(source); !problem.empty()) {
     v.failure = FailureClass::kBuildError;
-    v.message = "the candidate does not define kforge_run; see the candidate ABI in the README";
+    v.message = problem;
     return done();
   }
   // Static integrity checks, recomputed at every validation: a cheating source is rejected
   // before it is compiled, whatever its numbers would have been.
-  StaticCheckOptions sopts;
-  sopts.backend = v.backend;
-  sopts.allowed_libraries = task_.allowed_libraries;
   if (!options.trusted)
-    for (auto& f : RunStaticChecks(source, sopts)) v.integrity.push_back(std::move(f));
+    for (auto& f : backend->StaticChecks(source, task_.allowed_libraries)) v.integrity.push_back(std::move(f));
   if (!v.integrity.empty()) return done();
   v.level = Level::kL0Static;
 
@@ -703,10 +699,8 @@ Verdict Verifier::VerifySource(const std::string& source, const std::string& lab
   copts.cache_dir = options.cache_dir;
   copts.probes = options.probes;
   v.probes = options.probes;
-  if (options.backend == BackendKind::kCuda) copts.cuda_arch = device.arch;
   if (options.trusted) copts.extra_flags = options.trusted_link_flags;
-  CompileResult compiled = options.backend == BackendKind::kCuda ? CompileCudaCandidate(machine_, source, copts)
-                                                                 : CompileCpuCandidate(machine_, source, copts);
+  CompileResult compiled = backend->Build(machine_, source, copts);
   v.compile = CompileEvidence{
       true,           compiled.ok, compiled.cached, compiled.seconds, compiled.compiler, compiled.compiler_version,
       compiled.flags, compiled.log};
@@ -716,7 +710,7 @@ Verdict Verifier::VerifySource(const std::string& source, const std::string& lab
     return done();
   }
 
-  Run run(machine_, task_, options, &v);
+  Run run(machine_, *backend, task_, options, &v);
   // Every light case runs twice with different data, so a candidate that caches results
   // across calls (keyed by pointer or shape) is caught even when only the light set runs.
   std::vector<Case> light;
@@ -738,7 +732,7 @@ Verdict Verifier::VerifySource(const std::string& source, const std::string& lab
   // `cases` is the task whose light and full lists the verdict's cases came from.
   auto sanitize = [&](const Task& cases) {
     Distribution dist;
-    if (options.sanitize && options.backend == BackendKind::kCuda && v.integrity.empty())
+    if (options.sanitize && backend->can_sanitize() && v.integrity.empty())
       if (const Case* k = FirstFailingCase(v, cases, &dist))
         v.sanitizer = run.RunSanitizer(compiled.so_path, *k, dist, v.failure);
   };
