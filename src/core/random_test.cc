@@ -10,20 +10,11 @@
 #include "core/env.h"
 #include "core/fs.h"
 #include "core/subprocess.h"
+#include "testing/fakes.h"
 #include "testing/testing.h"
 
 namespace kforge {
 namespace {
-
-/// The live runner, as app/ builds it (core tests do not use the exec layer's Machine).
-LiveClock& TestClock() {
-  static LiveClock clock;
-  return clock;
-}
-ProcessRunner& TestRunner() {
-  static LiveProcessRunner runner(TestClock(), "/tmp");
-  return runner;
-}
 
 /// The draws the golden values pin, as text: for each seed, two raw words, then a uniform,
 /// three normals and two t(2) values as the bits of the double.
@@ -108,11 +99,11 @@ int main() {
   SpawnOptions build;
   build.argv = {path, "-std=c++20",         "-O2", "-ffp-contract=off", "-I" + src, main_cc, src + "/core/random.cc",
                 "-o", dir.path() + "/draws"};
-  auto built = TestRunner().Run(build, 120000);
+  auto built = testing::TestRunner().Run(build, 120000);
   ASSERT_TRUE(built.status.ok()) << built.output;
   SpawnOptions run;
   run.argv = {dir.path() + "/draws"};
-  auto ran = TestRunner().Run(run, 30000);
+  auto ran = testing::TestRunner().Run(run, 30000);
   ASSERT_TRUE(ran.status.ok()) << ran.output;
   EXPECT_EQ(ran.output, Draws(0) + "\n" + Draws(1) + "\n" + Draws(0xC0FFEE) + "\n");
 }

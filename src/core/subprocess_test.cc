@@ -6,24 +6,15 @@
 #include "core/clock.h"
 #include "core/error.h"
 #include "core/fs.h"
+#include "testing/fakes.h"
 
 namespace kforge {
 namespace {
 
-/// The live runner, as app/ builds it (core tests do not use the exec layer's Machine).
-LiveClock& TestClock() {
-  static LiveClock clock;
-  return clock;
-}
-ProcessRunner& TestRunner() {
-  static LiveProcessRunner runner(TestClock(), "/tmp");
-  return runner;
-}
-
 TEST(SubprocessTest, ExitCodeAndOutput) {
   SpawnOptions o;
   o.argv = {"/bin/sh", "-c", "echo hello; echo err >&2; exit 3"};
-  auto r = TestRunner().Run(o, 10000);
+  auto r = testing::TestRunner().Run(o, 10000);
   EXPECT_EQ(r.status.kind, ExitStatus::Kind::kExited);
   EXPECT_EQ(r.status.code, 3);
   EXPECT_EQ(r.output, "hello\nerr\n");
@@ -32,7 +23,7 @@ TEST(SubprocessTest, ExitCodeAndOutput) {
 TEST(SubprocessTest, SignalIsAValue) {
   SpawnOptions o;
   o.argv = {"/bin/sh", "-c", "kill -SEGV $$"};
-  auto r = TestRunner().Run(o, 10000);
+  auto r = testing::TestRunner().Run(o, 10000);
   EXPECT_EQ(r.status.kind, ExitStatus::Kind::kSignaled);
   EXPECT_EQ(r.status.signal, SIGSEGV);
 }
@@ -43,10 +34,10 @@ TEST(SubprocessTest, TimeoutKillsTheWholeGroup) {
   SpawnOptions o;
   // The grandchild would create the marker after 2 s if it survived its group's death.
   o.argv = {"/bin/sh", "-c", "(sleep 2; touch " + marker + ") & sleep 100"};
-  int64_t start = TestClock().MonotonicNanos();
-  auto r = TestRunner().Run(o, 300);
+  int64_t start = testing::TestClock().MonotonicNanos();
+  auto r = testing::TestRunner().Run(o, 300);
   EXPECT_EQ(r.status.kind, ExitStatus::Kind::kTimedOut);
-  EXPECT_LT((TestClock().MonotonicNanos() - start) / 1e9, 5.0);
+  EXPECT_LT((testing::TestClock().MonotonicNanos() - start) / 1e9, 5.0);
   ::sleep(3);
   EXPECT_FALSE(FileExists(marker));
 }
@@ -54,14 +45,14 @@ TEST(SubprocessTest, TimeoutKillsTheWholeGroup) {
 TEST(SubprocessTest, StdinIsDevNull) {
   SpawnOptions o;
   o.argv = {"/bin/sh", "-c", "cat; echo done"};
-  auto r = TestRunner().Run(o, 10000);
+  auto r = testing::TestRunner().Run(o, 10000);
   EXPECT_EQ(r.output, "done\n");
 }
 
 TEST(SubprocessTest, MissingProgramIsAnEnvironmentError) {
   SpawnOptions o;
   o.argv = {"/nonexistent/program"};
-  EXPECT_THROW(TestRunner().Run(o, 1000), EnvironmentError);
+  EXPECT_THROW(testing::TestRunner().Run(o, 1000), EnvironmentError);
 }
 
 }  // namespace

@@ -28,19 +28,7 @@ DecisionReplay ReplayDecisions(const std::vector<Event>& events, const ArtifactS
                                               FailureSignature(v), e.data.value("signature", "")));
     } else if (type == EventType::kRoundClosed && s.current && s.best) {
       ++out.rounds;
-      RoundInput in;
-      in.config = &s.config;
-      in.current = &*s.current;
-      in.best = &*s.best;
-      in.results = &s.round_results;
-      in.had_proposals = !s.proposals.empty();
-      in.counters = {s.rounds_without_best, s.stagnant_rounds, s.repeated, s.build_error_rounds, s.precision_rounds};
-      in.turns = s.turns;
-      in.attempt = s.attempt;
-      in.rounds_in_attempt = s.rounds_in_attempt;
-      in.extra_rounds = s.extra_rounds;
-      in.extended = s.extended;
-      in.elapsed_s = s.clock_elapsed_s;
+      RoundInput in = RoundInputFrom(s);
       nlohmann::json again = CloseRoundDecision(in, forensics_of).ToJson(s.round);
       nlohmann::json recorded = e.data;
       recorded.erase("kb_updates");

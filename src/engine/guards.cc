@@ -34,6 +34,23 @@ nlohmann::json RoundDecision::ToJson(int round) const {
   return d;
 }
 
+RoundInput RoundInputFrom(const RunState& s) {
+  RoundInput in;
+  in.config = &s.config;
+  in.current = &*s.current;
+  in.best = &*s.best;
+  in.results = &s.round_results;
+  in.had_proposals = !s.proposals.empty();
+  in.counters = {s.rounds_without_best, s.stagnant_rounds, s.repeated, s.build_error_rounds, s.precision_rounds};
+  in.turns = s.turns;
+  in.attempt = s.attempt;
+  in.rounds_in_attempt = s.rounds_in_attempt;
+  in.extra_rounds = s.extra_rounds;
+  in.extended = s.extended;
+  in.elapsed_s = s.clock_elapsed_s;
+  return in;
+}
+
 const Scored* TopResult(const std::vector<Scored>& results) {
   const Scored* top = nullptr;
   for (const auto& r : results)

@@ -57,6 +57,10 @@ struct RoundDecision {
   nlohmann::json ToJson(int round) const;
 };
 
+/// The input of the round `s` is closing, from the folded state (the clock reading is the
+/// round's recorded `clock_read`).
+RoundInput RoundInputFrom(const RunState& s);
+
 /// The best of this round's results (highest score; the first on ties), or null.
 const Scored* TopResult(const std::vector<Scored>& results);
 

@@ -300,20 +300,7 @@ void RepairRun::CallRepairer() {
 
 void RepairRun::CloseRound() {
   const std::vector<Scored>& results = state_.round_results;
-  RoundInput in;
-  in.config = &state_.config;
-  in.current = &*state_.current;
-  in.best = &*state_.best;
-  in.results = &results;
-  in.had_proposals = !state_.proposals.empty();
-  in.counters = {state_.rounds_without_best, state_.stagnant_rounds, state_.repeated, state_.build_error_rounds,
-                 state_.precision_rounds};
-  in.turns = state_.turns;
-  in.attempt = state_.attempt;
-  in.rounds_in_attempt = state_.rounds_in_attempt;
-  in.extra_rounds = state_.extra_rounds;
-  in.extended = state_.extended;
-  in.elapsed_s = state_.clock_elapsed_s;  // recorded by the round's clock_read
+  RoundInput in = RoundInputFrom(state_);
   RoundDecision decision = CloseRoundDecision(in, [&](const Scored& s) {
     return s.forensics.empty() ? Forensics{} : ForensicsFromJson(nlohmann::json::parse(artifacts_->Get(s.forensics)));
   });

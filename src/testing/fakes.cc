@@ -29,6 +29,16 @@ HttpResponse FakeHttpClient::Send(const HttpRequest& request) {
   return r;
 }
 
+Clock& TestClock() {
+  static LiveClock clock;
+  return clock;
+}
+
+ProcessRunner& TestRunner() {
+  static LiveProcessRunner runner(TestClock(), "/tmp");
+  return runner;
+}
+
 Machine& LiveMachine() {
   static LiveEnv live;
   static Machine machine(live.env());

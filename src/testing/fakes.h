@@ -80,6 +80,10 @@ struct FakeEnv {
   Env env;
 };
 
+/// The live clock and process runner, for core tests that start real processes.
+Clock& TestClock();
+ProcessRunner& TestRunner();
+
 /// The live environment and machine for tests that compile and run real candidates; the
 /// configuration comes from the test's process environment (ctest sets KFORGE_CACHE_DIR).
 Machine& LiveMachine();
