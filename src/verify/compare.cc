@@ -143,6 +143,7 @@ CompareResult CompareOutput(const CompareInput& in) {
   // The absolute tolerance scales with the reference's typical magnitude, not its plain RMS:
   // one planted +-FLT_MAX/2 would otherwise allow an error of ~1e31 on every other element.
   Scale scale = OrdinaryScale(rounded);
+  if (in.term_norm != nullptr) scale.rms = std::max(scale.rms, OrdinaryScale(*in.term_norm).rms);
   r.allowed_abs =
       std::max(in.tolerance.atol * std::sqrt(static_cast<double>(std::max<int64_t>(1, in.reduction_size))) * scale.rms,
                in.tolerance.floor);

@@ -49,6 +49,11 @@ struct CompareInput {
   Tolerance tolerance;
   int64_t reduction_size = 1;
   Comparison comparison = Comparison::kAllClose;
+  /// For sums of products: per element, the norm of the sum's terms (sqrt of the reference
+  /// on squared inputs). The absolute tolerance then scales with the larger of its typical
+  /// magnitude and the reference's, so an output that is a small difference of large terms
+  /// is held to the float error of those terms, not to its own size. Null otherwise.
+  const std::vector<double>* term_norm = nullptr;
   /// For kArgmax: the input the index refers into, as doubles, shape [rows, cols].
   const std::vector<double>* argmax_source = nullptr;
   int64_t argmax_cols = 0;

@@ -137,3 +137,31 @@ TEST(CompareTest, ToleranceScaleIgnoresOutliersButNotOrdinaryValues) {
 
 }  // namespace
 }  // namespace kforge
+
+namespace kforge {
+namespace {
+
+/// A 1x1 matmul output 0.731 that is the sum of terms of norm 40 (heavy-tailed inputs,
+/// cancelling): the H200's cuBLAS result was 5.2e-5 off, within the float error of terms
+/// that large but 1.7 times what rms(reference) alone allowed.
+TEST(CompareTest, SumsOfLargeTermsAreHeldToTheirTermsNotTheirSize) {
+  TensorSpec spec{"c", DType::kFloat32, {"1"}};
+  std::vector<double> ref = {0.7311866};
+  std::vector<double> norm = {40.0};
+  float got = 0.7311351f;
+  CompareInput in;
+  in.spec = &spec;
+  in.shape = {1};
+  in.got = &got;
+  in.reference = &ref;
+  in.tolerance = Tolerance{1e-6, 1e-5, 0, ""};
+  in.reduction_size = 1024;
+  EXPECT_FALSE(CompareOutput(in).passed()) << "without the terms' norm";
+  in.term_norm = &norm;
+  EXPECT_TRUE(CompareOutput(in).passed());
+  got = 0.74f;  // a wrong result is still far outside
+  EXPECT_FALSE(CompareOutput(in).passed());
+}
+
+}  // namespace
+}  // namespace kforge

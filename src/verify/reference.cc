@@ -264,6 +264,10 @@ std::vector<std::string> ReferenceIntermediates(std::string_view reference) {
   return {};
 }
 
+bool IsSumOfProducts(std::string_view reference) {
+  return reference == "matmul" || reference == "batched_matmul" || reference == "conv2d";
+}
+
 ReferenceFn FindReference(std::string_view name) {
   for (const auto& [n, fn] : kReferences)
     if (n == name) return fn;

@@ -30,6 +30,11 @@ using ReferenceFn = void (*)(const Task& task, const std::vector<RefTensor>& in,
 /// Names of the intermediates a reference exposes.
 std::vector<std::string> ReferenceIntermediates(std::string_view reference);
 
+/// Whether every output element of the reference is a sum of products of one element of each
+/// input (matmul, batched_matmul, conv2d). The verifier then also runs it on the squared
+/// inputs: sqrt of that is the norm of each sum's terms, the scale of its float error.
+bool IsSumOfProducts(std::string_view reference);
+
 /// The reference called `name`, or null.
 ReferenceFn FindReference(std::string_view name);
 std::vector<std::string> ReferenceNames();

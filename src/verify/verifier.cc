@@ -362,6 +362,16 @@ class Run {
     int64_t ref_start = clock.MonotonicNanos();
     Intermediates inter;
     reference_(task_, ref_in, ref_out, options_.probes ? &inter : nullptr);
+    std::vector<RefTensor> term_norm;
+    if (IsSumOfProducts(task_.reference)) {
+      std::vector<RefTensor> squared = ref_in;
+      for (auto& t : squared)
+        for (double& x : t.data) x *= x;
+      term_norm = ref_out;
+      reference_(task_, squared, term_norm, nullptr);
+      for (auto& t : term_norm)
+        for (double& x : t.data) x = std::sqrt(x);
+    }
     ev.reference_ms = Seconds(clock, ref_start) * 1000;
     struct Wipe {
       std::vector<RefTensor>& out;
@@ -435,6 +445,7 @@ class Run {
       ci.shape = t.shape;
       ci.got = arena.data(n_in + o);
       ci.reference = &ref_out[o].data;
+      if (!term_norm.empty()) ci.term_norm = &term_norm[o].data;
       ci.tolerance = task_.ToleranceFor(t.dtype);
       ci.reduction_size = reduction;
       ci.comparison = task_.comparison;
