@@ -17,25 +17,36 @@ std::string Canonical(const std::string& path) {
   return ec ? path : canonical.string();
 }
 
+/// What `program --version` prints. Throws EnvironmentError with `missing` when it cannot
+/// be started, and with `broken` and its output when it fails.
+std::string VersionOutput(ProcessRunner& processes, const std::string& program, const std::string& missing,
+                          const std::string& broken) {
+  SpawnOptions opts;
+  opts.argv = {program, "--version"};
+  ProcessRunner::Result r;
+  try {
+    r = processes.Run(opts, 30000);
+  } catch (const EnvironmentError&) {
+    throw EnvironmentError(missing);
+  }
+  if (!r.status.ok()) throw EnvironmentError(broken + ": " + r.output);
+  return r.output;
+}
+
 }  // namespace
 
 const ToolInfo& Machine::HostCompiler() {
   std::lock_guard<std::mutex> lock(mu_);
   if (cxx_) return *cxx_;
   const std::string& name = config().cxx;
-  SpawnOptions opts;
-  opts.argv = {name, "--version"};
-  ProcessRunner::Result r;
-  try {
-    r = env_.processes().Run(opts, 30000);
-  } catch (const EnvironmentError&) {
-    throw EnvironmentError("no C++ compiler found ('" + name + "'); install one with 'apt-get install g++' or set CXX");
-  }
-  if (!r.status.ok()) throw EnvironmentError("the C++ compiler '" + name + "' does not run: " + r.output);
+  const std::string output =
+      VersionOutput(env_.processes(), name,
+                    "no C++ compiler found ('" + name + "'); install one with 'apt-get install g++' or set CXX",
+                    "the C++ compiler '" + name + "' does not run");
   std::string resolved = name;
   if (name.find('/') == std::string::npos)
     if (std::string found = FindInPath(name, config().path); !found.empty()) resolved = found;
-  cxx_ = ToolInfo{Canonical(resolved), r.output.substr(0, r.output.find('\n'))};
+  cxx_ = ToolInfo{Canonical(resolved), output.substr(0, output.find('\n'))};
   return *cxx_;
 }
 
@@ -47,17 +58,11 @@ const ToolInfo& Machine::Nvcc() {
   nvcc = KFORGE_NVCC;
 #endif
   if (!config().nvcc.empty()) nvcc = config().nvcc;
-  SpawnOptions opts;
-  opts.argv = {nvcc, "--version"};
-  ProcessRunner::Result r;
-  try {
-    r = env_.processes().Run(opts, 30000);
-  } catch (const EnvironmentError&) {
-    throw EnvironmentError("nvcc not found at " + nvcc + "; install the CUDA toolkit or set KFORGE_NVCC");
-  }
-  if (!r.status.ok()) throw EnvironmentError("nvcc at " + nvcc + " does not run: " + r.output);
-  size_t p = r.output.rfind("Cuda compilation tools");
-  nvcc_ = ToolInfo{Canonical(nvcc), p == std::string::npos ? r.output : r.output.substr(p, r.output.find('\n', p) - p)};
+  const std::string output = VersionOutput(
+      env_.processes(), nvcc, "nvcc not found at " + nvcc + "; install the CUDA toolkit or set KFORGE_NVCC",
+      "nvcc at " + nvcc + " does not run");
+  size_t p = output.rfind("Cuda compilation tools");
+  nvcc_ = ToolInfo{Canonical(nvcc), p == std::string::npos ? output : output.substr(p, output.find('\n', p) - p)};
   return *nvcc_;
 }
 
