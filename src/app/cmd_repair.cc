@@ -223,21 +223,18 @@ CommandAction SetupLog(CLI::App& sub, Machine& machine, CancellationToken& inter
                   << "\n";
         continue;
       }
-      std::string detail;
-      const auto& d = e.data;
-      const EventType type = ParseEventType(e.type);
-      if (type == EventType::kValidated)
-        detail = fmt::format("round {} #{} {} {} level={} score={:.2f} {}", d.value("round", 0), d.value("index", -1),
-                             d.value("candidate", "").substr(0, 8), d.value("failure_class", ""), d.value("level", ""),
-                             d.value("score", 0.0), d.value("origin", ""));
-      else if (type == EventType::kRepairProposed)
-        detail = fmt::format("round {}: {} proposals", d.value("round", 0), d["proposals"].size());
-      else if (type == EventType::kRoundClosed)
-        detail = fmt::format("round {}: adopted={} stop={} guards={}", d.value("round", 0),
-                             d.contains("adopted") ? d["adopted"].get<std::string>().substr(0, 8) : "-",
-                             d.value("stop", ""), d["guards"].dump());
-      else
-        detail = d.dump().substr(0, 200);
+      std::string detail = e.data.dump().substr(0, 200);
+      std::optional<RunEvent> typed = Decode(e);
+      if (const auto* v = typed ? std::get_if<ValidatedEvent>(&*typed) : nullptr)
+        detail = fmt::format("round {} #{} {} {} level={} score={:.2f} {}", v->scored.round, v->scored.index,
+                             v->scored.candidate.substr(0, 8), FailureClassName(v->scored.failure),
+                             LevelName(v->scored.level), v->scored.score, v->scored.origin);
+      else if (const auto* p = typed ? std::get_if<RepairProposedEvent>(&*typed) : nullptr)
+        detail = fmt::format("round {}: {} proposals", p->round, p->proposals.size());
+      else if (const auto* c = typed ? std::get_if<RoundClosedEvent>(&*typed) : nullptr)
+        detail = fmt::format("round {}: adopted={} stop={} guards={}", c->round,
+                             c->decision.adopted.empty() ? "-" : c->decision.adopted.substr(0, 8), c->decision.stop,
+                             DecisionJson(c->round, c->decision)["guards"].dump());
       std::cout << fmt::format("{:>4} {:<16} {:<8} {}\n", e.seq, e.type, LayerName(e.layer), detail);
     }
     return 0;

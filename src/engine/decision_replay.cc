@@ -15,28 +15,28 @@ DecisionReplay ReplayDecisions(const std::vector<Event>& events, const ArtifactS
     return c.forensics.empty() ? Forensics{} : ForensicsFromJson(nlohmann::json::parse(artifacts.Get(c.forensics)));
   };
   for (const Event& e : events) {
-    const EventType type = ParseEventType(e.type);
-    if (type == EventType::kValidated) {
+    std::optional<RunEvent> typed = Decode(e);
+    if (!typed) continue;
+    if (const auto* validated = std::get_if<ValidatedEvent>(&*typed)) {
       ++out.validations;
-      const Verdict v = Verdict::FromJson(nlohmann::json::parse(artifacts.Get(e.data.value("verdict", ""))));
+      const Scored& rec = validated->scored;
+      const Verdict v = Verdict::FromJson(nlohmann::json::parse(artifacts.Get(rec.verdict)));
       const double score = ScoreVerdict(v);
-      if (score != e.data.value("score", 0.0))
-        out.differences.push_back(fmt::format("event {}: the verdict scores {} but {} was recorded", e.seq, score,
-                                              e.data.value("score", 0.0)));
-      if (FailureSignature(v) != e.data.value("signature", ""))
+      if (score != rec.score)
+        out.differences.push_back(
+            fmt::format("event {}: the verdict scores {} but {} was recorded", e.seq, score, rec.score));
+      if (FailureSignature(v) != rec.signature)
         out.differences.push_back(fmt::format("event {}: the verdict's failure signature is '{}', not '{}'", e.seq,
-                                              FailureSignature(v), e.data.value("signature", "")));
-    } else if (type == EventType::kRoundClosed && s.current && s.best) {
+                                              FailureSignature(v), rec.signature));
+    } else if (const auto* closed = std::get_if<RoundClosedEvent>(&*typed); closed && s.current && s.best) {
       ++out.rounds;
-      RoundInput in = RoundInputFrom(s);
-      nlohmann::json again = CloseRoundDecision(in, forensics_of).ToJson(s.round);
-      nlohmann::json recorded = e.data;
-      recorded.erase("kb_updates");
-      if (again != recorded)
-        out.differences.push_back(fmt::format("event {} (round {}): re-deciding gives {}", e.seq, s.round,
-                                              nlohmann::json::diff(recorded, again).dump()));
+      RoundDecision again = CloseRoundDecision(RoundInputFrom(s), forensics_of);
+      if (!(again == closed->decision))
+        out.differences.push_back(fmt::format(
+            "event {} (round {}): re-deciding gives {}", e.seq, s.round,
+            nlohmann::json::diff(DecisionJson(s.round, closed->decision), DecisionJson(s.round, again)).dump()));
     }
-    s.Apply(e);
+    s.Apply(*typed, e.wall_us);
   }
   return out;
 }

@@ -9,30 +9,9 @@ namespace {
 
 constexpr double kEps = 1e-9;
 
-GuardDecision Stop(std::string guard, std::string reason) { return {std::move(guard), "stop", std::move(reason)}; }
+GuardDecision Stop(GuardKind guard, std::string reason) { return {guard, GuardAction::kStop, std::move(reason)}; }
 
 }  // namespace
-
-nlohmann::json RoundDecision::ToJson(int round) const {
-  nlohmann::json d = {{"round", round}};
-  if (!adopted.empty()) d["adopted"] = adopted;
-  if (!new_best.empty()) d["new_best"] = new_best;
-  if (rollback) d["rollback"] = true;
-  if (new_attempt) d["new_attempt"] = true;
-  if (extend > 0) d["extend"] = extend;
-  d["rounds_without_best"] = counters.rounds_without_best;
-  d["stagnant_rounds"] = counters.stagnant;
-  d["repeated"] = counters.repeated;
-  d["build_error_rounds"] = counters.build_error_rounds;
-  d["precision_rounds"] = counters.precision_rounds;
-  d["improved"] = improved;
-  d["guards"] = nlohmann::json::array();
-  for (const auto& g : guards)
-    d["guards"].push_back({{"guard", g.guard}, {"decision", g.decision}, {"reason", g.reason}});
-  d["stop"] = stop;
-  d["stop_message"] = stop_message;
-  return d;
-}
 
 RoundInput RoundInputFrom(const RunState& s) {
   RoundInput in;
@@ -62,7 +41,7 @@ std::vector<GuardDecision> IntegrityGuard(const std::vector<Scored>& results) {
   std::vector<GuardDecision> out;
   for (const auto& r : results)
     if (r.integrity)
-      out.push_back({"integrity", "reject",
+      out.push_back({GuardKind::kIntegrity, GuardAction::kReject,
                      "proposal " + r.candidate.substr(0, 8) + " from " + r.origin + " cheats: " + r.message});
   return out;
 }
@@ -70,36 +49,36 @@ std::vector<GuardDecision> IntegrityGuard(const std::vector<Scored>& results) {
 std::optional<GuardDecision> RollbackGuard(const RunConfig& c, int rounds_without_best, const Scored& current_after,
                                            const Scored& best_after) {
   if (rounds_without_best < c.rollback_after || current_after.candidate == best_after.candidate) return std::nullopt;
-  return GuardDecision{"best_snapshot", "rollback",
+  return GuardDecision{GuardKind::kBestSnapshot, GuardAction::kRollback,
                        fmt::format("{} rounds without beating the best (score {:.2f}); back to {}", rounds_without_best,
                                    best_after.score, best_after.candidate.substr(0, 8))};
 }
 
 std::optional<GuardDecision> RepeatedFailureGuard(const RunConfig& c, int repeated, const Scored& current_after) {
   if (repeated < c.repeated_failure_limit) return std::nullopt;
-  return Stop("repeated_failure",
+  return Stop(GuardKind::kRepeatedFailure,
               fmt::format("the same error ({}) {} rounds in a row", current_after.signature, repeated));
 }
 
 std::optional<GuardDecision> StagnationGuard(const RunConfig& c, int stagnant, const Scored& current_after) {
   if (stagnant < c.stagnation_rounds) return std::nullopt;
-  return Stop("stagnation", fmt::format("score flat at {:.2f} for {} rounds", current_after.score, stagnant));
+  return Stop(GuardKind::kStagnation, fmt::format("score flat at {:.2f} for {} rounds", current_after.score, stagnant));
 }
 
 std::optional<GuardDecision> NearPassGuard(bool improved, int rounds_without_best, const Forensics& f) {
   if (improved || rounds_without_best < 2 || !(f.Has("near_pass") || f.Has("fp16_ceiling"))) return std::nullopt;
-  return Stop(f.Has("fp16_ceiling") ? "fp16_ceiling" : "near_pass",
+  return Stop(f.Has("fp16_ceiling") ? GuardKind::kFp16Ceiling : GuardKind::kNearPass,
               "errors sit just above the tolerance and no change reduces them");
 }
 
 std::optional<GuardDecision> TurnBudgetGuard(const RunConfig& c, int turns) {
   if (turns < c.turns_per_task && turns < c.turns_per_session) return std::nullopt;
-  return Stop("turn_budget", fmt::format("{} repairer turns used", turns));
+  return Stop(GuardKind::kTurnBudget, fmt::format("{} repairer turns used", turns));
 }
 
 std::optional<GuardDecision> WallClockGuard(const RunConfig& c, int64_t elapsed_s) {
   if (elapsed_s < c.wall_clock_s) return std::nullopt;
-  return Stop("wall_clock", fmt::format("{} s elapsed (limit {} s)", elapsed_s, c.wall_clock_s));
+  return Stop(GuardKind::kWallClock, fmt::format("{} s elapsed (limit {} s)", elapsed_s, c.wall_clock_s));
 }
 
 std::optional<GuardDecision> AttemptBudgetGuard(const RoundInput& in, const RoundCounters& after, bool improved,
@@ -110,14 +89,14 @@ std::optional<GuardDecision> AttemptBudgetGuard(const RoundInput& in, const Roun
   if (in.rounds_in_attempt < c.rounds_per_attempt + in.extra_rounds && !sub_limit) return std::nullopt;
   if (improved && !in.extended && !sub_limit && c.soft_extension_rounds > 0)
     return GuardDecision{
-        "soft_budget", "extend",
+        GuardKind::kSoftBudget, GuardAction::kExtend,
         fmt::format("the last round improved the score ({:.2f} -> {:.2f})", in.current->score, current_after.score)};
   if (in.attempt < c.max_attempts)
-    return GuardDecision{"attempt_budget", "new_attempt",
+    return GuardDecision{GuardKind::kAttemptBudget, GuardAction::kNewAttempt,
                          sub_limit ? fmt::format("{} build-error / {} precision rounds in this attempt",
                                                  after.build_error_rounds, after.precision_rounds)
                                    : fmt::format("{} rounds used in attempt {}", in.rounds_in_attempt, in.attempt)};
-  return Stop("round_budget", fmt::format("{} attempts used", in.attempt));
+  return Stop(GuardKind::kRoundBudget, fmt::format("{} attempts used", in.attempt));
 }
 
 RoundDecision CloseRoundDecision(const RoundInput& in, const std::function<Forensics(const Scored&)>& forensics_of) {
@@ -129,13 +108,14 @@ RoundDecision CloseRoundDecision(const RoundInput& in, const std::function<Foren
   auto stop_with = [&](std::optional<GuardDecision> g) {
     if (!g) return false;
     d.guards.push_back(*g);
-    if (g->decision == "stop") d.stop = g->guard;
+    if (g->action == GuardAction::kStop) d.stop = GuardKindName(g->guard);
     return true;
   };
   const Scored* top = TopResult(*in.results);
   if (top == nullptr) {
-    stop_with(in.had_proposals ? Stop("oscillation", "every proposal repeated a candidate already tried")
-                               : Stop("no_proposals", "the repairer had nothing to propose for this diagnosis"));
+    stop_with(in.had_proposals
+                  ? Stop(GuardKind::kOscillation, "every proposal repeated a candidate already tried")
+                  : Stop(GuardKind::kNoProposals, "the repairer had nothing to propose for this diagnosis"));
   } else if (top->passed) {
     d.adopted = d.new_best = top->candidate;
     d.stop = "certified";
@@ -170,13 +150,13 @@ RoundDecision CloseRoundDecision(const RoundInput& in, const std::function<Foren
     if (d.stop.empty()) {
       if (auto g = AttemptBudgetGuard(in, k, d.improved, *after)) {
         d.guards.push_back(*g);
-        if (g->decision == "extend") {
+        if (g->action == GuardAction::kExtend) {
           d.extend = c.soft_extension_rounds;
-        } else if (g->decision == "new_attempt") {
+        } else if (g->action == GuardAction::kNewAttempt) {
           d.new_attempt = true;
           d.rollback = true;
         } else {
-          d.stop = g->guard;
+          d.stop = GuardKindName(g->guard);
         }
       }
     }

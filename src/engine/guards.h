@@ -16,15 +16,6 @@
 
 namespace kforge {
 
-/// Counters carried from round to round.
-struct RoundCounters {
-  int rounds_without_best = 0;
-  int stagnant = 0;
-  int repeated = 0;
-  int build_error_rounds = 0;
-  int precision_rounds = 0;
-};
-
 /// What a round's close looks at.
 struct RoundInput {
   const RunConfig* config = nullptr;
@@ -39,22 +30,6 @@ struct RoundInput {
   int extra_rounds = 0;
   bool extended = false;
   int64_t elapsed_s = 0;  ///< run time charged to the budget (pauses excluded)
-};
-
-struct RoundDecision {
-  std::string adopted;   ///< candidate made current ("" : none)
-  std::string new_best;  ///< candidate made best ("" : none)
-  bool rollback = false;
-  bool new_attempt = false;
-  int extend = 0;
-  bool improved = false;
-  bool success = false;
-  RoundCounters counters;
-  std::vector<GuardDecision> guards;
-  std::string stop;  ///< the stopping guard's name, "" to go on
-  std::string stop_message;
-  /// The round_closed event's payload.
-  nlohmann::json ToJson(int round) const;
 };
 
 /// The input of the round `s` is closing, from the folded state (the clock reading is the

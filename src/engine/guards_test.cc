@@ -41,7 +41,7 @@ Forensics None(const Scored&) { return {}; }
 TEST(Guards, IntegrityRejectsEveryCheatingProposal) {
   auto g = IntegrityGuard({S("a", 30), S("b", -1, FailureClass::kIntegrity), S("c", -1, FailureClass::kIntegrity)});
   ASSERT_EQ(g.size(), 2u);
-  EXPECT_EQ(g[0].decision, "reject");
+  EXPECT_EQ(g[0].action, GuardAction::kReject);
   EXPECT_NE(g[1].reason.find("c"), std::string::npos);
 }
 
@@ -49,13 +49,13 @@ TEST(Guards, EachStopsAtItsLimitAndNotBefore) {
   RunConfig c;
   Scored s = S("x", 12);
   EXPECT_FALSE(RepeatedFailureGuard(c, c.repeated_failure_limit - 1, s));
-  EXPECT_EQ(RepeatedFailureGuard(c, c.repeated_failure_limit, s)->guard, "repeated_failure");
+  EXPECT_EQ(RepeatedFailureGuard(c, c.repeated_failure_limit, s)->guard, GuardKind::kRepeatedFailure);
   EXPECT_FALSE(StagnationGuard(c, c.stagnation_rounds - 1, s));
-  EXPECT_EQ(StagnationGuard(c, c.stagnation_rounds, s)->decision, "stop");
+  EXPECT_EQ(StagnationGuard(c, c.stagnation_rounds, s)->action, GuardAction::kStop);
   EXPECT_FALSE(TurnBudgetGuard(c, c.turns_per_session - 1));
-  EXPECT_EQ(TurnBudgetGuard(c, c.turns_per_session)->guard, "turn_budget");
+  EXPECT_EQ(TurnBudgetGuard(c, c.turns_per_session)->guard, GuardKind::kTurnBudget);
   EXPECT_FALSE(WallClockGuard(c, c.wall_clock_s - 1));
-  EXPECT_EQ(WallClockGuard(c, c.wall_clock_s)->guard, "wall_clock");
+  EXPECT_EQ(WallClockGuard(c, c.wall_clock_s)->guard, GuardKind::kWallClock);
 }
 
 TEST(Guards, NearPassStopsOnlyWithoutProgressAndWithItsSymptom) {
@@ -64,14 +64,14 @@ TEST(Guards, NearPassStopsOnlyWithoutProgressAndWithItsSymptom) {
   EXPECT_FALSE(NearPassGuard(/*improved=*/true, 3, near));
   EXPECT_FALSE(NearPassGuard(false, 1, near));
   EXPECT_FALSE(NearPassGuard(false, 3, Forensics{}));
-  EXPECT_EQ(NearPassGuard(false, 2, near)->guard, "near_pass");
+  EXPECT_EQ(NearPassGuard(false, 2, near)->guard, GuardKind::kNearPass);
 }
 
 TEST(Guards, RollbackReturnsToTheBestAfterTooManyRoundsWithoutBeatingIt) {
   RunConfig c;
   EXPECT_FALSE(RollbackGuard(c, c.rollback_after - 1, S("now", 10), S("best", 20)));
   EXPECT_FALSE(RollbackGuard(c, c.rollback_after, S("best", 20), S("best", 20))) << "already at the best";
-  EXPECT_EQ(RollbackGuard(c, c.rollback_after, S("now", 10), S("best", 20))->decision, "rollback");
+  EXPECT_EQ(RollbackGuard(c, c.rollback_after, S("now", 10), S("best", 20))->action, GuardAction::kRollback);
 }
 
 TEST(CloseRound, AdoptsTheBestImprovementAndCertifiesAPass) {
@@ -105,7 +105,7 @@ TEST(CloseRound, ACheatIsNeverAdoptedNorBest) {
   RoundDecision d = CloseRoundDecision(r.Input(), None);
   EXPECT_TRUE(d.adopted.empty());
   EXPECT_TRUE(d.new_best.empty());
-  EXPECT_EQ(d.guards[0].guard, "integrity");
+  EXPECT_EQ(d.guards[0].guard, GuardKind::kIntegrity);
 }
 
 TEST(CloseRound, TheAttemptBudgetExtendsOnceThenOpensANewAttemptThenStops) {
@@ -127,7 +127,7 @@ TEST(CloseRound, TheAttemptBudgetExtendsOnceThenOpensANewAttemptThenStops) {
   in = r.Input();
   in.counters.build_error_rounds = r.config.build_error_rounds - 1;
   d = CloseRoundDecision(in, None);
-  EXPECT_TRUE(d.new_attempt) << d.ToJson(1).dump();
+  EXPECT_TRUE(d.new_attempt) << DecisionJson(1, d).dump();
 }
 
 TEST(CloseRound, TheFirstStoppingGuardWins) {

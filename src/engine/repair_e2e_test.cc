@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/fs.h"
+#include "engine/events.h"
 #include "testing/testing.h"
 
 namespace kforge {
@@ -301,6 +302,19 @@ TEST_F(RepairTest, DecisionsReDeriveFromTheRecordAlone) {
   EXPECT_NE(check.out.find(std::to_string(rounds) + " round decisions"), std::string::npos) << check.out;
   for (const char* t : {"validation_trace", "clock_read"})
     EXPECT_NE(std::find(v.types.begin(), v.types.end(), t), v.types.end()) << t;
+  // Every event of a real run decodes to its typed value and encodes back to the same bytes.
+  for (const auto& j : v.events) {
+    Event e;
+    e.seq = j["seq"];
+    e.type = j["type"];
+    ASSERT_TRUE(TryParseLayer(j["layer"].get<std::string>(), &e.layer));
+    e.data = j["data"];
+    std::optional<RunEvent> typed = Decode(e);
+    ASSERT_TRUE(typed.has_value()) << e.type;
+    EncodedEvent again = Encode(*typed);
+    EXPECT_EQ(again.data, e.data) << e.type;
+    EXPECT_EQ(again.layer, e.layer) << e.type;
+  }
 
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open((run + "/events.db").c_str(), &db), SQLITE_OK);

@@ -104,14 +104,15 @@ std::unique_ptr<RepairRun> RepairRun::Create(const std::string& run_dir, const s
   // The knowledge base as it stands now is an input of the run: record it.
   KnowledgeBase kb(env.kb_dir, env.machine->config().kb_state_dir);
   std::string kb_hash = run->artifacts_->Put(kb.Snapshot().dump());
-  run->Append(EventType::kRunStarted, Layer::kControl,
-              {{"task_name", task.name},
-               {"task_origin", task_origin},
-               {"task_artifact", task_hash},
-               {"candidate", cand_hash},
-               {"config", config.ToJson()},
-               {"kforge_version", KforgeVersion()},
-               {"kb_snapshot", kb_hash}});
+  RunStartedEvent started;
+  started.task_name = task.name;
+  started.task_origin = task_origin;
+  started.task_artifact = task_hash;
+  started.candidate = cand_hash;
+  started.config = config;
+  started.kforge_version = KforgeVersion();
+  started.kb_snapshot = kb_hash;
+  run->Append(started);
   run->log_->Checkpoint();
   run->Load();
   return run;
@@ -138,9 +139,10 @@ void RepairRun::Load() {
   repairer_ = BuiltinRepairersFor(env_).Make(state_.config.repairer, machine_.env());
 }
 
-Event RepairRun::Append(EventType type, Layer layer, nlohmann::json data) {
-  Event e = log_->Append(EventTypeName(type), layer, std::move(data));  // persist first ...
-  state_.Apply(e);                                                      // ... then apply
+Event RepairRun::Append(const RunEvent& event) {
+  EncodedEvent encoded = Encode(event);
+  Event e = log_->Append(EventTypeName(encoded.type), encoded.layer, std::move(encoded.data));  // persist first ...
+  state_.Apply(event, e.wall_us);                                                               // ... then apply
   ++appended_;
   if (kill_after_ > 0 && appended_ == kill_after_) ::raise(SIGKILL);
   if (interrupt_after_ > 0 && appended_ == interrupt_after_) ::raise(SIGINT);
@@ -186,25 +188,8 @@ Scored RepairRun::Validate(const std::string& source, int round, int index, cons
   s.round = round;
   s.index = index;
   s.iteration = state_.iterations;
-  Append(EventType::kValidated, Layer::kTensor,
-         {{"candidate", s.candidate},
-          {"verdict", s.verdict},
-          {"forensics", s.forensics},
-          {"score", s.score},
-          {"passed", s.passed},
-          {"integrity", s.integrity},
-          {"failure_class", FailureClassName(s.failure)},
-          {"level", LevelName(s.level)},
-          {"signature", s.signature},
-          {"message", s.message},
-          {"origin", origin},
-          {"round", round},
-          {"index", index},
-          {"iteration", s.iteration},
-          {"seed", *opts.seed},
-          {"previous", previous},
-          {"probes", opts.probes},
-          {"trials", TrialsTensor(v)}});
+  s.previous = previous;
+  Append(ValidatedEvent{s, *opts.seed, opts.probes, TrialsTensor(v)});
   // A person can follow the run without kforge: one directory per validation.
   std::string it_dir = fmt::format("{}/logs/iteration_{}", dir_, s.iteration);
   MakeDirs(it_dir);
@@ -226,13 +211,8 @@ Scored RepairRun::Validate(const std::string& source, int round, int index, cons
 
 void RepairRun::RequestRepair() {
   const bool write = !state_.current;  // no candidate yet: the repairer writes one from the task
-  Append(EventType::kRepairRequested, Layer::kControl,
-         {{"round", write ? 0 : state_.round + 1},
-          {"attempt", state_.attempt},
-          {"repairer", repairer_->name()},
-          {"write", write},
-          {"current", write ? "" : state_.current->candidate},
-          {"forensics", write ? "" : state_.current->forensics}});
+  Append(RepairRequestedEvent{write ? 0 : state_.round + 1, state_.attempt, repairer_->name(), write,
+                              write ? "" : state_.current->candidate, write ? "" : state_.current->forensics});
 }
 
 void RepairRun::CallRepairer() {
@@ -276,26 +256,22 @@ void RepairRun::CallRepairer() {
   });
   TurnResult turn = session_->Turn(ctx, tools);
   std::vector<Proposal>& proposals = turn.proposals;
-  nlohmann::json list = nlohmann::json::array();
-  int skipped = 0;
+  RepairProposedEvent proposed;
+  proposed.round = state_.round;
   for (const auto& p : proposals) {
     std::string hash = artifacts_->Put(p.source);
     if (state_.seen.count(hash)) {  // oscillation: never validate a candidate twice
-      ++skipped;
+      ++proposed.skipped_seen;
       continue;
     }
-    list.push_back({{"candidate", hash}, {"origin", p.origin}, {"description", p.description}});
+    proposed.proposals.push_back({hash, p.origin, p.description});
   }
-  nlohmann::json kb_ids = nlohmann::json::array();
-  for (const auto& h : ctx.kb_hits) kb_ids.push_back(h.entry->id);
-  Append(EventType::kRepairProposed, repairer_->deterministic() ? Layer::kControl : Layer::kToken,
-         {{"round", state_.round},
-          {"proposals", list},
-          {"skipped_seen", skipped},
-          {"kb_hits", kb_ids},
-          {"tool_calls", tools.calls()},
-          {"probes_requested", tools.probes_requested()},
-          {"usage", turn.usage.ToJson()}});
+  for (const auto& h : ctx.kb_hits) proposed.kb_hits.push_back(h.entry->id);
+  proposed.tool_calls = tools.calls();
+  proposed.probes_requested = tools.probes_requested();
+  proposed.usage = turn.usage;
+  proposed.deterministic = repairer_->deterministic();
+  Append(proposed);
 }
 
 void RepairRun::CloseRound() {
@@ -304,8 +280,7 @@ void RepairRun::CloseRound() {
   RoundDecision decision = CloseRoundDecision(in, [&](const Scored& s) {
     return s.forensics.empty() ? Forensics{} : ForensicsFromJson(nlohmann::json::parse(artifacts_->Get(s.forensics)));
   });
-  nlohmann::json d = decision.ToJson(state_.round);
-  const nlohmann::json& guards = d["guards"];
+  RoundClosedEvent closed{state_.round, decision, {}};
   // Knowledge-base track records: one use per entry per round.
   std::map<std::string, std::pair<bool, bool>> uses;  // id -> (led to a pass, integrity)
   for (const auto& r : results) {
@@ -316,28 +291,23 @@ void RepairRun::CloseRound() {
   }
   // The track-record updates are part of the run's log (the per-user state is updated
   // after, as the knowledge base's memory across runs).
-  d["kb_updates"] = nlohmann::json::array();
-  for (const auto& [id, u] : uses)
-    d["kb_updates"].push_back({{"id", id}, {"succeeded", u.first}, {"integrity", u.second}});
-  Append(EventType::kRoundClosed, Layer::kControl, d);
-  for (const auto& g : guards)
-    Progress(fmt::format("  guard {}: {} ({})", g["guard"].get<std::string>(), g["decision"].get<std::string>(),
-                         g["reason"].get<std::string>()));
+  for (const auto& [id, u] : uses) closed.kb_updates.push_back({id, u.first, u.second});
+  Append(closed);
+  for (const auto& g : decision.guards)
+    Progress(fmt::format("  guard {}: {} ({})", GuardKindName(g.guard), GuardActionName(g.action), g.reason));
   for (const auto& [id, u] : uses) kb_->RecordUse(id, u.first, u.second);
 }
 
 void RepairRun::Finish(bool success, const std::string& reason, const std::string& message) {
-  nlohmann::json d = {{"success", success}, {"reason", reason}, {"message", message}};
-  if (state_.current) d["final_candidate"] = state_.current->candidate;
-  Append(EventType::kRunFinished, Layer::kControl, d);
+  Append(RunFinishedEvent{success, reason, message, state_.current ? state_.current->candidate : ""});
   // Learn from the repair: the signature it fixed and the change that fixed it.
   const std::string before = state_.current ? state_.current->previous : "";
   if (!success || before.empty()) return;
   for (const auto& e : log_->ReadAll()) {
-    if (ParseEventType(e.type) != EventType::kValidated || e.data.value("candidate", "") != before ||
-        e.data.value("forensics", "").empty())
-      continue;
-    Forensics f = ForensicsFromJson(nlohmann::json::parse(artifacts_->Get(e.data["forensics"])));
+    std::optional<RunEvent> typed = Decode(e);
+    const auto* validated = typed ? std::get_if<ValidatedEvent>(&*typed) : nullptr;
+    if (validated == nullptr || validated->scored.candidate != before || validated->scored.forensics.empty()) continue;
+    Forensics f = ForensicsFromJson(nlohmann::json::parse(artifacts_->Get(validated->scored.forensics)));
     std::string id = kb_->ProposeLearned(task_, f, artifacts_->Get(before), artifacts_->Get(state_.current->candidate));
     if (!id.empty()) Progress("  proposed learned knowledge-base entry " + id);
     return;
@@ -389,7 +359,7 @@ void RepairRun::WriteOutputs() {
 const RunState& RepairRun::Run() {
   try {
     if (state_.cancelled && !state_.finished) {
-      Append(EventType::kResumed, Layer::kControl, {{"round", state_.round}});
+      Append(ResumedEvent{state_.round});
       Progress(fmt::format("resuming at round {} (attempt {})", state_.round, state_.attempt));
     }
     // Each step below is chosen from the folded state alone, so a resumed run takes the
@@ -397,8 +367,7 @@ const RunState& RepairRun::Run() {
     while (!state_.finished) {
       if (env_.cancel != nullptr) env_.cancel->ThrowIfCancelled();
       if (state_.trace_pending) {  // derived from the stored verdict: the same after a resume
-        Append(EventType::kValidationTrace, Layer::kTrace,
-               ValidationTrace(nlohmann::json::parse(artifacts_->Get(state_.last_verdict))));
+        Append(ValidationTraceEvent{ValidationTrace(nlohmann::json::parse(artifacts_->Get(state_.last_verdict)))});
         continue;
       }
       if (!state_.current && state_.initial_candidate.empty()) {
@@ -427,7 +396,7 @@ const RunState& RepairRun::Run() {
         continue;
       }
       if (!state_.stop_pending.empty()) {
-        Finish(state_.stop_pending == "certified", state_.stop_pending, state_.stop_message);
+        Finish(state_.stop_success, state_.stop_pending, state_.stop_message);
         continue;
       }
       // Proposals are validated in order; a certified one ends the round early. Both
@@ -441,10 +410,9 @@ const RunState& RepairRun::Run() {
       }
       if (state_.proposed) {
         if (state_.clock_round != state_.round) {  // persist the reading first, then decide from it
-          Append(EventType::kClockRead, Layer::kTrace,
-                 {{"round", state_.round},
-                  {"elapsed_s",
-                   (machine_.env().clock().WallMicros() - state_.started_wall_us - state_.paused_us) / 1000000}});
+          Append(ClockReadEvent{
+              state_.round,
+              (machine_.env().clock().WallMicros() - state_.started_wall_us - state_.paused_us) / 1000000});
           continue;
         }
         CloseRound();
@@ -458,12 +426,10 @@ const RunState& RepairRun::Run() {
     }
   } catch (const CancelledError& e) {
     // The step in progress recorded nothing; resume takes it again from the folded state.
-    Append(EventType::kCancelled, Layer::kControl,
-           {{"reason", e.what()}, {"round", state_.round}, {"attempt", state_.attempt}});
+    Append(CancelledEvent{e.what(), state_.round, state_.attempt});
     Progress(fmt::format("{}: stopped at round {}; continue with 'kforge resume {}'", e.what(), state_.round, dir_));
   } catch (const EnvironmentError& e) {
-    Append(EventType::kRunFinished, Layer::kControl,
-           {{"success", false}, {"reason", "environment"}, {"message", e.what()}});
+    Append(RunFinishedEvent{false, "environment", e.what(), ""});
     Progress(std::string("environment error: ") + e.what());
   }
   WriteOutputs();

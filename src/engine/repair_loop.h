@@ -55,7 +55,7 @@ class RepairRun {
  private:
   RepairRun(std::string dir, const RepairEnv& env);
   void Load();
-  Event Append(EventType type, Layer layer, nlohmann::json data);
+  Event Append(const RunEvent& event);
   Scored Validate(const std::string& source, int round, int index, const std::string& origin,
                   const std::string& previous);
   void RequestRepair();

@@ -2,7 +2,7 @@
 // A repair run's control state: a pure fold over its events. Nothing about a run lives
 // only in memory; resuming means replaying the log through Apply and continuing.
 //
-// Event types (stable names; payload fields in run_state.cc):
+// Event types (typed in events.h, which owns their payloads):
 //   run_started     control  task and candidate artifacts, config, seed
 //   validated       tensor   one candidate's verdict: round, index, scores, artifacts
 //   repair_requested control round and attempt; persisted before the repairer is called
@@ -21,54 +21,9 @@
 #include <string>
 #include <vector>
 
-#include "agent/repairer.h"
-#include "engine/run_config.h"
-#include "record/event_log.h"
-#include "verify/verdict.h"
+#include "engine/events.h"
 
 namespace kforge {
-
-/// The events of a repair run. Their names are what events.db stores.
-enum class EventType {
-  kRunStarted,
-  kValidated,
-  kRepairRequested,
-  kRepairProposed,
-  kRoundClosed,
-  kValidationTrace,
-  kClockRead,
-  kCancelled,
-  kResumed,
-  kRunFinished,
-  kUnknown,  ///< a name this kforge does not know (a log from a newer version)
-};
-std::string_view EventTypeName(EventType t);
-EventType ParseEventType(std::string_view name);
-
-/// What the engine knows about one validated candidate.
-struct Scored {
-  std::string candidate;  ///< artifact hash of the source
-  std::string verdict;    ///< artifact hash of the verdict JSON
-  std::string forensics;  ///< artifact hash of the forensics JSON ("" when it passed)
-  double score = 0;
-  bool passed = false;
-  bool integrity = false;  ///< an integrity failure
-  FailureClass failure = FailureClass::kNone;
-  Level level = Level::kNone;
-  std::string signature;  ///< identifies "the same error" across rounds
-  std::string message;
-  std::string origin;    ///< which repairer or KB entry proposed it
-  std::string previous;  ///< the candidate it was derived from ("" for the initial one)
-  int round = 0;
-  int index = -1;     ///< -1 for the initial candidate
-  int iteration = 0;  ///< order of validation in the run (0 = initial)
-};
-
-struct GuardDecision {
-  std::string guard;
-  std::string decision;  ///< stop, rollback, extend, new_attempt, skip
-  std::string reason;
-};
 
 struct RunState {
   bool started = false;
@@ -107,14 +62,17 @@ struct RunState {
   int64_t cancelled_wall_us = 0;
   int64_t paused_us = 0;  ///< time between cancelled and resumed events, not charged to the budget
 
-  std::string stop_pending;  ///< a round_closed decided to stop; run_finished not yet written
+  std::string stop_pending;   ///< a round_closed decided to stop; run_finished not yet written
+  bool stop_success = false;  ///< ... because the run is certified
   std::string stop_message;
   bool finished = false;
   bool success = false;
   std::string finish_reason;
 
-  /// Folds one event into the state. Unknown event types are ignored (forward compatible).
+  /// Folds one event into the state. Unknown event types are ignored (forward compatible);
+  /// a malformed payload or a newer log throws UsageError.
   void Apply(const Event& e);
+  void Apply(const RunEvent& e, int64_t wall_us);
 };
 
 RunState FoldEvents(const std::vector<Event>& events);
