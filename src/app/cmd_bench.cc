@@ -6,9 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/commands.h"
-#include "core/task.h"
-#include "exec/machine.h"
-#include "verify/bench.h"
+#include "service/service.h"
 
 namespace kforge {
 
@@ -34,16 +32,14 @@ CommandAction SetupBench(CLI::App& sub, Machine& machine, CancellationToken& int
       "Exit status: 0 timed and plausible, 1 the candidate failed verification or its timing is suspect, 2 usage or "
       "environment error.");
   return [a, seed, &machine, &interrupt]() -> int {
-    Task task = ResolveTask(a->task, machine.config());
-    if (*seed) a->options.seed = a->seed;
-    a->options.cancel = &interrupt;
-    a->options.baselines_dir = a->options.baseline_path.empty() ? BundledBaselinesDir(machine.config()) : "";
-    BenchReport r = RunBench(machine, task, a->candidate, a->options);
+    BenchRequest request{a->task, a->candidate, a->options};
+    if (*seed) request.options.seed = a->seed;
+    BenchReport r = Service(machine).Bench(request, interrupt);
     if (a->json)
       std::cout << r.ToJson().dump(2) << "\n";
     else
       std::cout << r.Text();
-    return r.ok() ? 0 : 1;
+    return ExitCodeOf(r.ok() ? Outcome::kPassed : Outcome::kFailed);
   };
 }
 

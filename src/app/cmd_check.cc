@@ -8,11 +8,9 @@
 
 #include "app/commands.h"
 #include "core/backend_kind.h"
-#include "core/clock.h"
 #include "core/error.h"
 #include "core/fs.h"
-#include "core/task.h"
-#include "exec/machine.h"
+#include "service/service.h"
 #include "verify/static_checks.h"
 
 namespace kforge {
@@ -39,23 +37,15 @@ CommandAction SetupCheck(CLI::App& sub, Machine& machine, CancellationToken& int
     std::string source, error;
     if (!TryReadFile(a->candidate, &source, &error))
       throw UsageError("cannot read candidate " + a->candidate + ": " + error);
-    StaticCheckOptions opts;
-    opts.backend = ParseBackend(a->backend);
-    if (!a->task.empty()) opts.allowed_libraries = ResolveTask(a->task, machine.config()).allowed_libraries;
-    int64_t start = machine.env().clock().MonotonicNanos();
-    auto findings = RunStaticChecks(source, opts);
-    double ms = (machine.env().clock().MonotonicNanos() - start) / 1e6;
+    CheckResult r = Service(machine).Check({source, ParseBackend(a->backend), a->task});
     if (a->json) {
-      nlohmann::json j = {{"clean", findings.empty()}, {"milliseconds", ms}, {"findings", nlohmann::json::array()}};
-      for (const auto& f : findings)
-        j["findings"].push_back({{"check", f.check}, {"detail", f.detail}, {"line", f.line}});
-      std::cout << j.dump(2) << "\n";
+      std::cout << r.ToJson().dump(2) << "\n";
     } else {
-      if (findings.empty()) std::cout << "clean: " << a->candidate << "\n";
-      for (const auto& f : findings)
+      if (r.findings.empty()) std::cout << "clean: " << a->candidate << "\n";
+      for (const auto& f : r.findings)
         std::cout << fmt::format("{}:{}: {}: {}\n", a->candidate, f.line, f.check, f.detail);
     }
-    return findings.empty() ? 0 : 1;
+    return ExitCodeOf(r.outcome());
   };
 }
 

@@ -7,8 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/commands.h"
-#include "exec/device.h"
-#include "exec/machine.h"
+#include "service/service.h"
 
 namespace kforge {
 namespace {
@@ -34,15 +33,13 @@ CommandAction SetupDevice(CLI::App& sub, Machine& machine, CancellationToken& in
       "Exit status: 0 a GPU is usable, 2 none (with the reason on stderr).\n"
       "Ceilings are stored per device under the cache directory ($KFORGE_CACHE_DIR or ~/.cache/kforge).");
   return [json, calibrate, &machine, &interrupt]() -> int {
-    CudaDevice d = machine.Device();  // throws EnvironmentError (exit 2) without a GPU
-    const std::string& cache = machine.config().cache_dir;
-    DeviceCeilings c = calibrate->parsed() ? CalibrateCeilings(machine, d, cache) : LoadCeilings(d, cache);
+    DeviceReport r = Service(machine).Device(calibrate->parsed());
     if (*json) {
-      nlohmann::json j = d.info;
-      j["ceilings"] = c.present ? c.raw : nlohmann::json(nullptr);
-      std::cout << j.dump(2) << "\n";
+      std::cout << r.ToJson().dump(2) << "\n";
       return 0;
     }
+    const CudaDevice& d = r.device;
+    const DeviceCeilings& c = r.ceilings;
     std::cout << fmt::format("{} ({}, compute capability {}), {:.1f} GiB, {} multiprocessors, driver {} runtime {}\n",
                              d.name, d.arch, d.info.value("compute_capability", "?"),
                              d.info.value("memory_bytes", 0.0) / (1 << 30), d.info.value("multiprocessors", 0),

@@ -21,6 +21,7 @@
 #include "exec/machine.h"
 #include "exec/pids_cgroup.h"
 #include "exec/sandbox.h"
+#include "service/bundled.h"
 
 namespace kforge {
 namespace {

@@ -15,6 +15,7 @@
 #include "core/task.h"
 #include "exec/compiler.h"
 #include "exec/machine.h"
+#include "service/bundled.h"
 #include "verify/mutate.h"
 
 namespace kforge {

@@ -7,65 +7,40 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "agent/knowledge_base.h"
 #include "agent/registry.h"
 #include "app/commands.h"
-#include "app/interrupt.h"
 #include "core/backend_kind.h"
-#include "core/clock.h"
 #include "core/error.h"
-#include "core/fs.h"
-#include "core/task.h"
-#include "engine/decision_replay.h"
-#include "engine/repair_loop.h"
-#include "exec/device.h"
-#include "exec/machine.h"
-#include "record/artifact_store.h"
+#include "service/service.h"
 
 namespace kforge {
 namespace {
 
-RepairEnv MakeEnv(Machine& machine, const CancellationToken& interrupt, bool quiet) {
-  RepairEnv env;
-  env.machine = &machine;
-  env.cancel = &interrupt;
-  env.kb_dir = BundledKbDir(machine.config());
-  if (!quiet) env.progress = [](const std::string& line) { std::cerr << line << "\n"; };
-  return env;
+ProgressFn ProgressTo(bool quiet) {
+  if (quiet) return nullptr;
+  return [](const std::string& line) { std::cerr << line << "\n"; };
 }
 
-nlohmann::json SummaryJson(const RepairRun& run) {
-  std::string text, error;
-  TryReadFile(run.dir() + "/summary.json", &text, &error);
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded()) j = nlohmann::json::object();
-  j["run_dir"] = run.dir();
-  return j;
-}
-
-int Report(const RepairRun& run, bool json) {
-  const RunState& s = run.state();
+int Report(const RunResult& run, bool json) {
+  const RunState& s = run.state;
   if (json) {
-    std::cout << SummaryJson(run).dump(2) << "\n";
+    std::cout << run.summary.dump(2) << "\n";
   } else if (s.cancelled) {
     std::cout << fmt::format(
         "INTERRUPTED {}: stopped at round {} after {} validations; continue with 'kforge resume {}'\n", s.task_name,
-        s.round, s.iterations, run.dir());
+        s.round, s.iterations, run.dir);
   } else {
     std::cout << fmt::format(
         "{} {}: {} after {} rounds, {} validations ({})\n", s.success ? "REPAIRED" : "NOT REPAIRED", s.task_name,
         s.success ? "certified on the full set" : "not certified", s.round, s.iterations, s.finish_reason);
     if (s.success)
-      std::cout << "  final candidate: " << run.dir() << "/final" << run.state().config.SourceExtension() << "\n";
+      std::cout << "  final candidate: " << run.dir << "/final" << s.config.SourceExtension() << "\n";
     else if (s.best)
       std::cout << "  best candidate: level " << LevelName(s.best->level) << ", " << FailureClassName(s.best->failure)
                 << "\n";
-    std::cout << "  run directory: " << run.dir() << " (kforge log " << run.dir() << ")\n";
+    std::cout << "  run directory: " << run.dir << " (kforge log " << run.dir << ")\n";
   }
-  if (s.cancelled) return kExitInterrupted;
-  if (!s.finished) return 2;
-  if (s.finish_reason == "environment") return 2;
-  return s.success ? 0 : 1;
+  return ExitCodeOf(run.outcome());
 }
 
 }  // namespace
@@ -108,31 +83,22 @@ CommandAction SetupRepair(CLI::App& sub, Machine& machine, CancellationToken& in
       "The run directory holds events.db, artifacts/, summary.json, final.cc (final.cu on cuda) and "
       "logs/iteration_N/.");
   return [a, seed, &machine, &interrupt]() -> int {
-    Task task = ResolveTask(a->task, machine.config());
-    std::string task_text, candidate, error;
-    TryReadFile(task.origin, &task_text, &error);
-    if (!a->candidate.empty() && !TryReadFile(a->candidate, &candidate, &error))
-      throw UsageError("cannot read candidate " + a->candidate + ": " + error);
-    if (!a->candidate.empty() && candidate.empty())
-      throw UsageError("the candidate " + a->candidate + " is empty; leave it out to have the repairer write one");
-    RunConfig config;
+    RepairRequest request;
+    request.task = a->task;
+    request.candidate_path = a->candidate;
+    request.out = a->out;
+    RunConfig& config = request.config;
     config.backend = ParseBackend(a->backend);
-    if (config.backend == BackendKind::kCuda) machine.Device();  // no GPU: exit 2 before a run directory exists
     TryParseRepairerKind(a->repairer, &config.repairer.kind);
     TryParseRepairPolicy(a->policy, &config.policy);
     config.repairer.command = a->repairer_cmd;
     if (!a->repairer_script.empty()) config.repairer.script = std::filesystem::absolute(a->repairer_script).string();
-    BuiltinRepairers().Make(config.repairer, machine.env());  // a missing command or script: exit 2 now
-    config.seed = *seed ? a->seed : machine.env().entropy().FreshSeed();
+    if (*seed) request.seed = a->seed;
     config.rounds_per_attempt = a->rounds;
     config.max_attempts = a->attempts;
     config.case_timeout_ms = static_cast<int64_t>(a->timeout_s * 1000);
     config.wall_clock_s = static_cast<int64_t>(a->wall_s);
-    std::string out = a->out;
-    if (out.empty()) out = fmt::format("kforge-runs/{}-{}", task.name, machine.env().clock().WallMicros() / 1000000);
-    auto run = RepairRun::Create(out, task_text, task.origin, candidate, config, MakeEnv(machine, interrupt, a->quiet));
-    run->Run();
-    return Report(*run, a->json);
+    return Report(Service(machine).Repair(request, interrupt, ProgressTo(a->quiet)), a->json);
   };
 }
 
@@ -146,9 +112,7 @@ CommandAction SetupResume(CLI::App& sub, Machine& machine, CancellationToken& in
   sub.add_flag("--json", a->json, "print the run summary as JSON on stdout");
   sub.add_flag("--quiet", a->quiet, "no progress on stderr");
   return [a, &machine, &interrupt]() -> int {
-    auto run = RepairRun::Open(a->dir, MakeEnv(machine, interrupt, a->quiet));
-    run->Run();
-    return Report(*run, a->json);
+    return Report(Service(machine).Resume(a->dir, interrupt, ProgressTo(a->quiet)), a->json);
   };
 }
 
@@ -161,19 +125,9 @@ CommandAction SetupStatus(CLI::App& sub, Machine& machine, CancellationToken& in
   sub.add_option("run_dir", a->dir, "a run directory")->required();
   sub.add_flag("--json", a->json, "print as JSON");
   return [a, &machine, &interrupt]() -> int {
-    auto log = EventLog::Open(a->dir + "/events.db", machine.env().clock());
-    RunState s = FoldEvents(log->ReadAll());
-    nlohmann::json j = {
-        {"task", s.task_name},         {"finished", s.finished}, {"success", s.success},
-        {"reason", s.finish_reason},   {"round", s.round},       {"attempt", s.attempt},
-        {"validations", s.iterations}, {"turns", s.turns},       {"error_history", nlohmann::json::array()}};
-    for (FailureClass f : s.error_history) j["error_history"].push_back(FailureClassName(f));
-    if (s.current)
-      j["current"] = {{"candidate", s.current->candidate},
-                      {"level", LevelName(s.current->level)},
-                      {"failure_class", FailureClassName(s.current->failure)},
-                      {"score", s.current->score}};
-    if (s.best) j["best"] = {{"candidate", s.best->candidate}, {"score", s.best->score}};
+    RunStatus status = Service(machine).Status(a->dir);
+    const RunState& s = status.state;
+    nlohmann::json j = status.ToJson();
     if (a->json) {
       std::cout << j.dump(2) << "\n";
     } else {
@@ -203,16 +157,16 @@ CommandAction SetupLog(CLI::App& sub, Machine& machine, CancellationToken& inter
                "re-derive every score and round decision from the record alone (no clock, no processes); exit 1 "
                "when one differs");
   return [a, &machine, &interrupt]() -> int {
-    auto log = EventLog::Open(a->dir + "/events.db", machine.env().clock());
+    Service service(machine);
     if (a->check) {
-      DecisionReplay r = ReplayDecisions(log->ReadAll(), ArtifactStore(a->dir + "/artifacts"));
+      DecisionReplay r = service.CheckDecisions(a->dir);
       std::cout << fmt::format("{} validations and {} round decisions re-derived from the record: {}\n", r.validations,
                                r.rounds,
                                r.differences.empty() ? "all agree" : std::to_string(r.differences.size()) + " differ");
       for (const auto& d : r.differences) std::cout << "  " << d << "\n";
       return r.differences.empty() ? 0 : 1;
     }
-    for (const auto& e : log->ReadAll()) {
+    for (const auto& e : service.Log(a->dir)) {
       if (a->json) {
         std::cout << nlohmann::json{{"seq", e.seq},
                                     {"type", e.type},

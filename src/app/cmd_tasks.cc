@@ -11,6 +11,7 @@
 #include "app/commands.h"
 #include "core/task.h"
 #include "exec/machine.h"
+#include "service/bundled.h"
 #include "verify/certification.h"
 #include "verify/reference.h"
 

@@ -9,8 +9,7 @@
 #include "core/error.h"
 #include "core/task.h"
 #include "exec/machine.h"
-#include "verify/forensics.h"
-#include "verify/verifier.h"
+#include "service/service.h"
 
 namespace kforge {
 
@@ -45,16 +44,15 @@ CommandAction SetupVerify(CLI::App& sub, Machine& machine, CancellationToken& in
       "With --json, stdout holds one JSON object with at least 'passed', 'failure_class' and "
       "'level'.");
   return [a, seed, &machine, &interrupt]() -> int {
-    Task task = ResolveTask(a->task, machine.config());
-    VerifyOptions opts;
-    opts.cancel = &interrupt;
+    VerifyRequest request;
+    request.task = a->task;
+    request.candidate_path = a->candidate;
+    request.forensics = a->forensics;
+    VerifyOptions& opts = request.options;
     opts.full = a->full;
     opts.backend = ParseBackend(a->backend);
     opts.probes = a->probes;
-    opts.diagnose = a->forensics;
     opts.sanitize = a->sanitize;
-    if (a->sanitize && a->backend != "cuda")
-      throw UsageError("--sanitize needs --backend cuda (compute-sanitizer checks GPU kernels)");
     if (*seed) opts.seed = a->seed;
     opts.case_timeout_ms = static_cast<int64_t>(a->timeout_s * 1000);
     opts.limits.address_space_bytes = static_cast<int64_t>(a->memory_gib * (1 << 30));
@@ -63,20 +61,12 @@ CommandAction SetupVerify(CLI::App& sub, Machine& machine, CancellationToken& in
       if (!TryParseDistribution(a->dist, &d)) throw UsageError("unknown distribution '" + a->dist + "'");
       opts.force_distribution = d;
     }
-    Verifier verifier(task, machine);
-    Verdict v = verifier.Verify(a->candidate, opts);
-    nlohmann::json j = v.ToJson();
-    std::string text = v.Summary();
-    if (a->forensics && !v.passed) {
-      Forensics f = Diagnose(task, v);
-      j["forensics"] = f.ToJson();
-      text += "forensics:\n" + f.Text();
-    }
+    VerifyResult r = Service(machine).Verify(request, interrupt);
     if (a->json)
-      std::cout << j.dump(2) << "\n";
+      std::cout << r.ToJson().dump(2) << "\n";
     else
-      std::cout << text;
-    return v.passed ? 0 : 1;
+      std::cout << r.verdict.Summary() << (r.forensics ? "forensics:\n" + r.forensics->Text() : "");
+    return ExitCodeOf(r.outcome());
   };
 }
 

@@ -14,6 +14,10 @@ namespace kforge {
 
 class CancellationToken;
 class Machine;
+enum class Outcome;
+
+/// The process exit status of an outcome: 0 passed, 1 failed, 130 interrupted, 2 error.
+int ExitCodeOf(Outcome outcome);
 
 using CommandAction = std::function<int()>;
 
@@ -36,16 +40,7 @@ CommandAction SetupDoctor(CLI::App& sub, Machine& machine, CancellationToken& in
 CommandAction SetupMutate(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
 
 struct Config;
-struct Task;
-/// A task named by its bundled name ("softmax") or by a path to a task file.
-Task ResolveTask(const std::string& name_or_path, const Config& config);
-/// Directory holding the bundled tasks.
-std::string BundledTasksDir(const Config& config);
-/// Directory holding the curated knowledge base.
-std::string BundledKbDir(const Config& config);
 /// The last `kforge mutate --score` result per task ({} when never run).
 nlohmann::json LastMutationScores(const Config& config);
-/// baselines/cuda: the kernels kforge bench compares against.
-std::string BundledBaselinesDir(const Config& config);
 
 }  // namespace kforge

@@ -9,9 +9,25 @@
 #include "core/env.h"
 #include "core/error.h"
 #include "exec/machine.h"
+#include "service/service.h"
 #include "verify/verifier.h"
 
 namespace kforge {
+
+int ExitCodeOf(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::kPassed:
+      return 0;
+    case Outcome::kFailed:
+      return 1;
+    case Outcome::kInterrupted:
+      return kExitInterrupted;
+    case Outcome::kError:
+      break;
+  }
+  return 2;
+}
+
 namespace {
 
 const Command kCommands[] = {

@@ -40,9 +40,8 @@ constexpr NameEntry<GuardKind> kGuardNames[] = {
 };
 
 constexpr NameEntry<GuardAction> kActionNames[] = {
-    {GuardAction::kReject, "reject"},   {GuardAction::kRollback, "rollback"},
-    {GuardAction::kStop, "stop"},       {GuardAction::kExtend, "extend"},
-    {GuardAction::kNewAttempt, "new_attempt"},
+    {GuardAction::kReject, "reject"}, {GuardAction::kRollback, "rollback"},      {GuardAction::kStop, "stop"},
+    {GuardAction::kExtend, "extend"}, {GuardAction::kNewAttempt, "new_attempt"},
 };
 
 constexpr std::string_view kCertified = "certified";
@@ -95,9 +94,8 @@ Scored ScoredFrom(const json& j) {
 }
 
 json Payload(const RunStartedEvent& e) {
-  return {{"task_name", e.task_name},     {"task_origin", e.task_origin},
-          {"task_artifact", e.task_artifact}, {"candidate", e.candidate},
-          {"config", e.config.ToJson()},  {"kforge_version", e.kforge_version},
+  return {{"task_name", e.task_name},     {"task_origin", e.task_origin},      {"task_artifact", e.task_artifact},
+          {"candidate", e.candidate},     {"config", e.config.ToJson()},       {"kforge_version", e.kforge_version},
           {"kb_snapshot", e.kb_snapshot}, {"events_version", e.events_version}};
 }
 
@@ -110,22 +108,17 @@ json Payload(const ValidatedEvent& e) {
 }
 
 json Payload(const RepairRequestedEvent& e) {
-  return {{"round", e.round},     {"attempt", e.attempt}, {"repairer", e.repairer},
-          {"write", e.write},     {"current", e.current}, {"forensics", e.forensics}};
+  return {{"round", e.round}, {"attempt", e.attempt}, {"repairer", e.repairer},
+          {"write", e.write}, {"current", e.current}, {"forensics", e.forensics}};
 }
 
 json Payload(const RepairProposedEvent& e) {
   json proposals = json::array();
   for (const auto& p : e.proposals)
     proposals.push_back({{"candidate", p.candidate}, {"origin", p.origin}, {"description", p.description}});
-  return {{"round", e.round},
-          {"proposals", proposals},
-          {"skipped_seen", e.skipped_seen},
-          {"kb_hits", e.kb_hits},
-          {"tool_calls", e.tool_calls},
-          {"probes_requested", e.probes_requested},
-          {"usage", e.usage.ToJson()},
-          {"deterministic", e.deterministic}};
+  return {{"round", e.round},          {"proposals", proposals},          {"skipped_seen", e.skipped_seen},
+          {"kb_hits", e.kb_hits},      {"tool_calls", e.tool_calls},      {"probes_requested", e.probes_requested},
+          {"usage", e.usage.ToJson()}, {"deterministic", e.deterministic}};
 }
 
 json Payload(const RoundClosedEvent& e) {
@@ -169,8 +162,8 @@ RoundDecision DecisionFrom(const json& d) {
   r.counters.precision_rounds = d.at("precision_rounds").get<int>();
   r.improved = d.at("improved").get<bool>();
   for (const auto& g : d.at("guards"))
-    r.guards.push_back({Parsed(kGuardNames, g, "guard"), Parsed(kActionNames, g, "decision"),
-                        g.at("reason").get<std::string>()});
+    r.guards.push_back(
+        {Parsed(kGuardNames, g, "guard"), Parsed(kActionNames, g, "decision"), g.at("reason").get<std::string>()});
   r.stop = d.at("stop").get<std::string>();
   r.stop_message = d.at("stop_message").get<std::string>();
   r.success = r.stop == kCertified;
@@ -213,7 +206,8 @@ RunEvent DecodePayload(EventType type, const json& d) {
       RepairProposedEvent e;
       e.round = d.at("round").get<int>();
       for (const auto& p : d.at("proposals"))
-        e.proposals.push_back({p.at("candidate").get<std::string>(), p.value("origin", ""), p.value("description", "")});
+        e.proposals.push_back(
+            {p.at("candidate").get<std::string>(), p.value("origin", ""), p.value("description", "")});
       e.skipped_seen = d.value("skipped_seen", 0);
       e.kb_hits = d.value("kb_hits", std::vector<std::string>{});
       e.tool_calls = d.value("tool_calls", json::array());
@@ -281,8 +275,8 @@ std::optional<RunEvent> Decode(const Event& e) {
     if (!e.data.is_object()) throw std::invalid_argument("the payload is not a JSON object");
     return DecodePayload(type, e.data);
   } catch (const std::exception& ex) {
-    throw UsageError("event " + std::to_string(e.seq) + " (" + e.type + ") of the run log is malformed (" +
-                     ex.what() + "); the log was damaged or edited by hand — start a new run");
+    throw UsageError("event " + std::to_string(e.seq) + " (" + e.type + ") of the run log is malformed (" + ex.what() +
+                     "); the log was damaged or edited by hand — start a new run");
   }
 }
 

@@ -198,9 +198,9 @@ struct RunFinishedEvent {
   std::string final_candidate;
 };
 
-using RunEvent = std::variant<RunStartedEvent, ValidatedEvent, RepairRequestedEvent, RepairProposedEvent,
-                              RoundClosedEvent, ValidationTraceEvent, ClockReadEvent, CancelledEvent, ResumedEvent,
-                              RunFinishedEvent>;
+using RunEvent =
+    std::variant<RunStartedEvent, ValidatedEvent, RepairRequestedEvent, RepairProposedEvent, RoundClosedEvent,
+                 ValidationTraceEvent, ClockReadEvent, CancelledEvent, ResumedEvent, RunFinishedEvent>;
 
 struct EncodedEvent {
   EventType type;

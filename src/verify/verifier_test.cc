@@ -4,7 +4,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/commands.h"
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/task.h"

@@ -1,6 +1,7 @@
+#include "service/bundled.h"
+
 #include <filesystem>
 
-#include "app/commands.h"
 #include "core/env.h"
 #include "core/error.h"
 #include "core/fs.h"
