@@ -65,7 +65,8 @@ nlohmann::json VerifyResult::ToJson() const {
 }
 
 nlohmann::json CheckResult::ToJson() const {
-  nlohmann::json j = {{"clean", findings.empty()}, {"milliseconds", milliseconds}, {"findings", nlohmann::json::array()}};
+  nlohmann::json j = {
+      {"clean", findings.empty()}, {"milliseconds", milliseconds}, {"findings", nlohmann::json::array()}};
   for (const auto& f : findings) j["findings"].push_back({{"check", f.check}, {"detail", f.detail}, {"line", f.line}});
   return j;
 }
@@ -130,8 +131,7 @@ CheckResult Service::Check(const CheckRequest& request) {
 RunResult Service::Repair(const RepairRequest& request, const CancellationToken& cancel, const ProgressFn& progress) {
   Task task = ResolveTask(request.task);
   std::string task_text, candidate, error;
-  if (!TryReadFile(task.origin, &task_text, &error))
-    throw UsageError("cannot read task " + task.origin + ": " + error);
+  if (!TryReadFile(task.origin, &task_text, &error)) throw UsageError("cannot read task " + task.origin + ": " + error);
   if (!request.candidate_path.empty()) {
     candidate = ReadCandidate(request.candidate_path);
     if (candidate.empty())
@@ -144,8 +144,8 @@ RunResult Service::Repair(const RepairRequest& request, const CancellationToken&
   config.seed = request.seed ? *request.seed : machine_.env().entropy().FreshSeed();
   std::string out = request.out;
   if (out.empty()) out = fmt::format("kforge-runs/{}-{}", task.name, machine_.env().clock().WallMicros() / 1000000);
-  auto run = RepairRun::Create(out, task_text, task.origin, candidate, config,
-                               MakeRepairEnv(machine_, cancel, progress));
+  auto run =
+      RepairRun::Create(out, task_text, task.origin, candidate, config, MakeRepairEnv(machine_, cancel, progress));
   run->Run();
   return ResultOf(*run);
 }

@@ -6,8 +6,8 @@
 #include <gtest/gtest.h>
 
 #include "core/cancel.h"
-#include "core/error.h"
 #include "core/env.h"
+#include "core/error.h"
 #include "core/fs.h"
 #include "exec/machine.h"
 #include "testing/testing.h"

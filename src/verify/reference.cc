@@ -274,6 +274,31 @@ ReferenceFn FindReference(std::string_view name) {
   return nullptr;
 }
 
+namespace {
+
+class BuiltinReference : public Reference {
+ public:
+  BuiltinReference(std::string_view name, ReferenceFn fn) : name_(name), fn_(fn) {}
+  std::string_view name() const override { return name_; }
+  void Compute(const Task& task, const std::vector<RefTensor>& in, std::vector<RefTensor>& out,
+               Intermediates* inter) override {
+    fn_(task, in, out, inter);
+  }
+  bool sum_of_products() const override { return IsSumOfProducts(name_); }
+
+ private:
+  std::string name_;
+  ReferenceFn fn_;
+};
+
+}  // namespace
+
+std::unique_ptr<Reference> MakeBuiltinReference(std::string_view name) {
+  ReferenceFn fn = FindReference(name);
+  if (fn == nullptr) return nullptr;
+  return std::make_unique<BuiltinReference>(name, fn);
+}
+
 std::vector<std::string> ReferenceNames() {
   std::vector<std::string> names;
   for (const auto& [n, fn] : kReferences) names.emplace_back(n);

@@ -4,6 +4,7 @@
 // the task's input dtype, so the reference sees exactly what the candidate sees.
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,5 +39,25 @@ bool IsSumOfProducts(std::string_view reference);
 /// The reference called `name`, or null.
 ReferenceFn FindReference(std::string_view name);
 std::vector<std::string> ReferenceNames();
+
+/// The ground truth the verifier compares a candidate against. The built-in references
+/// are the loops above, run in the engine's process after the candidate's call has
+/// returned; another implementation may compute the outputs in a trusted worker process (a
+/// PyTorch `Model`, say) and hand back the same tensors.
+class Reference {
+ public:
+  virtual ~Reference() = default;
+  /// What the verdict and error messages call it.
+  virtual std::string_view name() const = 0;
+  /// Fills `out` (pre-sized from the task's shapes) from `in`, and the intermediates when
+  /// `inter` is not null and the reference has any.
+  virtual void Compute(const Task& task, const std::vector<RefTensor>& in, std::vector<RefTensor>& out,
+                       Intermediates* inter) = 0;
+  /// See IsSumOfProducts: whether the verifier should also compute the terms' norm.
+  virtual bool sum_of_products() const = 0;
+};
+
+/// The built-in reference the task names, or null when there is none by that name.
+std::unique_ptr<Reference> MakeBuiltinReference(std::string_view name);
 
 }  // namespace kforge

@@ -7,7 +7,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <regex>
 
 #include "core/cancel.h"
 #include "core/clock.h"
@@ -25,6 +24,7 @@
 #include "verify/inputs.h"
 #include "verify/reference.h"
 #include "verify/static_checks.h"
+#include "verify/trial_checks.h"
 
 namespace kforge {
 namespace {
@@ -35,6 +35,15 @@ constexpr size_t kMaxSourceBytes = 1 << 20;
 constexpr int kMaxRestarts = 3;
 /// Shapes drawn at random (from the run seed) on every --full run.
 constexpr int kRandomShapes = 2;
+/// Trial ids seed a trial's inputs. The extra runs that gather evidence (the all-ones
+/// diagnostic, the sanitizer's re-runs) use ids far past any set's trial count, so their
+/// inputs never coincide with a judged trial's.
+constexpr uint64_t kDiagnosticTrial = 999999;
+constexpr uint64_t kSanitizerTrial = 777777;
+
+/// Whether a trial's findings count towards the verdict, or are evidence for forensics
+/// only (re-runs under a tool).
+enum class TrialUse { kJudged, kEvidence };
 
 double Seconds(Clock& clock, int64_t since_ns) { return (clock.MonotonicNanos() - since_ns) / 1e9; }
 
@@ -106,14 +115,15 @@ std::string ForbiddenSyscallCheck(int syscall_nr) {
 
 class Run {
  public:
-  Run(Machine& machine, const Backend& backend, const Task& task, const VerifyOptions& options, Verdict* verdict)
+  Run(Machine& machine, const Backend& backend, Reference& reference, const Task& task, const VerifyOptions& options,
+      Verdict* verdict)
       : machine_(machine),
         backend_(backend),
         clock_(machine.env().clock()),
         task_(task),
         options_(options),
         verdict_(verdict),
-        reference_(FindReference(task.reference)),
+        reference_(reference),
         deadline_ns_(clock_.MonotonicNanos() + options.total_timeout_ms * 1000000) {}
 
   /// Runs every trial of one set; returns true when all passed.
@@ -176,7 +186,7 @@ class Run {
                              " thread(s) started by the candidate's static constructors were still running when "
                              "it finished loading (work outside any call)");
         }
-        CaseEvidence ev = RunTrial(*proc, set, kase, dist, trial);
+        CaseEvidence ev = RunTrial(*proc, set, kase, dist, trial, TrialUse::kJudged);
         bool passed = ev.passed();
         // A timeout would likely repeat at full cost in every later trial, and a sandbox
         // violation already decides the verdict: stop the set on either.
@@ -198,10 +208,7 @@ class Run {
   /// inputs, each in a fresh process; results that differ point to a race (racecheck), an
   /// out-of-bounds write or a device error to memcheck. Runs that tool on the case.
   nlohmann::json RunSanitizer(const std::string& so_path, const Case& kase, Distribution dist, FailureClass failure) {
-    judging_ = false;  // re-runs are evidence for forensics, not part of the verdict
-    nlohmann::json j = SanitizerPass(so_path, kase, dist, failure);
-    judging_ = true;
-    return j;
+    return SanitizerPass(so_path, kase, dist, failure);
   }
 
   /// One extra trial of `kase` with all-ones inputs, recorded in set "diagnostic".
@@ -209,7 +216,7 @@ class Run {
     auto proc = backend_.NewProcess(machine_, so_path, options_.limits, ArenaBytes(kase.params));
     proc->set_cancel(options_.cancel);
     if (!proc->Start(options_.load_timeout_ms).ok) return;
-    CaseEvidence ev = RunTrial(*proc, "diagnostic", kase, Distribution::kOnes, 999999);
+    CaseEvidence ev = RunTrial(*proc, "diagnostic", kase, Distribution::kOnes, kDiagnosticTrial, TrialUse::kJudged);
     verdict_->cases.push_back(std::move(ev));
   }
 
@@ -220,7 +227,7 @@ class Run {
       auto proc = backend_.NewProcess(machine_, so_path, options_.limits, ArenaBytes(kase.params));
       proc->set_cancel(options_.cancel);
       if (!proc->Start(options_.load_timeout_ms).ok) return std::nullopt;
-      return RunTrial(*proc, "sanitizer", kase, dist, kSanitizerTrial);
+      return RunTrial(*proc, "sanitizer", kase, dist, kSanitizerTrial, TrialUse::kEvidence);
     };
     auto stats = [](const CaseEvidence& e) {
       std::string s = e.outcome;
@@ -234,18 +241,14 @@ class Run {
     j["case"] = kase.name;
     j["distribution"] = std::string(DistributionName(dist));
     j["nondeterministic"] = nondeterministic;
-    std::string tool;
-    if (nondeterministic)
-      tool = "racecheck";
-    else if (failure == FailureClass::kOutOfBoundsWrite || failure == FailureClass::kRuntimeError)
-      tool = "memcheck";
-    if (tool.empty()) {
+    std::optional<std::string> tool = SanitizerToolFor(nondeterministic, failure);
+    if (!tool) {
       j["skipped"] =
           "identical inputs gave identical results and nothing was written out of bounds: neither a race "
           "nor a memory error is indicated";
       return j;
     }
-    j["tool"] = tool;
+    j["tool"] = *tool;
     std::string sanitizer;
     try {
       sanitizer = machine_.ComputeSanitizer();
@@ -256,29 +259,15 @@ class Run {
     auto owned = backend_.NewProcess(machine_, so_path, options_.limits, ArenaBytes(kase.params));
     CandidateProcess& proc = *owned;
     proc.set_cancel(options_.cancel);
-    proc.set_tool({sanitizer, "--tool", tool, "--print-limit", "20", "--show-backtrace", "no"});
+    proc.set_tool({sanitizer, "--tool", *tool, "--print-limit", "20", "--show-backtrace", "no"});
     if (!proc.Start(options_.load_timeout_ms * 6).ok) {
       j["skipped"] = "the candidate did not load under compute-sanitizer: " + proc.Finish(5000, 2048);
       return j;
     }
-    RunTrial(proc, "sanitizer", kase, dist, kSanitizerTrial, /*timeout_scale=*/30);  // racecheck is slow
-    std::string report = proc.Finish(60000);
-    // memcheck ends with "ERROR SUMMARY: N errors", racecheck with "RACECHECK SUMMARY: ...
-    // (N errors, M warnings)".
-    static const std::regex summary(R"((?:ERROR SUMMARY: |RACECHECK SUMMARY: [^(]*\()(\d+) error)");
-    std::smatch m;
-    j["errors"] = std::regex_search(report, m, summary) ? std::stoi(m[1]) : -1;
-    // The report's first findings, without the banner lines.
-    std::string findings;
-    for (size_t pos = 0; pos < report.size() && findings.size() < 3000;) {
-      size_t end = report.find('\n', pos);
-      std::string line = report.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
-      if (line.rfind("========= ", 0) == 0 && line.find("COMPUTE-SANITIZER") == std::string::npos)
-        findings += line.substr(10) + "\n";
-      if (end == std::string::npos) break;
-      pos = end + 1;
-    }
-    j["report"] = findings;
+    RunTrial(proc, "sanitizer", kase, dist, kSanitizerTrial, TrialUse::kEvidence, /*timeout_scale=*/30);  // slow
+    SanitizerReport report = ParseSanitizerReport(proc.Finish(60000));
+    j["errors"] = report.errors;
+    j["report"] = report.findings;
     return j;
   }
 
@@ -305,8 +294,8 @@ class Run {
     verdict_->cases.push_back(std::move(ev));
   }
 
-  void AddIntegrity(const std::string& check, const std::string& detail) {
-    if (!judging_) return;  // re-runs under a tool are evidence for forensics, not the verdict
+  void AddIntegrity(const std::string& check, const std::string& detail, TrialUse use = TrialUse::kJudged) {
+    if (use == TrialUse::kEvidence) return;  // re-runs under a tool are evidence for forensics, not the verdict
     AddFinding(&verdict_->integrity, check, detail);
   }
 
@@ -334,7 +323,7 @@ class Run {
   int64_t MillisLeft() const { return std::max<int64_t>(1, (deadline_ns_ - clock_.MonotonicNanos()) / 1000000); }
 
   CaseEvidence RunTrial(CandidateProcess& proc, const std::string& set, const Case& kase, Distribution dist,
-                        uint64_t trial, int64_t timeout_scale = 1) {
+                        uint64_t trial, TrialUse use, int64_t timeout_scale = 1) {
     Clock& clock = clock_;
     CaseEvidence ev = NewEvidence(set, kase, dist, trial);
     TensorArena arena(CaseLayout(task_, kase.params));
@@ -361,14 +350,14 @@ class Run {
     // compared: no expected value is ever in this process while candidate code runs.
     int64_t ref_start = clock.MonotonicNanos();
     Intermediates inter;
-    reference_(task_, ref_in, ref_out, options_.probes ? &inter : nullptr);
+    reference_.Compute(task_, ref_in, ref_out, options_.probes ? &inter : nullptr);
     std::vector<RefTensor> term_norm;
-    if (IsSumOfProducts(task_.reference)) {
+    if (reference_.sum_of_products()) {
       std::vector<RefTensor> squared = ref_in;
       for (auto& t : squared)
         for (double& x : t.data) x *= x;
       term_norm = ref_out;
-      reference_(task_, squared, term_norm, nullptr);
+      reference_.Compute(task_, squared, term_norm, nullptr);
       for (auto& t : term_norm)
         for (double& x : t.data) x = std::sqrt(x);
     }
@@ -383,21 +372,22 @@ class Run {
     ev.threads_after = run.threads_after;
     ev.kernels_on_stream = run.kernels_on_stream;
     ev.kernels_off_stream = run.kernels_off_stream;
-    bool hidden_launches = CheckKernelLaunches(run);
+    bool hidden_launches = CheckKernelLaunches(run, use);
     for (const auto& p : run.probes) ev.probes.push_back(CompareProbe(p, inter));
     if (run.l2_persistence)
       AddIntegrity("runtime.l2_persistence",
                    "the candidate set a persisting-L2 limit or an access-policy window (data kept in L2 across the "
-                   "timer's flush)");
+                   "timer's flush)",
+                   use);
     if (run.outcome == CaseRun::Outcome::kReturned && run.threads_after > 1)
       AddIntegrity("runtime.lingering_threads",
-                   "threads were still running after kforge_run returned (work hidden from the timer)");
+                   "threads were still running after kforge_run returned (work hidden from the timer)", use);
     if (run.outcome != CaseRun::Outcome::kReturned) {
       ev.failure = ClassifyOutcome(run.outcome);
       ev.message = run.message;
       if (run.outcome == CaseRun::Outcome::kForbiddenSyscall)
-        AddIntegrity(ForbiddenSyscallCheck(run.syscall_nr), run.message);
-      if (run.outcome == CaseRun::Outcome::kProtocolViolation) AddIntegrity("runtime.forged_reply", run.message);
+        AddIntegrity(ForbiddenSyscallCheck(run.syscall_nr), run.message, use);
+      if (run.outcome == CaseRun::Outcome::kProtocolViolation) AddIntegrity("runtime.forged_reply", run.message, use);
       std::string tail = proc.OutputTail(1024);
       if (!tail.empty()) ev.message += "\ncandidate output (tail):\n" + tail;
       return ev;
@@ -425,14 +415,9 @@ class Run {
     for (size_t o = 0; o < task_.outputs.size(); ++o)
       output_digest +=
           Sha256Hex(std::string_view(static_cast<const char*>(arena.data(n_in + o)), arena.tensor(n_in + o).bytes));
-    // Only an earlier *correct* result counts: a constant wrong output is a numeric failure.
-    auto seen = outputs_by_shape_.find(shape_key);
-    // Tiny outputs (a single relu of a negative number is 0 either way) can coincide honestly.
     size_t out_elements = 0;
     for (size_t o = 0; o < task_.outputs.size(); ++o)
       out_elements += static_cast<size_t>(NumElements(arena.tensor(n_in + o).shape));
-    bool stale = out_elements >= 16 && seen != outputs_by_shape_.end() && seen->second.passed &&
-                 seen->second.inputs != input_digest && seen->second.outputs == output_digest;
     FailureClass worst = FailureClass::kNone;
     int64_t reduction = EvalExpr(task_.reduction_size, kase.params);
     for (size_t o = 0; o < task_.outputs.size(); ++o) {
@@ -470,42 +455,26 @@ class Run {
     } else {
       ev.failure = worst;
     }
-    outputs_by_shape_[shape_key] = PreviousOutput{input_digest, output_digest, ev.passed()};
+    const bool stale = stale_.Observe(shape_key, input_digest, output_digest, out_elements, ev.passed());
     if (stale && worst != FailureClass::kNone) {
       AddIntegrity("runtime.stale_output",
                    "the outputs of case '" + kase.name +
                        "' are byte-identical to an earlier correct call's whose inputs differed "
-                       "(results cached, or not computed from the inputs)");
+                       "(results cached, or not computed from the inputs)",
+                   use);
       ev.failure = FailureClass::kIntegrity;
     }
     if (run.threads_after > 1 || hidden_launches || run.l2_persistence) ev.failure = FailureClass::kIntegrity;
     return ev;
   }
 
-  /// GPU launch accounting (the runner's CUPTI counts): a call that returned success must
-  /// have run a kernel, and only on the stream it was given. Returns true on a violation.
-  bool CheckKernelLaunches(const CaseRun& run) {
-    if (!backend_.counts_launches() || !judging_) return false;
-    if (run.kernels_on_stream < 0) {
-      if (verdict_->launch_accounting.empty()) verdict_->launch_accounting = "not counted: " + run.message;
-      return false;
-    }
-    verdict_->launch_accounting = "cupti";
-    if (run.outcome != CaseRun::Outcome::kReturned || run.rc != 0) return false;
-    bool violation = false;
-    if (run.kernels_on_stream + run.kernels_off_stream == 0) {
-      AddIntegrity("runtime.no_kernel_ran",
-                   "kforge_run returned success but no kernel ran on the device (results computed on the host, "
-                   "copied, or a launch skipped at run time)");
-      violation = true;
-    }
-    if (run.kernels_off_stream > 0) {
-      AddIntegrity("runtime.kernel_off_stream",
-                   "kernels ran on a stream other than the one kforge_run was given (launch on `stream`; "
-                   "work elsewhere escapes the stream's ordering and the timer)");
-      violation = true;
-    }
-    return violation;
+  /// GPU launch accounting (trial_checks.h). Returns true on a violation.
+  bool CheckKernelLaunches(const CaseRun& run, TrialUse use) {
+    if (!backend_.counts_launches() || use == TrialUse::kEvidence) return false;
+    LaunchJudgement j = JudgeLaunches(run);
+    if (j.accounting == "cupti" || verdict_->launch_accounting.empty()) verdict_->launch_accounting = j.accounting;
+    for (const auto& f : j.findings) AddIntegrity(f.check, f.detail, use);
+    return j.violation();
   }
 
   Machine& machine_;
@@ -514,17 +483,10 @@ class Run {
   const Task& task_;
   const VerifyOptions& options_;
   Verdict* verdict_;
-  ReferenceFn reference_;
+  Reference& reference_;
   int64_t deadline_ns_;
   static constexpr int64_t kEscapeScanMillis = 5000;
-  bool judging_ = true;
-  static constexpr uint64_t kSanitizerTrial = 777777;
-  struct PreviousOutput {
-    std::string inputs, outputs;
-    bool passed = false;
-  };
-  /// The last trial with each combination of shapes.
-  std::map<std::string, PreviousOutput> outputs_by_shape_;
+  StaleOutputs stale_;
 };
 
 /// The verdict's class when several trials fail differently: the most specific and most
@@ -639,8 +601,14 @@ std::vector<ArenaTensor> CaseLayout(const Task& task, const Bindings& params) {
 
 std::string_view KforgeVersion() { return "0.1.0"; }
 
-Verifier::Verifier(const Task& task, Machine& machine) : task_(task), machine_(machine) {
-  if (FindReference(task.reference) == nullptr)
+Verifier::Verifier(const Task& task, Machine& machine, std::unique_ptr<Reference> reference)
+    : task_(task), machine_(machine), reference_(std::move(reference)) {
+  if (reference_ == nullptr) throw UsageError("task " + task.origin + ": no reference given");
+}
+
+Verifier::Verifier(const Task& task, Machine& machine)
+    : task_(task), machine_(machine), reference_(MakeBuiltinReference(task.reference)) {
+  if (reference_ == nullptr)
     throw UsageError("task " + task.origin + ": unknown reference '" + task.reference +
                      "'; built-in references are listed by 'kforge tasks --references'");
 }
@@ -721,7 +689,7 @@ Verdict Verifier::VerifySource(const std::string& source, const std::string& lab
     return done();
   }
 
-  Run run(machine_, *backend, task_, options, &v);
+  Run run(machine_, *backend, *reference_, task_, options, &v);
   // Every light case runs twice with different data, so a candidate that caches results
   // across calls (keyed by pointer or shape) is caught even when only the light set runs.
   std::vector<Case> light;

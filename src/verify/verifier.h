@@ -4,6 +4,7 @@
 // set (L2 full), each trial with fresh seeded inputs, poisoned outputs, guard regions and an
 // input-mutation check, in a sandboxed child process.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -11,6 +12,7 @@
 #include "core/task.h"
 #include "exec/arena.h"
 #include "exec/sandbox.h"
+#include "verify/reference.h"
 #include "verify/verdict.h"
 
 namespace kforge {
@@ -57,6 +59,8 @@ class Verifier {
   /// Throws UsageError when the task names an unknown reference. Time, entropy, processes
   /// and the toolchain come from `machine` (and its environment).
   Verifier(const Task& task, Machine& machine);
+  /// With a reference other than the built-in one the task names (a trusted worker's).
+  Verifier(const Task& task, Machine& machine, std::unique_ptr<Reference> reference);
   /// Verifies the candidate source file at `candidate_path`. Throws UsageError when the file
   /// cannot be read and EnvironmentError when the machine cannot compile or sandbox.
   Verdict Verify(const std::string& candidate_path, const VerifyOptions& options);
@@ -66,6 +70,7 @@ class Verifier {
  private:
   const Task& task_;
   Machine& machine_;
+  std::unique_ptr<Reference> reference_;
 };
 
 /// The version string recorded in verdicts.

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
@@ -97,6 +98,47 @@ TEST(VerifierTest, EmptyAndBinaryCandidatesFailAtL0) {
   EXPECT_EQ(empty.level, Level::kNone);
   Verdict binary = verifier.VerifySource(std::string("kforge_run\0\x01", 12), "bin.cc", Options());
   EXPECT_EQ(binary.failure, FailureClass::kBuildError);
+}
+
+}  // namespace
+}  // namespace kforge
+
+namespace kforge {
+namespace {
+
+/// A reference outside the built-in table (as a trusted worker's would be): relu, or relu
+/// shifted by one to show the verifier judges by whatever the reference says.
+class CountingRelu : public Reference {
+ public:
+  CountingRelu(int* calls, double shift) : calls_(calls), shift_(shift) {}
+  std::string_view name() const override { return "counting_relu"; }
+  void Compute(const Task&, const std::vector<RefTensor>& in, std::vector<RefTensor>& out, Intermediates*) override {
+    ++*calls_;
+    for (size_t i = 0; i < out[0].data.size(); ++i) {
+      const double x = in[0].data[i];
+      out[0].data[i] = (x > 0 || std::isnan(x) ? x : 0.0) + shift_;
+    }
+  }
+  bool sum_of_products() const override { return false; }
+
+ private:
+  int* calls_;
+  double shift_;
+};
+
+TEST(VerifierTest, TheReferenceIsAnInterface) {
+  Task task = BundledTask("relu");
+  int calls = 0;
+  Verdict same = Verifier(task, testing::LiveMachine(), std::make_unique<CountingRelu>(&calls, 0.0))
+                     .Verify(Example("correct/relu.cc"), Options(true));
+  EXPECT_TRUE(same.passed) << same.Summary();
+  EXPECT_GT(calls, 0);
+  int shifted_calls = 0;
+  Verdict shifted = Verifier(task, testing::LiveMachine(), std::make_unique<CountingRelu>(&shifted_calls, 1.0))
+                        .Verify(Example("correct/relu.cc"), Options());
+  EXPECT_FALSE(shifted.passed);
+  EXPECT_EQ(shifted.failure, FailureClass::kWrongResult);
+  EXPECT_THROW(Verifier(task, testing::LiveMachine(), nullptr), UsageError);
 }
 
 }  // namespace
