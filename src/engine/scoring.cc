@@ -16,7 +16,7 @@ double ScoreVerdict(const Verdict& v) {
   int run = 0, passed = 0;
   double worst = 0;
   for (const auto& c : v.cases) {
-    if (c.set == "diagnostic") continue;
+    if (c.set == TrialSet::kDiagnostic) continue;
     ++run;
     if (c.passed()) ++passed;
     for (const auto& o : c.outputs) {
@@ -33,8 +33,8 @@ double ScoreVerdict(const Verdict& v) {
 std::string FailureSignature(const Verdict& v) {
   std::string sig(v.passed ? "none" : FailureClassName(v.failure));
   for (const auto& c : v.cases) {
-    if (c.passed() || c.set == "diagnostic") continue;
-    sig += ":" + c.set + "/" + c.name + "/" + c.distribution;
+    if (c.passed() || c.set == TrialSet::kDiagnostic) continue;
+    sig += ":" + std::string(TrialSetName(c.set)) + "/" + c.name + "/" + c.distribution;
     for (const auto& o : c.outputs) sig += ":" + std::to_string(o.compare.mismatches);
     break;
   }

@@ -14,7 +14,7 @@ Verdict WithTrials(Level level, int passed, int failed, double worst_ratio) {
   v.failure = v.passed ? FailureClass::kNone : FailureClass::kPrecision;
   for (int i = 0; i < passed + failed; ++i) {
     CaseEvidence c;
-    c.set = "light";
+    c.set = TrialSet::kLight;
     c.name = "case" + std::to_string(i);
     c.distribution = "normal";
     if (i >= passed) c.failure = FailureClass::kPrecision;
@@ -46,7 +46,7 @@ TEST(ScoreVerdict, IntegrityScoresBelowEverythingAndNanCountsAsUnbounded) {
 TEST(FailureSignature, NamesTheClassAndTheFirstFailingTrial) {
   Verdict v = WithTrials(Level::kL1Compile, 1, 2, 3);
   EXPECT_EQ(FailureSignature(v), "precision:light/case1/normal:5");
-  v.cases[1].set = "diagnostic";  // diagnostic trials never count
+  v.cases[1].set = TrialSet::kDiagnostic;  // diagnostic trials never count
   EXPECT_EQ(FailureSignature(v), "precision:light/case2/normal:5");
 }
 

@@ -223,7 +223,7 @@ Forensics Diagnose(const Task& task, const Verdict& v) {
   const CaseEvidence* first_numeric = nullptr;
   const CaseEvidence* diagnostic = nullptr;
   for (const auto& c : v.cases) {
-    if (c.set == "diagnostic") {
+    if (c.set == TrialSet::kDiagnostic) {
       diagnostic = &c;
       continue;
     }
@@ -231,7 +231,7 @@ Forensics Diagnose(const Task& task, const Verdict& v) {
     ++d.second;
     if (c.passed()) continue;
     ++d.first;
-    if (c.set == "light")
+    if (c.set == TrialSet::kLight)
       light_ok = false;
     else
       full_failed = true;

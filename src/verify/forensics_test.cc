@@ -16,8 +16,8 @@ Task Softmax() { return LoadTaskFile(testing::SourceDir() + "/tasks/softmax.json
 
 /// A failing trial of softmax on [rows, cols] whose wrong elements are `bad` (flat
 /// indices), each got = expected * scale + offset.
-CaseEvidence Trial(const std::string& set, const std::string& dist, int64_t rows, int64_t cols,
-                   const std::vector<int64_t>& bad, double scale = 1.0, double offset = 0.5) {
+CaseEvidence Trial(TrialSet set, const std::string& dist, int64_t rows, int64_t cols, const std::vector<int64_t>& bad,
+                   double scale = 1.0, double offset = 0.5) {
   CaseEvidence c;
   c.set = set;
   c.name = std::to_string(rows) + "_" + std::to_string(cols);
@@ -54,7 +54,7 @@ std::vector<int64_t> Tail(int64_t rows, int64_t cols, int64_t width) {
 }
 
 TEST(Forensics, MissingTailOfEveryRowIsARowTailOfTheLastPartialBlock) {
-  Forensics f = Diagnose(Softmax(), Failing({Trial("light", "normal", 8, 100, Tail(8, 100, 4))}));
+  Forensics f = Diagnose(Softmax(), Failing({Trial(TrialSet::kLight, "normal", 8, 100, Tail(8, 100, 4))}));
   EXPECT_TRUE(f.Has("row_tail")) << f.Text();
   EXPECT_EQ(f.tail_width, 4);
   EXPECT_TRUE(f.Has("last_partial_block")) << f.Text();
@@ -64,7 +64,7 @@ TEST(Forensics, MissingTailOfEveryRowIsARowTailOfTheLastPartialBlock) {
 TEST(Forensics, EveryElementWrongByAConstantScale) {
   std::vector<int64_t> all;
   for (int64_t i = 0; i < 4 * 33; ++i) all.push_back(i);
-  Forensics f = Diagnose(Softmax(), Failing({Trial("light", "normal", 4, 33, all, 2.0, 0.0)}));
+  Forensics f = Diagnose(Softmax(), Failing({Trial(TrialSet::kLight, "normal", 4, 33, all, 2.0, 0.0)}));
   EXPECT_TRUE(f.Has("every_element")) << f.Text();
   EXPECT_TRUE(f.Has("constant_scale")) << f.Text();
   EXPECT_NEAR(f.scale, 2.0, 1e-12);
@@ -73,7 +73,7 @@ TEST(Forensics, EveryElementWrongByAConstantScale) {
 TEST(Forensics, AConstantOffsetIsNamed) {
   std::vector<int64_t> all;
   for (int64_t i = 0; i < 4 * 33; ++i) all.push_back(i);
-  Forensics f = Diagnose(Softmax(), Failing({Trial("light", "normal", 4, 33, all, 1.0, 0.125)}));
+  Forensics f = Diagnose(Softmax(), Failing({Trial(TrialSet::kLight, "normal", 4, 33, all, 1.0, 0.125)}));
   EXPECT_TRUE(f.Has("constant_offset")) << f.Text();
   EXPECT_NEAR(f.offset, 0.125, 1e-12);
 }
@@ -81,29 +81,30 @@ TEST(Forensics, AConstantOffsetIsNamed) {
 TEST(Forensics, OnlyTheFirstRowOrAFewScatteredElements) {
   std::vector<int64_t> first_row;
   for (int64_t c = 0; c < 33; ++c) first_row.push_back(c);
-  Forensics first = Diagnose(Softmax(), Failing({Trial("light", "normal", 8, 33, first_row)}));
+  Forensics first = Diagnose(Softmax(), Failing({Trial(TrialSet::kLight, "normal", 8, 33, first_row)}));
   EXPECT_TRUE(first.Has("first_rows")) << first.Text();
   // One wrong element in each row and each column, none at an edge pattern.
   Forensics scattered = Diagnose(
       Softmax(),
-      Failing({Trial("light", "normal", 8, 8,
+      Failing({Trial(TrialSet::kLight, "normal", 8, 8,
                      {0 * 8 + 3, 1 * 8 + 6, 2 * 8 + 1, 3 * 8 + 4, 4 * 8 + 7, 5 * 8 + 2, 6 * 8 + 5, 7 * 8 + 0})}));
   EXPECT_TRUE(scattered.Has("scattered")) << scattered.Text();
 }
 
 TEST(Forensics, PassingLightFailingFullAndDistributionDependence) {
-  Forensics f = Diagnose(Softmax(), Failing({Trial("light", "normal", 4, 33, {}), Trial("light", "normal", 4, 33, {}),
-                                             Trial("full", "large_magnitude", 4, 33, {5, 6, 7, 8})}));
+  Forensics f = Diagnose(
+      Softmax(), Failing({Trial(TrialSet::kLight, "normal", 4, 33, {}), Trial(TrialSet::kLight, "normal", 4, 33, {}),
+                          Trial(TrialSet::kFull, "large_magnitude", 4, 33, {5, 6, 7, 8})}));
   EXPECT_TRUE(f.Has("passes_light_fails_full")) << f.Text();
   EXPECT_TRUE(f.Has("distribution_dependent")) << f.Text();
   EXPECT_EQ(f.failing_distributions, std::vector<std::string>{"large_magnitude"});
 }
 
 TEST(Forensics, NanOnLargeInputsIsAnOverflow) {
-  CaseEvidence nan = Trial("full", "large_magnitude", 4, 33, {1, 2});
+  CaseEvidence nan = Trial(TrialSet::kFull, "large_magnitude", 4, 33, {1, 2});
   nan.failure = FailureClass::kNanInf;
   nan.outputs[0].compare.nan_inf_mismatches = 2;
-  Forensics f = Diagnose(Softmax(), Failing({Trial("full", "normal", 4, 33, {}), nan}));
+  Forensics f = Diagnose(Softmax(), Failing({Trial(TrialSet::kFull, "normal", 4, 33, {}), nan}));
   EXPECT_TRUE(f.Has("nan_inf"));
   EXPECT_TRUE(f.Has("overflow_on_large_inputs")) << f.Text();
 }
@@ -121,7 +122,7 @@ TEST(Forensics, NonNumericFailuresNameTheirSymptom) {
 }
 
 TEST(Forensics, RoundTripsThroughJson) {
-  Forensics f = Diagnose(Softmax(), Failing({Trial("light", "normal", 8, 100, Tail(8, 100, 4))}));
+  Forensics f = Diagnose(Softmax(), Failing({Trial(TrialSet::kLight, "normal", 8, 100, Tail(8, 100, 4))}));
   Forensics back = ForensicsFromJson(f.ToJson());
   EXPECT_EQ(back.patterns, f.patterns);
   EXPECT_EQ(back.symptoms, f.symptoms);

@@ -33,6 +33,11 @@ constexpr NameEntry<Level> kLevelNames[] = {{Level::kNone, "none"},
                                             {Level::kL2Light, "L2_light"},
                                             {Level::kL2Full, "L2_full"}};
 
+constexpr NameEntry<TrialSet> kTrialSetNames[] = {{TrialSet::kLight, "light"},
+                                                  {TrialSet::kFull, "full"},
+                                                  {TrialSet::kDiagnostic, "diagnostic"},
+                                                  {TrialSet::kSanitizer, "sanitizer"}};
+
 nlohmann::json Finite(double v) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
@@ -41,7 +46,7 @@ nlohmann::json Finite(double v) {
 
 nlohmann::json CaseJson(const CaseEvidence& c) {
   nlohmann::json j = {
-      {"set", c.set},
+      {"set", TrialSetName(c.set)},
       {"name", c.name},
       {"params", c.params},
       {"distribution", c.distribution},
@@ -105,7 +110,8 @@ FailureClass ClassFromJson(const nlohmann::json& j) {
 
 CaseEvidence CaseFromJson(const nlohmann::json& j) {
   CaseEvidence c;
-  c.set = j.at("set");
+  if (!TryParseTrialSet(j.at("set").get<std::string>(), &c.set))
+    throw std::invalid_argument("unknown trial set '" + j.at("set").get<std::string>() + "'");
   c.name = j.at("name");
   c.params = j.at("params").get<Bindings>();
   c.distribution = j.at("distribution");
@@ -173,6 +179,9 @@ std::string ShortParams(const Bindings& p) {
 
 std::string_view LevelName(Level l) { return NameIn(kLevelNames, l); }
 bool TryParseLevel(std::string_view name, Level* out) { return ParseIn(kLevelNames, name, out); }
+std::string_view TrialSetName(TrialSet s) { return NameIn(kTrialSetNames, s); }
+bool TryParseTrialSet(std::string_view name, TrialSet* out) { return ParseIn(kTrialSetNames, name, out); }
+
 std::string_view FailureClassName(FailureClass c) { return NameIn(kFailureNames, c); }
 bool TryParseFailureClass(std::string_view name, FailureClass* out) { return ParseIn(kFailureNames, name, out); }
 
@@ -219,9 +228,9 @@ nlohmann::json Verdict::ToJson() const {
   j["cases"] = nlohmann::json::array();
   for (const auto& c : cases) {
     j["cases"].push_back(CaseJson(c));
-    if (c.set == "diagnostic") continue;
-    int& total = c.set == "light" ? light : full;
-    int& pass = c.set == "light" ? light_pass : full_pass;
+    if (c.set != TrialSet::kLight && c.set != TrialSet::kFull) continue;
+    int& total = c.set == TrialSet::kLight ? light : full;
+    int& pass = c.set == TrialSet::kLight ? light_pass : full_pass;
     ++total;
     if (c.passed()) ++pass;
   }
@@ -302,13 +311,13 @@ std::string Verdict::Summary() const {
   int shown = 0;
   int light = 0, light_pass = 0, full = 0, full_pass = 0;
   for (const auto& c : cases) {
-    if (c.set == "diagnostic") continue;
-    (c.set == "light" ? light : full)++;
-    if (c.passed()) (c.set == "light" ? light_pass : full_pass)++;
+    if (c.set != TrialSet::kLight && c.set != TrialSet::kFull) continue;
+    (c.set == TrialSet::kLight ? light : full)++;
+    if (c.passed()) (c.set == TrialSet::kLight ? light_pass : full_pass)++;
     if (c.passed() || shown >= 3) continue;
     ++shown;
-    s += fmt::format("  x {}/{} [{}] {} seed={}: {}\n", c.set, c.name, ShortParams(c.params), c.distribution, c.seed,
-                     FailureClassName(c.failure));
+    s += fmt::format("  x {}/{} [{}] {} seed={}: {}\n", TrialSetName(c.set), c.name, ShortParams(c.params),
+                     c.distribution, c.seed, FailureClassName(c.failure));
     if (!c.message.empty()) s += "      " + c.message + "\n";
     for (const auto& o : c.outputs) {
       const auto& r = o.compare;

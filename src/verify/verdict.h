@@ -37,6 +37,12 @@ enum class FailureClass {
 std::string_view LevelName(Level l);
 bool TryParseLevel(std::string_view name, Level* out);
 std::string_view FailureClassName(FailureClass c);
+
+/// Which set a trial belongs to: the light and full sets decide the verdict; diagnostic
+/// (all-ones re-run of a failing case) and sanitizer trials are evidence for forensics.
+enum class TrialSet { kLight, kFull, kDiagnostic, kSanitizer };
+std::string_view TrialSetName(TrialSet s);
+bool TryParseTrialSet(std::string_view name, TrialSet* out);
 bool TryParseFailureClass(std::string_view name, FailureClass* out);
 
 struct OutputEvidence {
@@ -55,7 +61,7 @@ struct ProbeEvidence {
 
 /// Evidence for one trial: a case of the light or full set drawn from one distribution.
 struct CaseEvidence {
-  std::string set;  ///< "light" or "full"
+  TrialSet set = TrialSet::kLight;
   std::string name;
   Bindings params;
   std::string distribution;

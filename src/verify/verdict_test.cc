@@ -23,7 +23,7 @@ Verdict Sample() {
   v.random_shapes = {{{"N", 7}, {"M", 3}}};
   v.device = {{"name", "H200"}};
   CaseEvidence c;
-  c.set = "full";
+  c.set = TrialSet::kFull;
   c.name = "big";
   c.params = {{"N", 4}};
   c.distribution = "normal";

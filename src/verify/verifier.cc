@@ -127,7 +127,7 @@ class Run {
         deadline_ns_(clock_.MonotonicNanos() + options.total_timeout_ms * 1000000) {}
 
   /// Runs every trial of one set; returns true when all passed.
-  bool RunSet(const std::string& so_path, const std::vector<Case>& cases, const std::string& set) {
+  bool RunSet(const std::string& so_path, const std::vector<Case>& cases, TrialSet set) {
     size_t max_arena = 0;
     for (const auto& c : cases) max_arena = std::max(max_arena, ArenaBytes(c.params));
     std::unique_ptr<CandidateProcess> proc;
@@ -216,7 +216,8 @@ class Run {
     auto proc = backend_.NewProcess(machine_, so_path, options_.limits, ArenaBytes(kase.params));
     proc->set_cancel(options_.cancel);
     if (!proc->Start(options_.load_timeout_ms).ok) return;
-    CaseEvidence ev = RunTrial(*proc, "diagnostic", kase, Distribution::kOnes, kDiagnosticTrial, TrialUse::kJudged);
+    CaseEvidence ev =
+        RunTrial(*proc, TrialSet::kDiagnostic, kase, Distribution::kOnes, kDiagnosticTrial, TrialUse::kJudged);
     verdict_->cases.push_back(std::move(ev));
   }
 
@@ -227,7 +228,7 @@ class Run {
       auto proc = backend_.NewProcess(machine_, so_path, options_.limits, ArenaBytes(kase.params));
       proc->set_cancel(options_.cancel);
       if (!proc->Start(options_.load_timeout_ms).ok) return std::nullopt;
-      return RunTrial(*proc, "sanitizer", kase, dist, kSanitizerTrial, TrialUse::kEvidence);
+      return RunTrial(*proc, TrialSet::kSanitizer, kase, dist, kSanitizerTrial, TrialUse::kEvidence);
     };
     auto stats = [](const CaseEvidence& e) {
       std::string s = e.outcome;
@@ -264,7 +265,8 @@ class Run {
       j["skipped"] = "the candidate did not load under compute-sanitizer: " + proc.Finish(5000, 2048);
       return j;
     }
-    RunTrial(proc, "sanitizer", kase, dist, kSanitizerTrial, TrialUse::kEvidence, /*timeout_scale=*/30);  // slow
+    RunTrial(proc, TrialSet::kSanitizer, kase, dist, kSanitizerTrial, TrialUse::kEvidence,
+             /*timeout_scale=*/30);  // slow
     SanitizerReport report = ParseSanitizerReport(proc.Finish(60000));
     j["errors"] = report.errors;
     j["report"] = report.findings;
@@ -278,13 +280,13 @@ class Run {
     return TensorArena::BytesFor(sizes);
   }
 
-  CaseEvidence NewEvidence(const std::string& set, const Case& kase, Distribution dist, uint64_t trial) const {
+  CaseEvidence NewEvidence(TrialSet set, const Case& kase, Distribution dist, uint64_t trial) const {
     CaseEvidence ev;
     ev.set = set;
     ev.name = kase.name;
     ev.params = kase.params;
     ev.distribution = std::string(DistributionName(dist));
-    ev.seed = MixSeed(verdict_->seed, (set == "full" ? 1ULL << 32 : 0) + trial);
+    ev.seed = MixSeed(verdict_->seed, (set == TrialSet::kFull ? 1ULL << 32 : 0) + trial);
     return ev;
   }
 
@@ -322,8 +324,8 @@ class Run {
   bool OutOfTime() const { return clock_.MonotonicNanos() >= deadline_ns_; }
   int64_t MillisLeft() const { return std::max<int64_t>(1, (deadline_ns_ - clock_.MonotonicNanos()) / 1000000); }
 
-  CaseEvidence RunTrial(CandidateProcess& proc, const std::string& set, const Case& kase, Distribution dist,
-                        uint64_t trial, TrialUse use, int64_t timeout_scale = 1) {
+  CaseEvidence RunTrial(CandidateProcess& proc, TrialSet set, const Case& kase, Distribution dist, uint64_t trial,
+                        TrialUse use, int64_t timeout_scale = 1) {
     Clock& clock = clock_;
     CaseEvidence ev = NewEvidence(set, kase, dist, trial);
     TensorArena arena(CaseLayout(task_, kase.params));
@@ -526,7 +528,8 @@ int Severity(FailureClass c) {
 const CaseEvidence* WorstCase(const Verdict& v) {
   const CaseEvidence* worst = nullptr;
   for (const auto& c : v.cases)
-    if (!c.passed() && c.set != "diagnostic" && (worst == nullptr || Severity(c.failure) > Severity(worst->failure)))
+    if (!c.passed() && c.set != TrialSet::kDiagnostic &&
+        (worst == nullptr || Severity(c.failure) > Severity(worst->failure)))
       worst = &c;
   return worst;
 }
@@ -544,7 +547,7 @@ const Case* CaseOf(const CaseEvidence& c, const Task& task) {
 /// The first failing case of the verdict and its distribution (for the sanitizer pass).
 const Case* FirstFailingCase(const Verdict& v, const Task& task, Distribution* dist) {
   for (const auto& c : v.cases) {
-    if (c.passed() || c.set == "diagnostic" || c.outcome == "load_failed") continue;
+    if (c.passed() || c.set == TrialSet::kDiagnostic || c.outcome == "load_failed") continue;
     if (!TryParseDistribution(c.distribution, dist)) continue;
     if (const Case* k = CaseOf(c, task)) return k;
   }
@@ -553,7 +556,7 @@ const Case* FirstFailingCase(const Verdict& v, const Task& task, Distribution* d
 
 const Case* NumericFailureCase(const Verdict& v, const Task& task) {
   for (const auto& c : v.cases) {
-    if (c.passed() || c.set == "diagnostic") continue;
+    if (c.passed() || c.set == TrialSet::kDiagnostic) continue;
     if (c.failure != FailureClass::kWrongResult && c.failure != FailureClass::kPrecision &&
         c.failure != FailureClass::kUnwrittenOutput)
       return nullptr;
@@ -566,7 +569,7 @@ std::string DescribeFailure(const Verdict& v) {
   for (const auto& f : v.integrity) return "integrity check " + f.check + " failed: " + f.detail;
   if (const CaseEvidence* worst = WorstCase(v)) {
     const CaseEvidence& c = *worst;
-    std::string where = c.set + " case '" + c.name + "' (" + c.distribution + ")";
+    std::string where = std::string(TrialSetName(c.set)) + " case '" + c.name + "' (" + c.distribution + ")";
     switch (c.failure) {
       case FailureClass::kTimeout:
         return where + " exceeded the time limit";
@@ -699,7 +702,7 @@ Verdict Verifier::VerifySource(const std::string& source, const std::string& lab
     again.name += "#repeat";
     light.push_back(again);
   }
-  bool light_ok = run.RunSet(compiled.so_path, light, "light");
+  bool light_ok = run.RunSet(compiled.so_path, light, TrialSet::kLight);
   // Loading counts as part of L1: a candidate that cannot be loaded never reached it.
   bool loaded = !(v.cases.size() == 1 && v.cases[0].outcome == "load_failed");
   if (loaded) {
@@ -736,7 +739,7 @@ Verdict Verifier::VerifySource(const std::string& source, const std::string& lab
     certified.full.push_back(std::move(c));
   }
   for (Distribution d : FixedInputsFor(task_)) v.fixed_inputs.emplace_back(DistributionName(d));
-  if (!run.RunSet(compiled.so_path, certified.full, "full")) {
+  if (!run.RunSet(compiled.so_path, certified.full, TrialSet::kFull)) {
     if (const CaseEvidence* worst = WorstCase(v)) v.failure = worst->failure;
     if (options.diagnose && v.integrity.empty())
       if (const Case* k = NumericFailureCase(v, certified)) run.RunDiagnostic(compiled.so_path, *k);
