@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <random>
+#include <thread>
 
 namespace kforge {
 
@@ -13,6 +14,10 @@ int64_t LiveClock::MonotonicNanos() {
 int64_t LiveClock::WallMicros() {
   return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
       .count();
+}
+
+void LiveClock::SleepNanos(int64_t nanos) {
+  if (nanos > 0) std::this_thread::sleep_for(std::chrono::nanoseconds(nanos));
 }
 
 uint64_t LiveEntropy::FreshSeed() {

@@ -12,6 +12,8 @@ class Clock {
   virtual int64_t MonotonicNanos() = 0;
   /// Wall-clock microseconds since the Unix epoch, for timestamps.
   virtual int64_t WallMicros() = 0;
+  /// Waits `nanos` (a retry's back-off); a fake clock just moves on.
+  virtual void SleepNanos(int64_t nanos) = 0;
 };
 
 class Entropy {
@@ -27,6 +29,7 @@ class LiveClock : public Clock {
  public:
   int64_t MonotonicNanos() override;
   int64_t WallMicros() override;
+  void SleepNanos(int64_t nanos) override;
 };
 
 class LiveEntropy : public Entropy {

@@ -41,6 +41,10 @@ Config Config::FromLookup(const Lookup& lookup) {
   set(&c.nvcc, "KFORGE_NVCC");
   set(&c.compute_sanitizer, "KFORGE_COMPUTE_SANITIZER");
   set(&c.cublas, "KFORGE_CUBLAS");
+  set(&c.llm_base_url, "OPENAI_BASE_URL");
+  set(&c.llm_api_key, "OPENAI_API_KEY");
+  set(&c.llm_model, "KFORGE_MODEL");
+  set(&c.llm_config, "KFORGE_LLM_CONFIG");
   if (auto v = get("KFORGE_TEST_KILL_AFTER_EVENT")) c.test_kill_after_event = std::atoi(v->c_str());
   if (auto v = get("KFORGE_TEST_INTERRUPT_AFTER_EVENT")) c.test_interrupt_after_event = std::atoi(v->c_str());
   return c;

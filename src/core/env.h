@@ -35,6 +35,11 @@ struct Config {
   std::string nvcc;               ///< KFORGE_NVCC
   std::string compute_sanitizer;  ///< KFORGE_COMPUTE_SANITIZER
   std::string cublas;             ///< KFORGE_CUBLAS: libcublas for calibration
+  // A model endpoint speaking the OpenAI chat-completions protocol (agent/chat_client.h).
+  std::string llm_base_url;  ///< OPENAI_BASE_URL (e.g. https://api.openai.com/v1, http://localhost:8000/v1)
+  std::string llm_api_key;   ///< OPENAI_API_KEY; never written to logs, events or messages
+  std::string llm_model;     ///< KFORGE_MODEL
+  std::string llm_config;    ///< KFORGE_LLM_CONFIG: a JSON file of endpoint settings and prices
   /// KFORGE_TEST_KILL_AFTER_EVENT: tests of resume kill the engine (SIGKILL) right after it
   /// appends this event number. 0: off.
   int test_kill_after_event = 0;

@@ -26,6 +26,9 @@ struct HttpRequest {
   /// When set, each piece of the body as it arrives (server-sent events); returning false
   /// stops the transfer. The pieces are also appended to HttpResponse::body.
   std::function<bool(std::string_view)> on_body;
+  /// Polled while the exchange runs (a few times a second); returning true aborts it
+  /// (HttpResponse::error says it was cancelled).
+  std::function<bool()> cancelled;
 };
 
 struct HttpResponse {

@@ -21,7 +21,17 @@ struct Transfer {
   HttpResponse* response;
   bool too_large = false;
   bool stopped = false;
+  bool cancelled = false;
 };
+
+int OnProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  auto* t = static_cast<Transfer*>(user);
+  if (t->request->cancelled && t->request->cancelled()) {
+    t->cancelled = true;
+    return 1;  // aborts the transfer with CURLE_ABORTED_BY_CALLBACK
+  }
+  return 0;
+}
 
 size_t OnBody(char* data, size_t size, size_t count, void* user) {
   auto* t = static_cast<Transfer*>(user);
@@ -90,6 +100,11 @@ HttpResponse CurlHttpClient::Send(const HttpRequest& request) {
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &transfer);
   curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, OnHeader);
   curl_easy_setopt(curl, CURLOPT_HEADERDATA, &transfer);
+  if (request.cancelled) {
+    curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, OnProgress);
+    curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &transfer);
+  }
   if (request.method == "POST") {
     curl_easy_setopt(curl, CURLOPT_POST, 1L);
     curl_easy_setopt(curl, CURLOPT_POSTFIELDS, request.body.data());
@@ -107,6 +122,8 @@ HttpResponse CurlHttpClient::Send(const HttpRequest& request) {
   if (transfer.too_large)
     response.error =
         "the response from " + request.url + " is larger than " + std::to_string(request.max_response_bytes) + " bytes";
+  else if (transfer.cancelled)
+    response.error = "the request to " + request.url + " was cancelled";
   else if (transfer.stopped)
     response.error = "the transfer was stopped by the reader";
   else if (rc != CURLE_OK)

@@ -25,8 +25,13 @@ class FakeClock : public Clock {
     return t;
   }
   int64_t WallMicros() override { return wall_us_ + (now_ns_ - start_ns_) / 1000; }
+  void SleepNanos(int64_t ns) override {
+    slept_ns_ += ns;
+    now_ns_ += ns;
+  }
   void Advance(int64_t ns) { now_ns_ += ns; }
   int reads() const { return reads_; }
+  int64_t slept_ns() const { return slept_ns_; }
 
  private:
   int64_t now_ns_;
@@ -34,6 +39,7 @@ class FakeClock : public Clock {
   int64_t wall_us_;
   int64_t step_ns_;
   int reads_ = 0;
+  int64_t slept_ns_ = 0;
 };
 
 class FakeEntropy : public Entropy {
