@@ -17,6 +17,7 @@ class FallbackSession : public RepairSession {
       if (p.source != context.source && offered_.insert(p.source).second) fresh.push_back(std::move(p));
     if (!fresh.empty()) {
       r.proposals = std::move(fresh);
+      r.usage.recipe_turns += 1;  // the model was not called
       return r;
     }
     TurnResult model = then_->Turn(context, tools);

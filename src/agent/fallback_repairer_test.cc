@@ -30,6 +30,7 @@ class NoTools : public ToolHost {
   std::string ReadRunFile(const std::string&) override { return ""; }
   std::string QueryKnowledgeBase() override { return ""; }
   std::string RequestProbes() override { return ""; }
+  std::string ReadNote(const std::string&) override { return ""; }
 };
 
 TEST(FallbackRepairer, TheModelGetsATurnOnlyWhenRecipesHaveNothingNew) {

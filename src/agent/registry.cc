@@ -2,9 +2,13 @@
 
 #include "agent/external_repairer.h"
 #include "agent/fallback_repairer.h"
+#include "agent/llm_config.h"
+#include "agent/llm_repairer.h"
 #include "agent/recipe_repairer.h"
 #include "agent/script_repairer.h"
+#include "core/env.h"
 #include "core/error.h"
+#include "core/fs.h"
 #include "core/names.h"
 
 namespace kforge {
@@ -13,7 +17,8 @@ namespace {
 constexpr NameEntry<RepairerKind> kRepairerNames[] = {{RepairerKind::kRecipe, "recipe"},
                                                       {RepairerKind::kExternal, "external"},
                                                       {RepairerKind::kScript, "script"},
-                                                      {RepairerKind::kAuto, "auto"}};
+                                                      {RepairerKind::kAuto, "auto"},
+                                                      {RepairerKind::kLlm, "llm"}};
 
 constexpr int64_t kExternalTimeoutMs = int64_t{3600} * 1000;
 
@@ -53,16 +58,35 @@ RepairerRegistry BuiltinRepairers() {
           if (s.script.empty()) throw UsageError("the script repairer needs --repairer-script FILE");
           return std::make_unique<ScriptRepairer>(s.script);
         });
+  r.Add(RepairerKind::kLlm,
+        "a model behind an OpenAI-compatible endpoint (--base-url/--model, OPENAI_BASE_URL/KFORGE_MODEL, "
+        "OPENAI_API_KEY)",
+        [](const RepairerSpec& s, Env& env, const RepairerRegistry&) -> std::unique_ptr<Repairer> {
+          RepairerSpec spec = s;
+          ResolveModelEndpoint(&spec, env.config());
+          if (!spec.has_model())
+            throw UsageError(
+                "the llm repairer needs an endpoint and a model: --base-url URL (or OPENAI_BASE_URL, e.g. "
+                "https://api.openai.com/v1 or http://localhost:8000/v1) and --model NAME (or KFORGE_MODEL)");
+          LlmOptions o;
+          o.endpoint = LoadEndpointSettings(spec, env.config());
+          return std::make_unique<LlmRepairer>(env.http(), env.clock(), o);
+        });
   r.Add(RepairerKind::kAuto,
-        "recipes first; the model (--repairer-cmd or --repairer-script) when they have nothing new",
+        "recipes first; the model (--repairer-cmd, --repairer-script, or an llm endpoint) when they have nothing "
+        "new",
         [](const RepairerSpec& s, Env& env, const RepairerRegistry& all) -> std::unique_ptr<Repairer> {
           RepairerSpec model = s;
           if (!s.command.empty())
             model.kind = RepairerKind::kExternal;
           else if (!s.script.empty())
             model.kind = RepairerKind::kScript;
+          else if (ResolveModelEndpoint(&model, env.config()); model.has_model())
+            model.kind = RepairerKind::kLlm;
           else
-            throw UsageError("--repairer auto needs a model to fall back on: --repairer-cmd or --repairer-script");
+            throw UsageError(
+                "--repairer auto needs a model to fall back on: an llm endpoint (--base-url and --model), "
+                "--repairer-cmd or --repairer-script");
           RepairerSpec recipe;
           return std::make_unique<FallbackRepairer>(all.Make(recipe, env), all.Make(model, env));
         });

@@ -14,7 +14,7 @@ namespace kforge {
 
 class Env;
 
-enum class RepairerKind { kRecipe, kExternal, kScript, kAuto };
+enum class RepairerKind { kRecipe, kExternal, kScript, kAuto, kLlm };
 std::string_view RepairerKindName(RepairerKind k);
 bool TryParseRepairerKind(std::string_view name, RepairerKind* out);
 
@@ -23,6 +23,14 @@ struct RepairerSpec {
   RepairerKind kind = RepairerKind::kRecipe;
   std::string command;  ///< external: the shell command
   std::string script;   ///< script: the script file
+  // llm (and auto with a model): the endpoint. The API key is not here: it is never
+  // recorded, and comes from the environment (OPENAI_API_KEY) on every start and resume.
+  std::string base_url;    ///< --base-url, the config file, or OPENAI_BASE_URL
+  std::string model;       ///< --model, the config file, or KFORGE_MODEL
+  std::string llm_config;  ///< --llm-config or KFORGE_LLM_CONFIG: endpoint settings and prices
+  /// US dollars per million tokens, for the run's cost (0: unknown).
+  double price_prompt = 0, price_cached = 0, price_completion = 0;
+  bool has_model() const { return !base_url.empty() && !model.empty(); }
 };
 
 class RepairerRegistry {

@@ -19,6 +19,7 @@ Usage& Usage::operator+=(const Usage& o) {
   prompt_tokens += o.prompt_tokens;
   completion_tokens += o.completion_tokens;
   cached_prompt_tokens += o.cached_prompt_tokens;
+  recipe_turns += o.recipe_turns;
   return *this;
 }
 
@@ -26,7 +27,8 @@ nlohmann::json Usage::ToJson() const {
   return {{"model_calls", model_calls},
           {"prompt_tokens", prompt_tokens},
           {"completion_tokens", completion_tokens},
-          {"cached_prompt_tokens", cached_prompt_tokens}};
+          {"cached_prompt_tokens", cached_prompt_tokens},
+          {"recipe_turns", recipe_turns}};
 }
 
 Usage Usage::FromJson(const nlohmann::json& j) {
@@ -36,6 +38,7 @@ Usage Usage::FromJson(const nlohmann::json& j) {
   u.prompt_tokens = j.value("prompt_tokens", int64_t{0});
   u.completion_tokens = j.value("completion_tokens", int64_t{0});
   u.cached_prompt_tokens = j.value("cached_prompt_tokens", int64_t{0});
+  u.recipe_turns = j.value("recipe_turns", 0);
   return u;
 }
 

@@ -12,21 +12,29 @@ namespace kforge {
 
 struct Task;
 struct KbHit;
+class CancellationToken;
 
 struct RepairContext {
   const Task* task = nullptr;
+  std::string task_text;                   ///< the task file as recorded (JSON)
   std::string source;                      ///< the candidate to repair
   std::string file_name = "candidate.cc";  ///< its name for tools and people ("candidate.cu" on cuda)
   nlohmann::json verdict;                  ///< the failing verdict (JSON, as stored)
   nlohmann::json forensics;                ///< the engine's diagnosis (JSON, as stored)
   std::string forensics_text;
   std::vector<KbHit> kb_hits;        ///< ranked knowledge-base entries for this diagnosis
-  std::vector<std::string> history;  ///< one line per earlier round
+  std::vector<std::string> history;  ///< the failure class of every earlier validation, in order
+  /// Earlier rounds condensed, one note each: the proposal's origin and description (the
+  /// fix tried) and its verdict (cause and error summary, at most 500 characters).
+  std::vector<std::string> round_notes;
+  std::string suggestion;  ///< the engine's reading of the last failure, for the next proposal
   int round = 0;
   int attempt = 1;
   /// The engine compiles proposals with KFORGE_PROBE enabled from this round on; a repairer
   /// may place probes (include/kforge/probe.h) to localise the error.
   bool probes_enabled = false;
+  /// The run's cancellation: a repairer that waits (a model call) stops when it fires.
+  const CancellationToken* cancel = nullptr;
 };
 
 struct Proposal {
@@ -41,6 +49,7 @@ struct Usage {
   int64_t prompt_tokens = 0;
   int64_t completion_tokens = 0;
   int64_t cached_prompt_tokens = 0;
+  int recipe_turns = 0;  ///< turns `auto` answered with recipes, without calling its model
   Usage& operator+=(const Usage& o);
   nlohmann::json ToJson() const;
   static Usage FromJson(const nlohmann::json& j);
@@ -59,12 +68,20 @@ class ToolHost {
   virtual std::string QueryKnowledgeBase() = 0;
   /// Compiles the next validation of this round's proposals with KFORGE_PROBE enabled.
   virtual std::string RequestProbes() = 0;
+  /// A bundled reference note (CUDA/C++ patterns, hardware facts); "" lists them.
+  virtual std::string ReadNote(const std::string& name) = 0;
 };
 
 /// One turn's outcome: the proposals (which end the turn) and what the turn cost.
 struct TurnResult {
   std::vector<Proposal> proposals;
   Usage usage;
+  /// Why the turn produced nothing, when it failed (a malformed answer, an endpoint that
+  /// did not answer): a sentence, recorded with the turn. "" otherwise.
+  std::string failure;
+  /// The conversation of this turn (the messages sent and received), recorded as the
+  /// token layer of the run. Null for repairers without one.
+  nlohmann::json transcript;
 };
 
 /// A repairer's conversation over one attempt.

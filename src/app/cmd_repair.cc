@@ -7,10 +7,12 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "agent/llm_config.h"
 #include "agent/registry.h"
 #include "app/commands.h"
 #include "core/backend_kind.h"
 #include "core/error.h"
+#include "exec/machine.h"
 #include "service/service.h"
 
 namespace kforge {
@@ -47,7 +49,8 @@ int Report(const RunResult& run, bool json) {
 
 CommandAction SetupRepair(CLI::App& sub, Machine& machine, CancellationToken& interrupt) {
   struct Args {
-    std::string task, candidate, out, backend = "cpu", repairer = "recipe", repairer_cmd, repairer_script;
+    std::string task, candidate, out, backend = "cpu", repairer, repairer_cmd, repairer_script;
+    std::string base_url, model, llm_config;
     std::string policy = "debug";
     bool json = false, quiet = false;
     uint64_t seed = 0;
@@ -62,11 +65,18 @@ CommandAction SetupRepair(CLI::App& sub, Machine& machine, CancellationToken& in
   sub.add_option("--backend", a->backend, "where candidates run: cpu, or cuda (needs an NVIDIA GPU)")
       ->check(CLI::IsMember({"cpu", "cuda"}));
   sub.add_option("--repairer", a->repairer, "who proposes fixes:\n" + BuiltinRepairers().Help())
-      ->check(CLI::IsMember({"recipe", "external", "script", "auto"}));
+      ->check(CLI::IsMember({"recipe", "external", "script", "auto", "llm"}));
+  sub.add_option("--base-url", a->base_url,
+                 "llm/auto: the OpenAI-compatible endpoint, e.g. https://api.openai.com/v1 or "
+                 "http://localhost:8000/v1 (default: $OPENAI_BASE_URL); the key comes from $OPENAI_API_KEY");
+  sub.add_option("--model", a->model, "llm/auto: the model name (default: $KFORGE_MODEL)");
+  sub.add_option("--llm-config", a->llm_config,
+                 "llm/auto: a JSON file of endpoint settings and prices (default: $KFORGE_LLM_CONFIG)");
   sub.add_option("--repairer-script", a->repairer_script,
                  "for --repairer script (or auto): a JSON file of turns (tool calls, then proposals)");
-  sub.add_option("--policy", a->policy,
-                 "debug: repair the failing candidate; regenerate: a fresh candidate from the task each round")
+  sub.add_option("--strategy,--policy", a->policy,
+                 "debug: repair the failing candidate (default); regenerate: discard it and write a fresh candidate "
+                 "from the task each round (Pass@k with the same budgets)")
       ->check(CLI::IsMember({"debug", "regenerate"}));
   sub.add_option("--repairer-cmd", a->repairer_cmd,
                  "for --repairer external: a shell command that edits $KFORGE_CONTEXT_DIR/candidate.cc (.cu on cuda)");
@@ -89,6 +99,15 @@ CommandAction SetupRepair(CLI::App& sub, Machine& machine, CancellationToken& in
     request.out = a->out;
     RunConfig& config = request.config;
     config.backend = ParseBackend(a->backend);
+    config.repairer.base_url = a->base_url;
+    config.repairer.model = a->model;
+    if (!a->llm_config.empty()) config.repairer.llm_config = std::filesystem::absolute(a->llm_config).string();
+    // Default: recipes, then the model when one is configured; recipes alone otherwise.
+    if (a->repairer.empty()) {
+      RepairerSpec probe = config.repairer;
+      ResolveModelEndpoint(&probe, machine.config());
+      a->repairer = probe.has_model() ? "auto" : "recipe";
+    }
     TryParseRepairerKind(a->repairer, &config.repairer.kind);
     TryParseRepairPolicy(a->policy, &config.policy);
     config.repairer.command = a->repairer_cmd;
@@ -140,6 +159,12 @@ CommandAction SetupStatus(CLI::App& sub, Machine& machine, CancellationToken& in
                                  LevelName(s.current->level), FailureClassName(s.current->failure), s.current->score);
       if (s.best)
         std::cout << fmt::format("  best    {} score {:.2f}\n", s.best->candidate.substr(0, 12), s.best->score);
+      if (s.usage.model_calls > 0 || s.usage.recipe_turns > 0)
+        std::cout << fmt::format(
+            "  model   {} calls, {} prompt tokens ({} cached), {} completion tokens, ${:.4f}; {} turns answered by "
+            "recipes\n",
+            s.usage.model_calls, s.usage.prompt_tokens, s.usage.cached_prompt_tokens, s.usage.completion_tokens,
+            j.value("cost_usd", 0.0), s.usage.recipe_turns);
     }
     return 0;
   };

@@ -116,9 +116,10 @@ json Payload(const RepairProposedEvent& e) {
   json proposals = json::array();
   for (const auto& p : e.proposals)
     proposals.push_back({{"candidate", p.candidate}, {"origin", p.origin}, {"description", p.description}});
-  return {{"round", e.round},          {"proposals", proposals},          {"skipped_seen", e.skipped_seen},
-          {"kb_hits", e.kb_hits},      {"tool_calls", e.tool_calls},      {"probes_requested", e.probes_requested},
-          {"usage", e.usage.ToJson()}, {"deterministic", e.deterministic}};
+  return {{"round", e.round},          {"proposals", proposals},           {"skipped_seen", e.skipped_seen},
+          {"kb_hits", e.kb_hits},      {"tool_calls", e.tool_calls},       {"probes_requested", e.probes_requested},
+          {"usage", e.usage.ToJson()}, {"deterministic", e.deterministic}, {"turn_error", e.turn_error},
+          {"transcript", e.transcript}};
 }
 
 json Payload(const RoundClosedEvent& e) {
@@ -214,6 +215,8 @@ RunEvent DecodePayload(EventType type, const json& d) {
       e.probes_requested = d.value("probes_requested", false);
       e.usage = Usage::FromJson(d.value("usage", json::object()));
       e.deterministic = d.value("deterministic", true);
+      e.turn_error = d.value("turn_error", "");
+      e.transcript = d.value("transcript", "");
       return e;
     }
     case EventType::kRoundClosed: {

@@ -161,6 +161,8 @@ struct RepairProposedEvent {
   bool probes_requested = false;
   Usage usage;
   bool deterministic = true;  ///< a recipe's answer (control layer) rather than a model's (token layer)
+  std::string turn_error;     ///< why the turn failed (a malformed answer, no endpoint), "" when it did not
+  std::string transcript;     ///< artifact of the turn's conversation ("" for repairers without one)
 };
 
 struct KbUpdate {

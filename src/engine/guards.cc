@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace kforge {
@@ -20,8 +21,10 @@ RoundInput RoundInputFrom(const RunState& s) {
   in.best = &*s.best;
   in.results = &s.round_results;
   in.had_proposals = !s.proposals.empty();
+  in.turn_failed = s.turn_failed;
+  // Every model call counts against the turn budgets, as every repairer turn does.
+  in.turns = std::max(s.turns, s.usage.model_calls);
   in.counters = {s.rounds_without_best, s.stagnant_rounds, s.repeated, s.build_error_rounds, s.precision_rounds};
-  in.turns = s.turns;
   in.attempt = s.attempt;
   in.rounds_in_attempt = s.rounds_in_attempt;
   in.extra_rounds = s.extra_rounds;
@@ -112,33 +115,40 @@ RoundDecision CloseRoundDecision(const RoundInput& in, const std::function<Foren
     return true;
   };
   const Scored* top = TopResult(*in.results);
-  if (top == nullptr) {
+  if (top == nullptr && !in.turn_failed) {
     stop_with(in.had_proposals
                   ? Stop(GuardKind::kOscillation, "every proposal repeated a candidate already tried")
                   : Stop(GuardKind::kNoProposals, "the repairer had nothing to propose for this diagnosis"));
-  } else if (top->passed) {
+  } else if (top != nullptr && top->passed) {
     d.adopted = d.new_best = top->candidate;
     d.stop = "certified";
     d.success = true;
   } else {
+    // A failed turn (a malformed answer, an endpoint that did not answer) is a round
+    // without progress: the current candidate stays, and the budgets run on.
     RoundCounters& k = d.counters;
-    d.improved = top->score > cur.score + kEps;
     const Scored* after = &cur;
-    if (!top->integrity && (d.improved || top->level >= Level::kL1Compile)) {
-      d.adopted = top->candidate;
-      after = top;
-    }
-    if (top->score > in.best->score + kEps && !top->integrity) {
-      d.new_best = top->candidate;
-      k.rounds_without_best = 0;
-    } else {
+    if (top == nullptr) {
       ++k.rounds_without_best;
+      ++k.stagnant;
+    } else {
+      d.improved = top->score > cur.score + kEps;
+      if (!top->integrity && (d.improved || top->level >= Level::kL1Compile)) {
+        d.adopted = top->candidate;
+        after = top;
+      }
+      if (top->score > in.best->score + kEps && !top->integrity) {
+        d.new_best = top->candidate;
+        k.rounds_without_best = 0;
+      } else {
+        ++k.rounds_without_best;
+      }
+      k.stagnant = std::fabs(after->score - cur.score) < kEps ? k.stagnant + 1 : 0;
+      k.repeated = after->signature == cur.signature ? k.repeated + 1 : 0;
+      if (top->failure == FailureClass::kBuildError) ++k.build_error_rounds;
+      if (top->failure == FailureClass::kPrecision) ++k.precision_rounds;
     }
-    k.stagnant = std::fabs(after->score - cur.score) < kEps ? k.stagnant + 1 : 0;
-    k.repeated = after->signature == cur.signature ? k.repeated + 1 : 0;
-    if (top->failure == FailureClass::kBuildError) ++k.build_error_rounds;
-    if (top->failure == FailureClass::kPrecision) ++k.precision_rounds;
-    const Scored& best_after = d.new_best.empty() ? *in.best : *top;
+    const Scored& best_after = d.new_best.empty() ? *in.best : *top;  // new_best implies top
     if (auto g = RollbackGuard(c, k.rounds_without_best, *after, best_after)) {
       d.rollback = true;
       d.guards.push_back(*g);

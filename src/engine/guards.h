@@ -23,6 +23,7 @@ struct RoundInput {
   const Scored* best = nullptr;
   const std::vector<Scored>* results = nullptr;  ///< this round's validations, in order
   bool had_proposals = false;                    ///< the repairer proposed anything (seen or not)
+  bool turn_failed = false;                      ///< the repairer's turn failed (no proposal, with a reason)
   RoundCounters counters;
   int turns = 0;
   int attempt = 1;

@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "agent/knowledge_base.h"
+#include "agent/llm_config.h"
 #include "agent/registry.h"
 #include "core/cancel.h"
 #include "core/clock.h"
@@ -17,6 +18,7 @@
 #include "engine/guards.h"
 #include "engine/scoring.h"
 #include "engine/tool_host.h"
+#include "engine/turn_context.h"
 #include "exec/machine.h"
 #include "record/artifact_store.h"
 #include "verify/forensics.h"
@@ -218,6 +220,8 @@ void RepairRun::RequestRepair() {
 void RepairRun::CallRepairer() {
   RepairContext ctx;
   ctx.task = &task_;
+  ctx.task_text = artifacts_->Get(state_.task_artifact);
+  ctx.cancel = env_.cancel;
   ctx.file_name = "candidate" + state_.config.SourceExtension();
   Forensics f;
   // Debug hands over the failing candidate and its diagnosis; regenerate (and the first
@@ -236,6 +240,11 @@ void RepairRun::CallRepairer() {
   ctx.attempt = state_.attempt;
   ctx.probes_enabled = state_.round > state_.config.probes_after_round;
   for (FailureClass e : state_.error_history) ctx.history.emplace_back(FailureClassName(e));
+  std::vector<RunEvent> so_far;
+  for (const Event& e : log_->ReadAll())
+    if (std::optional<RunEvent> typed = Decode(e)) so_far.push_back(std::move(*typed));
+  ctx.round_notes = RoundNotes(so_far);
+  if (state_.current) ctx.suggestion = Suggestion(*state_.current, f);
   std::string hits;
   for (const auto& h : ctx.kb_hits) hits += (hits.empty() ? "" : ", ") + h.entry->id;
   Progress(fmt::format("round {} (attempt {}): {} | knowledge base: {}", state_.round, state_.attempt,
@@ -244,16 +253,19 @@ void RepairRun::CallRepairer() {
     session_ = repairer_->OpenSession();
     session_attempt_ = state_.attempt;
   }
-  RunToolHost tools(artifacts_->Get(state_.task_artifact), dir_, [&] {
-    nlohmann::json hits = nlohmann::json::array();
-    for (const auto& h : ctx.kb_hits)
-      hits.push_back({{"id", h.entry->id},
-                      {"guidance", h.entry->guidance},
-                      {"score", h.score},
-                      {"succeeded", h.entry->record.succeeded},
-                      {"matched", h.entry->record.matched}});
-    return hits.dump(2);
-  });
+  RunToolHost tools(
+      artifacts_->Get(state_.task_artifact), dir_,
+      [&] {
+        nlohmann::json hits = nlohmann::json::array();
+        for (const auto& h : ctx.kb_hits)
+          hits.push_back({{"id", h.entry->id},
+                          {"guidance", h.entry->guidance},
+                          {"score", h.score},
+                          {"succeeded", h.entry->record.succeeded},
+                          {"matched", h.entry->record.matched}});
+        return hits.dump(2);
+      },
+      env_.kb_dir.empty() ? "" : env_.kb_dir + "/notes");
   TurnResult turn = session_->Turn(ctx, tools);
   std::vector<Proposal>& proposals = turn.proposals;
   RepairProposedEvent proposed;
@@ -271,7 +283,12 @@ void RepairRun::CallRepairer() {
   proposed.probes_requested = tools.probes_requested();
   proposed.usage = turn.usage;
   proposed.deterministic = repairer_->deterministic();
+  proposed.turn_error = turn.failure;
+  if (!turn.transcript.is_null())
+    proposed.transcript =
+        artifacts_->Put(turn.transcript.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
   Append(proposed);
+  if (!turn.failure.empty()) Progress("  the repairer's turn failed: " + turn.failure);
 }
 
 void RepairRun::CloseRound() {
@@ -321,6 +338,18 @@ void RepairRun::WriteOutputs() {
   s["repairer"] = RepairerKindName(state_.config.repairer.kind);
   s["policy"] = RepairPolicyName(state_.config.policy);
   s["usage"] = state_.usage.ToJson();
+  s["model"] = {{"base_url", state_.config.repairer.base_url},
+                {"model", state_.config.repairer.model},
+                {"calls", state_.usage.model_calls},
+                {"prompt_tokens", state_.usage.prompt_tokens},
+                {"cached_prompt_tokens", state_.usage.cached_prompt_tokens},
+                {"completion_tokens", state_.usage.completion_tokens},
+                {"cost_usd", CostOf(state_.usage, state_.config.repairer)},
+                {"turns_answered_by_recipes", state_.usage.recipe_turns}};
+  if (state_.usage.model_calls > 0 && state_.usage.recipe_turns > 0)
+    s["model"]["tokens_saved_by_recipes_estimate"] =  // one model call per turn saved
+        state_.usage.recipe_turns * (state_.usage.prompt_tokens + state_.usage.completion_tokens) /
+        state_.usage.model_calls;
   s["iterations"] = state_.iterations;
   s["rounds"] = state_.round;
   s["attempts"] = state_.attempt;

@@ -19,6 +19,13 @@ nlohmann::json RunConfig::ToJson() const {
           {"repairer", RepairerKindName(repairer.kind)},
           {"repairer_command", repairer.command},
           {"repairer_script", repairer.script},
+          {"base_url", repairer.base_url},
+          {"model", repairer.model},
+          {"llm_config", repairer.llm_config},
+          {"price_per_million_tokens",
+           {{"prompt", repairer.price_prompt},
+            {"cached_prompt", repairer.price_cached},
+            {"completion", repairer.price_completion}}},
           {"policy", RepairPolicyName(policy)},
           {"seed", seed},
           {"rounds_per_attempt", rounds_per_attempt},
@@ -45,6 +52,15 @@ RunConfig RunConfig::FromJson(const nlohmann::json& j) {
                      "'; a newer kforge made it");
   c.repairer.command = j.value("repairer_command", "");
   c.repairer.script = j.value("repairer_script", "");
+  c.repairer.base_url = j.value("base_url", "");
+  c.repairer.model = j.value("model", "");
+  c.repairer.llm_config = j.value("llm_config", "");
+  if (j.contains("price_per_million_tokens") && j["price_per_million_tokens"].is_object()) {
+    const nlohmann::json& p = j["price_per_million_tokens"];
+    c.repairer.price_prompt = p.value("prompt", 0.0);
+    c.repairer.price_cached = p.value("cached_prompt", 0.0);
+    c.repairer.price_completion = p.value("completion", 0.0);
+  }
   if (!TryParseRepairPolicy(j.value("policy", "debug"), &c.policy))
     throw UsageError("the run was made with an unknown policy '" + j.value("policy", "") + "'");
   c.seed = j.value("seed", c.seed);

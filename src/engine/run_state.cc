@@ -58,6 +58,7 @@ void RunState::Apply(const RunEvent& event, int64_t wall_us) {
                    attempt = d.attempt;
                    if (!d.write) ++rounds_in_attempt;
                    probes_requested = false;
+                   turn_failed = false;
                    ++turns;
                    requested = true;
                    proposed = false;
@@ -69,6 +70,7 @@ void RunState::Apply(const RunEvent& event, int64_t wall_us) {
                    requested = false;
                    proposed = true;
                    probes_requested = d.probes_requested;
+                   turn_failed = !d.turn_error.empty();
                    usage += d.usage;
                    for (const auto& p : d.proposals) {
                      proposals.push_back(p.candidate);

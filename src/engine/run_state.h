@@ -57,6 +57,7 @@ struct RunState {
   int clock_round = -1;           ///< the round a `clock_read` was recorded for
   int64_t clock_elapsed_s = 0;    ///< its reading
   bool probes_requested = false;  ///< the repairer asked for probes in this round
+  bool turn_failed = false;       ///< this round's turn failed (its reason is in the event)
   Usage usage;                    ///< model calls and tokens over the whole run
   bool cancelled = false;         ///< the last control event was `cancelled`
   int64_t cancelled_wall_us = 0;

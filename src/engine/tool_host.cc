@@ -1,6 +1,8 @@
 #include "engine/tool_host.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <vector>
 
 #include "core/fs.h"
 #include "core/hash.h"
@@ -37,6 +39,28 @@ std::string RunToolHost::ReadRunFile(const std::string& relative_path) {
 }
 
 std::string RunToolHost::QueryKnowledgeBase() { return Record("query_kb", "", kb_query_ ? kb_query_() : "[]"); }
+
+std::string RunToolHost::ReadNote(const std::string& name) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  std::vector<std::string> names;
+  if (!notes_dir_.empty())
+    for (const auto& e : fs::directory_iterator(notes_dir_, ec))
+      if (e.path().extension() == ".md") names.push_back(e.path().stem().string());
+  std::sort(names.begin(), names.end());
+  std::string list;
+  for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+  std::string answer;
+  if (std::find(names.begin(), names.end(), name) == names.end()) {
+    answer = (name.empty() ? "" : "no note called '" + UntrustedText(CutText(name, 80)) + "'; ") +
+             "notes: " + (list.empty() ? "(none)" : list);
+  } else {
+    std::string text, error;
+    answer = TryReadFile(notes_dir_ + "/" + name + ".md", &text, &error) ? CutText(text, kMaxReadBytes)
+                                                                         : "unreadable: " + error;
+  }
+  return Record("read_note", name, std::move(answer));
+}
 
 std::string RunToolHost::RequestProbes() {
   probes_requested_ = true;

@@ -15,13 +15,19 @@ class RunToolHost : public ToolHost {
  public:
   static constexpr size_t kMaxReadBytes = 64 * 1024;
   /// `kb_query` answers QueryKnowledgeBase (the entries matching the current diagnosis).
-  RunToolHost(std::string task_text, std::string run_dir, std::function<std::string()> kb_query)
-      : task_text_(std::move(task_text)), run_dir_(std::move(run_dir)), kb_query_(std::move(kb_query)) {}
+  /// `notes_dir` holds the bundled reference notes (kb/notes/*.md).
+  RunToolHost(std::string task_text, std::string run_dir, std::function<std::string()> kb_query,
+              std::string notes_dir = "")
+      : task_text_(std::move(task_text)),
+        run_dir_(std::move(run_dir)),
+        kb_query_(std::move(kb_query)),
+        notes_dir_(std::move(notes_dir)) {}
 
   std::string ReadTask() override;
   std::string ReadRunFile(const std::string& relative_path) override;
   std::string QueryKnowledgeBase() override;
   std::string RequestProbes() override;
+  std::string ReadNote(const std::string& name) override;
 
   const nlohmann::json& calls() const { return calls_; }
   bool probes_requested() const { return probes_requested_; }
@@ -32,6 +38,7 @@ class RunToolHost : public ToolHost {
   std::string task_text_;
   std::string run_dir_;
   std::function<std::string()> kb_query_;
+  std::string notes_dir_;
   nlohmann::json calls_ = nlohmann::json::array();
   bool probes_requested_ = false;
 };

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "agent/knowledge_base.h"
+#include "agent/llm_config.h"
 #include "agent/registry.h"
 #include "core/cancel.h"
 #include "core/clock.h"
@@ -90,6 +91,8 @@ nlohmann::json RunStatus::ToJson() const {
                     {"failure_class", FailureClassName(s.current->failure)},
                     {"score", s.current->score}};
   if (s.best) j["best"] = {{"candidate", s.best->candidate}, {"score", s.best->score}};
+  j["usage"] = s.usage.ToJson();
+  j["cost_usd"] = CostOf(s.usage, s.config.repairer);
   return j;
 }
 
@@ -140,6 +143,8 @@ RunResult Service::Repair(const RepairRequest& request, const CancellationToken&
   }
   RunConfig config = request.config;
   if (config.backend == BackendKind::kCuda) machine_.Device();  // no GPU: refuse before a run directory exists
+  if (config.repairer.kind == RepairerKind::kLlm || config.repairer.kind == RepairerKind::kAuto)
+    ResolveModelEndpoint(&config.repairer, machine_.config());  // recorded resolved (never the key)
   BuiltinRepairers().Make(config.repairer, machine_.env());     // a missing command or script: refuse now
   config.seed = request.seed ? *request.seed : machine_.env().entropy().FreshSeed();
   std::string out = request.out;

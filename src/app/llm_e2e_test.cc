@@ -1,0 +1,221 @@
+// The LLM repairer end to end: the real CLI talks to a scripted model over loopback HTTP
+// (testing/http_server.h speaks HTTP/1.1 and server-sent events). What the engine sent, what
+// it did with the answers, what it recorded — and that the API key is nowhere in the run.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "core/fs.h"
+#include "testing/http_server.h"
+#include "testing/testing.h"
+
+namespace kforge {
+namespace {
+
+using nlohmann::json;
+using testing::RunCli;
+using testing::ScriptedHttpServer;
+using testing::ScriptedReply;
+using testing::SourceDir;
+
+constexpr char kKey[] = "sk-e2e-VERY-SECRET-31337";
+
+std::string Read(const std::string& path) {
+  std::string text, error;
+  EXPECT_TRUE(TryReadFile(path, &text, &error)) << path << ": " << error;
+  return text;
+}
+
+/// A streamed answer: one tool call whose arguments arrive in three pieces, then usage.
+ScriptedReply StreamedToolCall(const std::string& name, const std::string& arguments) {
+  ScriptedReply r;
+  r.headers = {{"Content-Type", "text/event-stream"}};
+  auto event = [](const json& j) { return "data: " + j.dump() + "\n\n"; };
+  r.chunks.push_back(event({{"choices", {{{"index", 0}, {"delta", {{"role", "assistant"}}}}}}}));
+  r.chunks.push_back(event({{"choices",
+                             {{{"index", 0},
+                               {"delta",
+                                {{"tool_calls",
+                                  {{{"index", 0},
+                                    {"id", "call_" + name},
+                                    {"type", "function"},
+                                    {"function", {{"name", name}, {"arguments", ""}}}}}}}}}}}}));
+  const size_t third = arguments.size() / 3 + 1;
+  for (size_t at = 0; at < arguments.size(); at += third)
+    r.chunks.push_back(event(
+        {{"choices",
+          {{{"index", 0},
+            {"delta",
+             {{"tool_calls", {{{"index", 0}, {"function", {{"arguments", arguments.substr(at, third)}}}}}}}}}}}}));
+  r.chunks.push_back(
+      event({{"choices", {{{"index", 0}, {"delta", json::object()}, {"finish_reason", "tool_calls"}}}}}));
+  r.chunks.push_back(event(
+      {{"choices", json::array()},
+       {"usage",
+        {{"prompt_tokens", 2000}, {"completion_tokens", 150}, {"prompt_tokens_details", {{"cached_tokens", 1536}}}}}}));
+  r.chunks.push_back("data: [DONE]\n\n");
+  return r;
+}
+
+ScriptedReply ProposeFile(const std::string& path) {
+  return StreamedToolCall("propose_candidate",
+                          json{{"source", Read(path)}, {"description", "the correct kernel"}}.dump());
+}
+
+class LlmE2ETest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::make_unique<TempDir>("kforge-llm-e2e");
+    // No retries in tests: a failed call fails the turn at once (the live clock would wait).
+    config_ = dir_->path() + "/llm.json";
+    WriteFileAtomic(config_,
+                    json{{"max_retries", 0},
+                         {"timeout_s", 60},
+                         {"price_per_million_tokens", {{"prompt", 1.0}, {"cached_prompt", 0.25}, {"completion", 4.0}}}}
+                        .dump());
+  }
+  std::vector<std::string> Env(const std::string& tag) {
+    return {"KFORGE_KB_STATE=" + dir_->path() + "/kb-" + tag, std::string("OPENAI_API_KEY=") + kKey};
+  }
+  std::vector<std::string> Args(const ScriptedHttpServer& server, std::vector<std::string> args) {
+    for (const std::string& a :
+         {std::string("--base-url"), server.Url("/v1"), std::string("--model"), std::string("scripted-model"),
+          std::string("--llm-config"), config_, std::string("--quiet"), std::string("--seed"), std::string("7")})
+      args.push_back(a);
+    return args;
+  }
+  std::unique_ptr<TempDir> dir_;
+  std::string config_;
+};
+
+TEST_F(LlmE2ETest, RepairsThroughToolsOverAStreamAndRecordsEverything) {
+  ScriptedHttpServer server({StreamedToolCall("read_file", R"({"path": "logs/iteration_0/forensics.txt"})"),
+                             StreamedToolCall("query_knowledge_base", "{}"),
+                             ProposeFile(SourceDir() + "/examples/cpu/correct/relu.cc")});
+  const std::string run = dir_->path() + "/run";
+  auto r = RunCli(Args(server, {"repair", "relu", SourceDir() + "/examples/cpu/nearmiss/relu_nan_dropped.cc",
+                                "--repairer", "llm", "--out", run, "--json"}),
+                  "", 300, Env("tools"));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  json summary = json::parse(Read(run + "/summary.json"));
+  EXPECT_TRUE(summary["success"]);
+  EXPECT_EQ(summary["model"]["calls"], 3);
+  EXPECT_EQ(summary["model"]["prompt_tokens"], 6000);
+  EXPECT_EQ(summary["model"]["cached_prompt_tokens"], 4608);
+  EXPECT_EQ(summary["model"]["model"], "scripted-model");
+  // 1392 uncached at $1, 4608 cached at $0.25, 450 completion at $4 per million.
+  EXPECT_NEAR(summary["model"]["cost_usd"].get<double>(), (1392 * 1.0 + 4608 * 0.25 + 450 * 4.0) / 1e6, 1e-12);
+  EXPECT_EQ(Read(run + "/final.cc"), Read(SourceDir() + "/examples/cpu/correct/relu.cc"));
+
+  // What the engine sent: the stable prefix, the diagnosis in the turn, the tool answers.
+  auto got = server.received();
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_EQ(got[0].target, "/v1/chat/completions");
+  EXPECT_EQ(got[0].headers["authorization"], std::string("Bearer ") + kKey);
+  json first = json::parse(got[0].body);
+  EXPECT_EQ(first["model"], "scripted-model");
+  EXPECT_EQ(first["stream"], true);
+  const std::string prompt = first["messages"][2]["content"];
+  for (const char* part : {"## Current candidate", "## Verdict", "nan_inf", "## Forensics", "## kforge suggests"})
+    EXPECT_NE(prompt.find(part), std::string::npos) << part << "\n" << prompt;
+  const std::string forensics = Read(run + "/logs/iteration_0/forensics.txt");
+  EXPECT_EQ(json::parse(got[1].body)["messages"].back()["content"], forensics);
+  // The prefix is identical on every call (so a server's prefix cache hits).
+  for (size_t i = 1; i < got.size(); ++i)
+    for (int m = 0; m < 3; ++m) EXPECT_EQ(json::parse(got[i].body)["messages"][m], first["messages"][m]);
+
+  // The turn is recorded: tool calls, usage, the transcript artifact.
+  auto log = RunCli({"log", run, "--json"});
+  json proposed;
+  for (size_t start = 0; start < log.out.size();) {
+    size_t end = log.out.find('\n', start);
+    json e = json::parse(log.out.substr(start, end - start));
+    if (e["type"] == "repair_proposed") proposed = e;
+    start = end == std::string::npos ? log.out.size() : end + 1;
+  }
+  ASSERT_TRUE(proposed.is_object());
+  EXPECT_EQ(proposed["layer"], "token");
+  EXPECT_EQ(proposed["data"]["tool_calls"].size(), 2u);
+  const std::string transcript = proposed["data"]["transcript"];
+  ASSERT_FALSE(transcript.empty());
+  json conversation = json::parse(Read(run + "/artifacts/" + transcript.substr(0, 2) + "/" + transcript));
+  ASSERT_TRUE(conversation.is_array());
+  EXPECT_EQ(conversation.front()["role"], "system");
+  EXPECT_EQ(conversation.back()["role"], "tool");  // the answer to propose_candidate
+
+  // The key is nowhere in the run directory: not in events, artifacts, logs or summaries.
+  for (const auto& e : std::filesystem::recursive_directory_iterator(run)) {
+    if (!e.is_regular_file()) continue;
+    EXPECT_EQ(Read(e.path().string()).find(kKey), std::string::npos) << e.path();
+  }
+  EXPECT_EQ(r.out.find(kKey), std::string::npos);
+  EXPECT_EQ(r.err.find(kKey), std::string::npos);
+}
+
+TEST_F(LlmE2ETest, AModelThatAnswersBadlyIsStoppedByTheGuardsWithinBudget) {
+  ScriptedReply refusal;
+  refusal.headers = {{"Content-Type", "application/json"}};
+  refusal.body = json{{"choices", {{{"message", {{"content", "I cannot help with that."}}}}}}}.dump();
+  ScriptedReply dropped;  // a stream cut mid-answer
+  dropped.headers = {{"Content-Type", "text/event-stream"}};
+  dropped.chunks = {"data: {\"choices\":[{\"delta\":{\"content\":\"```cpp\\nextern\"}}]}\n\n"};
+  ScriptedReply denied;
+  denied.status = 401;
+  denied.body = std::string(R"({"error": {"message": "Incorrect API key provided: )") + kKey + "\"}}";
+  ScriptedHttpServer server({refusal, dropped, denied});
+  const std::string run = dir_->path() + "/bad";
+  auto r = RunCli(Args(server, {"repair", "relu", SourceDir() + "/examples/cpu/nearmiss/relu_nan_dropped.cc",
+                                "--repairer", "llm", "--out", run, "--rounds", "3", "--attempts", "1"}),
+                  "", 300, Env("bad"));
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_LE(server.received().size(), 3u);
+  std::string events = RunCli({"log", run, "--json"}).out;
+  EXPECT_NE(events.find("without a tool call or a code block"), std::string::npos);
+  EXPECT_NE(events.find("connection dropped"), std::string::npos);
+  EXPECT_NE(events.find("HTTP 401"), std::string::npos);
+  EXPECT_EQ(events.find(kKey), std::string::npos);
+  EXPECT_NE(events.find("[redacted]"), std::string::npos);
+  json summary = json::parse(Read(run + "/summary.json"));
+  EXPECT_FALSE(summary["success"]);
+  EXPECT_EQ(summary["model"]["calls"], 3);
+}
+
+TEST_F(LlmE2ETest, WithoutAnEndpointTheLlmRepairerIsRefusedBeforeAnyRun) {
+  const std::string run = dir_->path() + "/none";
+  auto r = RunCli(
+      {"repair", "relu", SourceDir() + "/examples/cpu/nearmiss/relu_nan_dropped.cc", "--repairer", "llm", "--out", run},
+      "", 60, {"OPENAI_BASE_URL=", "KFORGE_MODEL="});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--base-url"), std::string::npos) << r.err;
+  EXPECT_FALSE(FileExists(run));
+}
+
+// The plumbing, not a model: a scripted model that writes the correct kernel repairs every
+// bundled CPU near-miss that the recipes cannot, through --repairer auto; the recipes answer
+// the rest without a single model call.
+TEST_F(LlmE2ETest, AutoRepairsEveryBundledNearMissRecipesFirst) {
+  json manifest = json::parse(Read(SourceDir() + "/examples/cpu/nearmiss/manifest.json"));
+  int by_model = 0, by_recipes = 0;
+  for (const auto& c : manifest["candidates"]) {
+    const std::string task = c["task"], file = c["file"];
+    const std::string correct = SourceDir() + "/examples/cpu/correct/" + task + ".cc";
+    ScriptedHttpServer server({ProposeFile(correct), ProposeFile(correct), ProposeFile(correct)});
+    const std::string run = dir_->path() + "/auto-" + file;
+    auto r = RunCli(Args(server, {"repair", task, SourceDir() + "/examples/cpu/nearmiss/" + file, "--repairer", "auto",
+                                  "--out", run}),
+                    "", 600, Env("auto-" + file));
+    EXPECT_EQ(r.exit_code, 0) << file << "\n" << r.out << r.err;
+    json summary = json::parse(Read(run + "/summary.json"));
+    const int calls = summary["model"]["calls"];
+    (calls > 0 ? by_model : by_recipes)++;
+    if (calls == 0) EXPECT_TRUE(server.received().empty()) << file;
+  }
+  EXPECT_GT(by_model, 0);
+  EXPECT_GT(by_recipes, 0);
+  std::cout << "near-misses repaired by recipes alone: " << by_recipes << ", with the scripted model: " << by_model
+            << "\n";
+}
+
+}  // namespace
+}  // namespace kforge
