@@ -169,12 +169,17 @@ std::string TurnPrompt(const RepairContext& ctx) {
   if (ctx.source.empty()) {
     p += fmt::format("Round {} (attempt {}). Write a candidate for the task from scratch as {}.\n", ctx.round,
                      ctx.attempt, ctx.file_name);
+  } else if (ctx.verdict.is_object() && ctx.verdict.value("passed", false)) {
+    p += fmt::format("Round {} (attempt {}). The current candidate ({}) passes; change it as required below.\n\n",
+                     ctx.round, ctx.attempt, ctx.file_name);
+    p += "## Current candidate\n```cpp\n" + ctx.source + (ctx.source.back() == '\n' ? "" : "\n") + "```\n\n";
   } else {
     p += fmt::format("Round {} (attempt {}). The current candidate ({}) fails kforge's verification.\n\n", ctx.round,
                      ctx.attempt, ctx.file_name);
     p += "## Current candidate\n```cpp\n" + ctx.source + (ctx.source.back() == '\n' ? "" : "\n") + "```\n\n";
   }
-  if (ctx.verdict.is_object()) {
+  if (!ctx.requirement.empty()) p += "## Requirement (from the user)\n" + ctx.requirement + "\n\n";
+  if (ctx.verdict.is_object() && !ctx.verdict.value("passed", false)) {
     p += "## Verdict\n";
     p += fmt::format("failure: {}, level reached: {}\n", ctx.verdict.value("failure_class", "?"),
                      ctx.verdict.value("level", "?"));

@@ -27,7 +27,8 @@ struct RepairContext {
   /// Earlier rounds condensed, one note each: the proposal's origin and description (the
   /// fix tried) and its verdict (cause and error summary, at most 500 characters).
   std::vector<std::string> round_notes;
-  std::string suggestion;  ///< the engine's reading of the last failure, for the next proposal
+  std::string suggestion;   ///< the engine's reading of the last failure, for the next proposal
+  std::string requirement;  ///< a change the user asked for, to make in every proposal
   int round = 0;
   int attempt = 1;
   /// The engine compiles proposals with KFORGE_PROBE enabled from this round on; a repairer

@@ -32,6 +32,7 @@ CommandAction SetupTasks(CLI::App& sub, Machine& machine, CancellationToken& int
 CommandAction SetupCheck(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
 CommandAction SetupDevice(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
 CommandAction SetupBench(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
+CommandAction SetupGenerate(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
 CommandAction SetupRepair(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
 CommandAction SetupResume(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
 CommandAction SetupStatus(CLI::App& sub, Machine& machine, CancellationToken& interrupt);

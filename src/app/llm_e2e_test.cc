@@ -219,3 +219,103 @@ TEST_F(LlmE2ETest, AutoRepairsEveryBundledNearMissRecipesFirst) {
 
 }  // namespace
 }  // namespace kforge
+
+namespace kforge {
+namespace {
+
+ScriptedReply PlainText(const std::string& content) {
+  ScriptedReply r;
+  r.headers = {{"Content-Type", "application/json"}};
+  r.body = json{{"choices", {{{"message", {{"role", "assistant"}, {"content", content}}}, {"finish_reason", "stop"}}}},
+                {"usage", {{"prompt_tokens", 800}, {"completion_tokens", 200}}}}
+               .dump();
+  return r;
+}
+
+std::string Relu() { return SourceDir() + "/examples/cpu/correct/relu.cc"; }
+
+TEST_F(LlmE2ETest, GenerateFromATaskAndFromAnExistingKernel) {
+  ScriptedHttpServer server({ProposeFile(Relu()), ProposeFile(Relu())});
+  const std::string fresh = dir_->path() + "/fresh", existing = dir_->path() + "/existing";
+  auto b = RunCli(Args(server, {"generate", "relu", "--out", fresh, "--json"}), "", 300, Env("gen-b"));
+  ASSERT_EQ(b.exit_code, 0) << b.out << b.err;
+  EXPECT_EQ(json::parse(b.out)["generate"]["kind"], "task");
+  // The first turn writes from scratch: no current candidate in the prompt.
+  const std::string first = json::parse(server.received()[0].body)["messages"][2]["content"];
+  EXPECT_NE(first.find("from scratch"), std::string::npos) << first;
+  EXPECT_EQ(first.find("## Current candidate"), std::string::npos);
+  auto c = RunCli(Args(server, {"generate", "relu", "--candidate",
+                                SourceDir() + "/examples/cpu/nearmiss/relu_nan_dropped.cc", "--out", existing}),
+                  "", 300, Env("gen-c"));
+  EXPECT_EQ(c.exit_code, 0) << c.out << c.err;
+  EXPECT_NE(c.out.find("existing_kernel"), std::string::npos) << c.out;
+}
+
+TEST_F(LlmE2ETest, GenerateFromADescriptionShowsTheTaskBeforeAnyKernel) {
+  const std::string task = Read(SourceDir() + "/tasks/relu.json");
+  ScriptedHttpServer server({PlainText("Here it is:\n```json\n" + task + "\n```"),
+                             PlainText("```json\n" + task + "\n```"), ProposeFile(Relu())});
+  const std::string unconfirmed = dir_->path() + "/unconfirmed";
+  auto no = RunCli(Args(server, {"generate", "max(x, 0) over a float32 vector", "--out", unconfirmed}), "", 300,
+                   Env("gen-a1"));
+  EXPECT_EQ(no.exit_code, 1) << no.out << no.err;
+  EXPECT_NE(no.out.find("NOT STARTED"), std::string::npos) << no.out;
+  EXPECT_NE(no.err.find("\"reference\": \"relu\""), std::string::npos) << no.err;  // shown
+  EXPECT_TRUE(FileExists(unconfirmed + "/task.json"));
+  EXPECT_FALSE(FileExists(unconfirmed + "/events.db"));  // no kernel was written
+  ASSERT_EQ(server.received().size(), 1u);
+  EXPECT_NE(server.received()[0].body.find("max(x, 0) over a float32 vector"), std::string::npos);
+
+  const std::string confirmed = dir_->path() + "/confirmed";
+  auto yes = RunCli(Args(server, {"generate", "max(x, 0) over a float32 vector", "--out", confirmed, "--yes"}), "", 300,
+                    Env("gen-a2"));
+  EXPECT_EQ(yes.exit_code, 0) << yes.out << yes.err;
+  EXPECT_NE(yes.out.find("GENERATED relu (description)"), std::string::npos) << yes.out;
+}
+
+TEST_F(LlmE2ETest, AGeneratedTaskWithAnUnknownReferenceIsRefused) {
+  json task = json::parse(Read(SourceDir() + "/tasks/relu.json"));
+  task["reference"] = "fused_everything";
+  ScriptedHttpServer server({PlainText("```json\n" + task.dump() + "\n```")});
+  auto r = RunCli(
+      Args(server, {"generate", "something kforge has no reference for", "--out", dir_->path() + "/unknown", "--yes"}),
+      "", 300, Env("gen-unknown"));
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("fused_everything"), std::string::npos) << r.out;
+}
+
+TEST_F(LlmE2ETest, AChangeToAnEarlierRunCarriesItsTaskCodeAndHistory) {
+  ScriptedHttpServer first({ProposeFile(Relu())});
+  const std::string earlier = dir_->path() + "/earlier";
+  ASSERT_EQ(RunCli(Args(first, {"repair", "relu", SourceDir() + "/examples/cpu/nearmiss/relu_nan_dropped.cc",
+                                "--repairer", "llm", "--out", earlier}),
+                   "", 300, Env("d1"))
+                .exit_code,
+            0);
+  const std::string changed = dir_->path() + "/relu_changed.cc";
+  WriteFileAtomic(changed, Read(Relu()) + "// unrolled by four\n");
+  ScriptedHttpServer second({ProposeFile(changed)});
+  const std::string later = dir_->path() + "/later";
+  auto r = RunCli(Args(second, {"generate", "unroll the loop by four", "--from-run", earlier, "--out", later}), "", 300,
+                  Env("d2"));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(Read(later + "/final.cc"), Read(changed));
+  const std::string prompt = json::parse(second.received()[0].body)["messages"][2]["content"];
+  for (const char* part :
+       {"## Requirement", "unroll the loop by four", "passes; change it", "earlier run", "## Current candidate"})
+    EXPECT_NE(prompt.find(part), std::string::npos) << part << "\n" << prompt;
+}
+
+TEST_F(LlmE2ETest, RegenerateSendsTheTaskAndHistoryButNotTheFailingKernel) {
+  ScriptedHttpServer server({ProposeFile(Relu())});
+  auto r = RunCli(Args(server, {"repair", "relu", SourceDir() + "/examples/cpu/nearmiss/relu_nan_dropped.cc",
+                                "--repairer", "llm", "--strategy", "regenerate", "--out", dir_->path() + "/regen"}),
+                  "", 300, Env("regen"));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const std::string prompt = json::parse(server.received()[0].body)["messages"][2]["content"];
+  EXPECT_EQ(prompt.find("## Current candidate"), std::string::npos) << prompt;
+  EXPECT_NE(prompt.find("from scratch"), std::string::npos) << prompt;
+}
+
+}  // namespace
+}  // namespace kforge

@@ -33,6 +33,8 @@ namespace {
 const Command kCommands[] = {
     {"verify", "verify a candidate kernel against a task (the engine's verdict)", SetupVerify},
     {"repair", "repair a failing candidate until it is certified (the main job)", SetupRepair},
+    {"generate", "write a kernel with a model (from a task, a description or an earlier run) and certify it",
+     SetupGenerate},
     {"resume", "continue an interrupted repair run from its event log", SetupResume},
     {"status", "show where a repair run stands", SetupStatus},
     {"log", "print a run's events", SetupLog},

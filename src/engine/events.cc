@@ -138,6 +138,7 @@ json Payload(const ResumedEvent& e) { return {{"round", e.round}}; }
 json Payload(const RunFinishedEvent& e) {
   json d = {{"success", e.success}, {"reason", e.reason}, {"message", e.message}};
   if (!e.final_candidate.empty()) d["final_candidate"] = e.final_candidate;
+  if (e.environment) d["environment_error"] = true;
   return d;
 }
 
@@ -236,9 +237,12 @@ RunEvent DecodePayload(EventType type, const json& d) {
       return CancelledEvent{d.value("reason", ""), d.value("round", 0), d.value("attempt", 1)};
     case EventType::kResumed:
       return ResumedEvent{d.value("round", 0)};
-    case EventType::kRunFinished:
-      return RunFinishedEvent{d.at("success").get<bool>(), d.at("reason").get<std::string>(), d.value("message", ""),
-                              d.value("final_candidate", "")};
+    case EventType::kRunFinished: {
+      RunFinishedEvent e{d.at("success").get<bool>(), d.at("reason").get<std::string>(), d.value("message", ""),
+                         d.value("final_candidate", "")};
+      e.environment = d.value("environment_error", e.reason == "environment");  // version 1 logs: by reason
+      return e;
+    }
     case EventType::kUnknown:
       break;
   }

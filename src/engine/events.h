@@ -198,6 +198,7 @@ struct RunFinishedEvent {
   bool success = false;
   std::string reason, message;
   std::string final_candidate;
+  bool environment = false;  ///< the environment stopped it (no compiler, no GPU), not a guard
 };
 
 using RunEvent =

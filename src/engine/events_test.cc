@@ -83,7 +83,7 @@ TEST(Events, EveryTypeRoundTripsExactly) {
   ExpectRoundTrip(CancelledEvent{"interrupted by SIGINT", 3, 2});
   ExpectRoundTrip(ResumedEvent{3});
   ExpectRoundTrip(RunFinishedEvent{true, "certified", "certified on the full set", "c2"});
-  ExpectRoundTrip(RunFinishedEvent{false, "environment", "no compiler", ""});
+  ExpectRoundTrip(RunFinishedEvent{false, "environment", "no compiler", "", true});
 }
 
 TEST(Events, GuardDecisionsDecodeToEnums) {

@@ -243,7 +243,9 @@ void RepairRun::CallRepairer() {
   std::vector<RunEvent> so_far;
   for (const Event& e : log_->ReadAll())
     if (std::optional<RunEvent> typed = Decode(e)) so_far.push_back(std::move(*typed));
-  ctx.round_notes = RoundNotes(so_far);
+  ctx.round_notes = state_.config.carried_notes;
+  for (auto& n : RoundNotes(so_far)) ctx.round_notes.push_back(std::move(n));
+  ctx.requirement = state_.config.requirement;
   if (state_.current) ctx.suggestion = Suggestion(*state_.current, f);
   std::string hits;
   for (const auto& h : ctx.kb_hits) hits += (hits.empty() ? "" : ", ") + h.entry->id;
@@ -420,7 +422,7 @@ const RunState& RepairRun::Run() {
         Validate(artifacts_->Get(state_.initial_candidate), 0, -1, "", "");
         continue;
       }
-      if (state_.round == 0 && state_.current->passed) {
+      if (state_.round == 0 && state_.current->passed && state_.config.requirement.empty()) {
         Finish(true, "already_correct", "the initial candidate is certified");
         continue;
       }
@@ -458,7 +460,7 @@ const RunState& RepairRun::Run() {
     Append(CancelledEvent{e.what(), state_.round, state_.attempt});
     Progress(fmt::format("{}: stopped at round {}; continue with 'kforge resume {}'", e.what(), state_.round, dir_));
   } catch (const EnvironmentError& e) {
-    Append(RunFinishedEvent{false, "environment", e.what(), ""});
+    Append(RunFinishedEvent{false, "environment", e.what(), "", /*environment=*/true});
     Progress(std::string("environment error: ") + e.what());
   }
   WriteOutputs();

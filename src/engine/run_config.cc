@@ -19,6 +19,8 @@ nlohmann::json RunConfig::ToJson() const {
           {"repairer", RepairerKindName(repairer.kind)},
           {"repairer_command", repairer.command},
           {"repairer_script", repairer.script},
+          {"requirement", requirement},
+          {"carried_notes", carried_notes},
           {"base_url", repairer.base_url},
           {"model", repairer.model},
           {"llm_config", repairer.llm_config},
@@ -52,6 +54,8 @@ RunConfig RunConfig::FromJson(const nlohmann::json& j) {
                      "'; a newer kforge made it");
   c.repairer.command = j.value("repairer_command", "");
   c.repairer.script = j.value("repairer_script", "");
+  c.requirement = j.value("requirement", "");
+  c.carried_notes = j.value("carried_notes", std::vector<std::string>{});
   c.repairer.base_url = j.value("base_url", "");
   c.repairer.model = j.value("model", "");
   c.repairer.llm_config = j.value("llm_config", "");

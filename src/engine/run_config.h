@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "agent/registry.h"
 #include "core/backend_kind.h"
@@ -36,6 +37,11 @@ struct RunConfig {
   int64_t case_timeout_ms = 10000;
   double memory_gib = 4;
   int probes_after_round = 1;  ///< probes may be requested once this many rounds failed
+  /// A change the user asked for ("make it handle bf16"), sent with every turn; a run with
+  /// one asks the repairer even when its initial candidate already passes.
+  std::string requirement;
+  /// Notes carried from an earlier run this one continues (its rounds, condensed).
+  std::vector<std::string> carried_notes;
 
   /// File extension of candidate sources in the run directory and for repairers.
   std::string SourceExtension() const { return std::string(kforge::SourceExtension(backend)); }

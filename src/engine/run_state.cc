@@ -123,6 +123,7 @@ void RunState::Apply(const RunEvent& event, int64_t wall_us) {
                    finished = true;
                    success = d.success;
                    finish_reason = d.reason;
+                   environment_error = d.environment;
                  },
              },
              event);

@@ -69,6 +69,7 @@ struct RunState {
   bool finished = false;
   bool success = false;
   std::string finish_reason;
+  bool environment_error = false;  ///< the run finished because the environment stopped it
 
   /// Folds one event into the state. Unknown event types are ignored (forward compatible);
   /// a malformed payload or a newer log throws UsageError.

@@ -23,6 +23,9 @@
 
 namespace kforge {
 
+/// How often a wait with a cancellation token looks at it.
+constexpr int64_t kCancelPollMillis = 100;
+
 std::string_view OutcomeName(CaseRun::Outcome o) {
   switch (o) {
     case CaseRun::Outcome::kReturned:
@@ -225,7 +228,10 @@ bool CandidateProcess::Receive(ParsedReply* reply, int64_t deadline_ns, uint64_t
       return false;
     }
     pollfd pfds[2] = {{control_.get(), POLLIN, 0}, {child_->exit_fd(), POLLIN, 0}};
-    int n = ::poll(pfds, 2, static_cast<int>(std::min<int64_t>(left_ms, 1 << 30)));
+    // With a token, wake at least every 100 ms: a token cancelled from another thread (an
+    // MCP client, a service caller) sends no signal to interrupt the poll.
+    const int64_t slice_ms = cancel_ != nullptr ? std::min<int64_t>(left_ms, kCancelPollMillis) : left_ms;
+    int n = ::poll(pfds, 2, static_cast<int>(std::min<int64_t>(slice_ms, 1 << 30)));
     if (n < 0 && errno == EINTR) continue;
     if (pfds[0].revents & POLLIN) {
       ssize_t got = ::recv(control_.get(), &buf, sizeof buf, MSG_DONTWAIT | MSG_TRUNC);

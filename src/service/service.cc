@@ -5,6 +5,7 @@
 #include "agent/knowledge_base.h"
 #include "agent/llm_config.h"
 #include "agent/registry.h"
+#include "agent/task_writer.h"
 #include "core/cancel.h"
 #include "core/clock.h"
 #include "core/env.h"
@@ -12,10 +13,12 @@
 #include "core/fs.h"
 #include "core/names.h"
 #include "engine/repair_loop.h"
+#include "engine/turn_context.h"
 #include "exec/machine.h"
 #include "record/artifact_store.h"
 #include "record/event_log.h"
 #include "service/bundled.h"
+#include "verify/reference.h"
 #include "verify/static_checks.h"
 
 namespace kforge {
@@ -74,7 +77,7 @@ nlohmann::json CheckResult::ToJson() const {
 
 Outcome RunResult::outcome() const {
   if (state.cancelled) return Outcome::kInterrupted;
-  if (!state.finished || state.finish_reason == "environment") return Outcome::kError;
+  if (!state.finished || state.environment_error) return Outcome::kError;
   return state.success ? Outcome::kPassed : Outcome::kFailed;
 }
 
@@ -153,6 +156,102 @@ RunResult Service::Repair(const RepairRequest& request, const CancellationToken&
       RepairRun::Create(out, task_text, task.origin, candidate, config, MakeRepairEnv(machine_, cancel, progress));
   run->Run();
   return ResultOf(*run);
+}
+
+std::string_view GenerateKindName(GenerateKind k) {
+  constexpr NameEntry<GenerateKind> kNames[] = {{GenerateKind::kDescription, "description"},
+                                                {GenerateKind::kTask, "task"},
+                                                {GenerateKind::kExistingKernel, "existing_kernel"},
+                                                {GenerateKind::kChangeOfRun, "change_of_run"}};
+  return NameIn(kNames, k);
+}
+
+GenerateResult Service::Generate(const GenerateRequest& request, const CancellationToken& cancel,
+                                 const ProgressFn& progress, const ConfirmFn& confirm) {
+  GenerateResult result;
+  RunConfig config = request.config;
+  std::string task_text, task_origin, candidate, error;
+  const bool is_task = FileExists(request.request) ||
+                       FileExists(BundledTasksDir(machine_.config()) + "/" + request.request + ".json") ||
+                       request.request.find_first_of(" \t\n") == std::string::npos;
+  if (!request.from_run.empty()) {
+    // D: a change to an earlier run's result.
+    result.kind = GenerateKind::kChangeOfRun;
+    if (request.request.empty())
+      throw UsageError("say what to change in the run's result (e.g. \"use shared memory\")");
+    auto log = EventLog::Open(request.from_run + "/events.db", machine_.env().clock());
+    std::vector<Event> events = log->ReadAll();
+    RunState earlier = FoldEvents(events);
+    ArtifactStore artifacts(request.from_run + "/artifacts");
+    const std::optional<Scored>& from = earlier.success ? earlier.current : earlier.best;
+    if (!earlier.started || !from)
+      throw UsageError("the run in " + request.from_run + " has no candidate to change; start from its task instead");
+    task_text = artifacts.Get(earlier.task_artifact);
+    task_origin = earlier.task_name + " (from the run in " + request.from_run + ")";
+    candidate = artifacts.Get(from->candidate);
+    if (!request.backend_set) config.backend = earlier.config.backend;
+    config.requirement = request.request;
+    std::vector<RunEvent> typed;
+    for (const Event& e : events)
+      if (std::optional<RunEvent> t = Decode(e)) typed.push_back(std::move(*t));
+    config.carried_notes = {"earlier run " + request.from_run + ": " +
+                            (earlier.success ? "certified" : "not certified (" + earlier.finish_reason + ")")};
+    for (auto& n : RoundNotes(typed)) config.carried_notes.push_back(std::move(n));
+  } else if (is_task) {
+    // B and C: a task, and perhaps an existing kernel.
+    Task task = ResolveTask(request.request);
+    result.kind = request.candidate_path.empty() ? GenerateKind::kTask : GenerateKind::kExistingKernel;
+    if (!TryReadFile(task.origin, &task_text, &error))
+      throw UsageError("cannot read task " + task.origin + ": " + error);
+    task_origin = task.origin;
+    if (!request.candidate_path.empty()) candidate = ReadCandidate(request.candidate_path);
+  } else {
+    // A: a description; the model writes the task, which the user sees first.
+    result.kind = GenerateKind::kDescription;
+    RepairerSpec spec = config.repairer;
+    ResolveModelEndpoint(&spec, machine_.config());
+    if (!spec.has_model())
+      throw UsageError(
+          "writing a task from a description needs a model: --base-url and --model (or OPENAI_BASE_URL "
+          "and KFORGE_MODEL); or pass a task file");
+    ChatClient client(machine_.env().http(), machine_.env().clock(), LoadEndpointSettings(spec, machine_.config()));
+    std::string example;
+    TryReadFile(BundledTasksDir(machine_.config()) + "/softmax.json", &example, &error);
+    if (progress) progress("asking the model for a task file: " + request.request);
+    TaskDraft draft = WriteTask(client, request.request, example, ReferenceNames(), &cancel);
+    result.task_usage = draft.usage;
+    if (!draft.ok) {
+      result.error = draft.error;
+      return result;
+    }
+    task_text = draft.text;
+  }
+  Task task = ParseTask(task_text, task_origin.empty() ? "generated task" : task_origin);
+  std::string out = request.out;
+  if (out.empty()) out = fmt::format("kforge-runs/{}-{}", task.name, machine_.env().clock().WallMicros() / 1000000);
+  result.task_text = task_text;
+  if (result.kind == GenerateKind::kDescription) {
+    MakeDirs(out);
+    result.draft_path = out + "/task.json";
+    WriteFileAtomic(result.draft_path, task_text);
+    task_origin = result.draft_path;
+    if (!confirm || !confirm("task", task_text)) {
+      result.declined = true;
+      return result;
+    }
+  }
+  if (config.repairer.kind == RepairerKind::kLlm || config.repairer.kind == RepairerKind::kAuto)
+    ResolveModelEndpoint(&config.repairer, machine_.config());
+  if (config.backend == BackendKind::kCuda) machine_.Device();
+  if (candidate.empty() && !BuiltinRepairers().Make(config.repairer, machine_.env())->writes_from_task())
+    throw UsageError("the " + std::string(RepairerKindName(config.repairer.kind)) +
+                     " repairer cannot write a kernel; use --repairer llm (or script or external)");
+  config.seed = request.seed ? *request.seed : machine_.env().entropy().FreshSeed();
+  auto run =
+      RepairRun::Create(out, task_text, task_origin, candidate, config, MakeRepairEnv(machine_, cancel, progress));
+  run->Run();
+  result.run = ResultOf(*run);
+  return result;
 }
 
 RunResult Service::Resume(const std::string& run_dir, const CancellationToken& cancel, const ProgressFn& progress) {

@@ -98,6 +98,41 @@ struct RunStatus {
   nlohmann::json ToJson() const;
 };
 
+/// `kforge generate`: a kernel written by the repairer (a model) and driven through the same
+/// loop. What `request` is decides the kind:
+///  A  a plain description: the model writes a task file, shown through `confirm` before any
+///     kernel is written;
+///  B  a task (bundled name or file): a candidate from scratch;
+///  C  a task and `candidate_path`: that kernel, verified and repaired;
+///  D  `from_run` set: `request` is a change to that run's result ("use shared memory"); its
+///     task, final (or best) code and rounds carry forward.
+enum class GenerateKind { kDescription, kTask, kExistingKernel, kChangeOfRun };
+std::string_view GenerateKindName(GenerateKind k);
+
+struct GenerateRequest {
+  std::string request;
+  std::string candidate_path;
+  std::string from_run;
+  std::string out;   ///< run directory; "" : kforge-runs/<task>-<time>
+  RunConfig config;  ///< the repairer must be able to write (llm by default in the CLI)
+  std::optional<uint64_t> seed;
+  bool backend_set = false;  ///< config.backend was chosen (else D keeps the earlier run's)
+};
+
+/// Asked before acting on something the engine derived (`what`: "task"), with its text;
+/// false stops the call. Non-interactive front ends answer from --yes.
+using ConfirmFn = std::function<bool(const std::string& what, const std::string& text)>;
+
+struct GenerateResult {
+  GenerateKind kind = GenerateKind::kTask;
+  std::string task_text;   ///< the task the run uses (A: as the model wrote it)
+  std::string draft_path;  ///< A: where the written task was saved
+  bool declined = false;   ///< `confirm` said no: no run was started
+  Usage task_usage;        ///< A: the model call that wrote the task
+  std::string error;       ///< A: why the model wrote no usable task (no run was started)
+  std::optional<RunResult> run;
+};
+
 struct BenchRequest {
   std::string task;
   std::string candidate_path;
@@ -124,6 +159,9 @@ class Service {
   RunResult Repair(const RepairRequest& request, const CancellationToken& cancel, const ProgressFn& progress);
   /// Continues a run that was interrupted (a finished run only rewrites its summary).
   RunResult Resume(const std::string& run_dir, const CancellationToken& cancel, const ProgressFn& progress);
+  /// Generates a kernel (see GenerateRequest) and runs it through the repair loop.
+  GenerateResult Generate(const GenerateRequest& request, const CancellationToken& cancel, const ProgressFn& progress,
+                          const ConfirmFn& confirm);
   RunStatus Status(const std::string& run_dir) const;
   std::vector<Event> Log(const std::string& run_dir) const;
   /// Re-derives every score and round decision of a run from its record alone.
