@@ -12,6 +12,7 @@
 
 #include "agent/registry.h"
 #include "app/commands.h"
+#include "app/interactive.h"
 #include "core/backend_kind.h"
 #include "core/error.h"
 #include "exec/machine.h"
@@ -23,7 +24,7 @@ CommandAction SetupGenerate(CLI::App& sub, Machine& machine, CancellationToken& 
   struct Args {
     std::string request, candidate, from_run, out, backend, repairer = "llm", repairer_cmd, repairer_script;
     std::string base_url, model, llm_config, strategy = "debug";
-    bool yes = false, json = false, quiet = false;
+    bool yes = false, json = false, quiet = false, interactive = false;
     uint64_t seed = 0;
     int rounds = 5, attempts = 3;
     double timeout_s = 10, wall_s = 1800;
@@ -55,6 +56,8 @@ CommandAction SetupGenerate(CLI::App& sub, Machine& machine, CancellationToken& 
   sub.add_flag("--yes", a->yes, "accept every confirmation (a task the model wrote) without asking");
   sub.add_flag("--json", a->json, "print the run summary as JSON on stdout");
   sub.add_flag("--quiet", a->quiet, "no progress on stderr");
+  sub.add_flag("--interactive", a->interactive,
+               "show the plan and ask before starting, and after each round: go on, stop, or add a requirement");
   sub.footer(
       "Exit status: 0 a kernel was written and certified, 1 not (or a generated task was not confirmed), 2 usage or "
       "environment error, 130 interrupted (kforge resume RUN_DIR continues).\n"
@@ -81,19 +84,32 @@ CommandAction SetupGenerate(CLI::App& sub, Machine& machine, CancellationToken& 
     config.max_attempts = a->attempts;
     config.case_timeout_ms = static_cast<int64_t>(a->timeout_s * 1000);
     config.wall_clock_s = static_cast<int64_t>(a->wall_s);
-    const bool yes = a->yes;
-    ConfirmFn confirm = [yes](const std::string& what, const std::string& text) {
+    const bool yes = a->yes, interactive = a->interactive;
+    auto prompter = std::make_shared<Prompter>(std::cin, std::cerr, yes);
+    ConfirmFn confirm = [yes, interactive, prompter](const std::string& what, const std::string& text) {
       std::cerr << "the model wrote this " << what << ":\n" << text;
       if (yes) return true;
-      if (!::isatty(STDIN_FILENO)) return false;  // never wait for input that cannot come
-      std::cerr << "use it? [y/N] " << std::flush;
-      std::string answer;
-      std::getline(std::cin, answer);
-      return !answer.empty() && (answer[0] == 'y' || answer[0] == 'Y');
+      // Never wait for input that cannot come: ask on a terminal, or when asked to.
+      if (!interactive && !::isatty(STDIN_FILENO)) return false;
+      return prompter->Confirm("use it?");
     };
+    BetweenRoundsFn between;
+    if (interactive) {
+      std::cerr << fmt::format(
+          "plan: generate for '{}'{}{} on {} with the {} repairer, strategy {}; {} rounds x {} "
+          "attempts\n",
+          a->request, a->candidate.empty() ? "" : " from " + a->candidate,
+          a->from_run.empty() ? "" : " changing the run in " + a->from_run, a->backend.empty() ? "cpu" : a->backend,
+          a->repairer, a->strategy, a->rounds, a->attempts);
+      if (!prompter->Confirm("start?")) {
+        std::cout << "NOT STARTED: declined\n";
+        return 1;
+      }
+      between = [prompter](const RunState& s) { return prompter->BetweenRounds(s); };
+    }
     ProgressFn progress;
     if (!a->quiet) progress = [](const std::string& line) { std::cerr << line << "\n"; };
-    GenerateResult r = Service(machine).Generate(request, interrupt, progress, confirm);
+    GenerateResult r = Service(machine).Generate(request, interrupt, progress, confirm, between);
     if (!r.error.empty()) {
       std::cout << "NOT GENERATED: the model wrote no usable task: " << r.error << "\n";
       return 1;

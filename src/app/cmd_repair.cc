@@ -10,6 +10,7 @@
 #include "agent/llm_config.h"
 #include "agent/registry.h"
 #include "app/commands.h"
+#include "app/interactive.h"
 #include "core/backend_kind.h"
 #include "core/error.h"
 #include "exec/machine.h"
@@ -52,7 +53,7 @@ CommandAction SetupRepair(CLI::App& sub, Machine& machine, CancellationToken& in
     std::string task, candidate, out, backend = "cpu", repairer, repairer_cmd, repairer_script;
     std::string base_url, model, llm_config;
     std::string policy = "debug";
-    bool json = false, quiet = false;
+    bool json = false, quiet = false, interactive = false, yes = false;
     uint64_t seed = 0;
     int rounds = 5, attempts = 3;
     double timeout_s = 10, wall_s = 1800;
@@ -88,6 +89,9 @@ CommandAction SetupRepair(CLI::App& sub, Machine& machine, CancellationToken& in
   sub.add_option("--wall-clock", a->wall_s, "wall-clock limit for the whole run, seconds")->check(CLI::Range(1.0, 1e6));
   sub.add_flag("--json", a->json, "print the run summary as JSON on stdout");
   sub.add_flag("--quiet", a->quiet, "no progress on stderr");
+  sub.add_flag("--interactive", a->interactive,
+               "show the plan and ask before starting; after each round: go on, stop, or add a requirement");
+  sub.add_flag("--yes", a->yes, "with --interactive: accept the plan without asking");
   sub.footer(
       "Exit status: 0 repaired and certified, 1 not repaired, 2 usage or environment error.\n"
       "The run directory holds events.db, artifacts/, summary.json, final.cc (final.cu on cuda) and "
@@ -117,21 +121,40 @@ CommandAction SetupRepair(CLI::App& sub, Machine& machine, CancellationToken& in
     config.max_attempts = a->attempts;
     config.case_timeout_ms = static_cast<int64_t>(a->timeout_s * 1000);
     config.wall_clock_s = static_cast<int64_t>(a->wall_s);
-    return Report(Service(machine).Repair(request, interrupt, ProgressTo(a->quiet)), a->json);
+    BetweenRoundsFn between;
+    auto prompter = std::make_shared<Prompter>(std::cin, std::cerr, a->yes);
+    if (a->interactive) {
+      std::cerr << fmt::format(
+          "plan: repair {} ({}) on {} with the {} repairer, strategy {}; {} rounds x {} attempts, {} s wall clock\n",
+          a->task, a->candidate.empty() ? "the repairer writes the first candidate" : a->candidate, a->backend,
+          a->repairer, a->policy, a->rounds, a->attempts, a->wall_s);
+      if (!prompter->Confirm("start?")) {
+        std::cout << "NOT STARTED: declined\n";
+        return 1;
+      }
+      between = [prompter](const RunState& s) { return prompter->BetweenRounds(s); };
+    }
+    return Report(Service(machine).Repair(request, interrupt, ProgressTo(a->quiet), between), a->json);
   };
 }
 
 CommandAction SetupResume(CLI::App& sub, Machine& machine, CancellationToken& interrupt) {
   struct Args {
     std::string dir;
-    bool json = false, quiet = false;
+    bool json = false, quiet = false, interactive = false;
   };
   auto a = std::make_shared<Args>();
   sub.add_option("run_dir", a->dir, "the run directory to continue")->required();
   sub.add_flag("--json", a->json, "print the run summary as JSON on stdout");
   sub.add_flag("--quiet", a->quiet, "no progress on stderr");
+  sub.add_flag("--interactive", a->interactive, "after each round: go on, stop, or add a requirement");
   return [a, &machine, &interrupt]() -> int {
-    return Report(Service(machine).Resume(a->dir, interrupt, ProgressTo(a->quiet)), a->json);
+    BetweenRoundsFn between;
+    if (a->interactive) {
+      auto prompter = std::make_shared<Prompter>(std::cin, std::cerr, false);
+      between = [prompter](const RunState& s) { return prompter->BetweenRounds(s); };
+    }
+    return Report(Service(machine).Resume(a->dir, interrupt, ProgressTo(a->quiet), between), a->json);
   };
 }
 

@@ -319,3 +319,44 @@ TEST_F(LlmE2ETest, RegenerateSendsTheTaskAndHistoryButNotTheFailingKernel) {
 
 }  // namespace
 }  // namespace kforge
+
+namespace kforge {
+namespace {
+
+TEST_F(LlmE2ETest, InteractiveRunsAskBetweenRoundsAndRecordTheAnswers) {
+  // The model's first proposal still drops NaN (a new hash: a comment added).
+  const std::string still_broken = dir_->path() + "/still_broken.cc";
+  WriteFileAtomic(still_broken, Read(SourceDir() + "/examples/cpu/nearmiss/relu_nan_dropped.cc") + "// tried\n");
+  ScriptedHttpServer server({ProposeFile(still_broken)});
+  const std::string run = dir_->path() + "/interactive";
+  // Start: yes (empty line); after the initial validation: a requirement; after round 1: stop.
+  auto r = testing::RunCliWithInput(
+      Args(server, {"repair", "relu", SourceDir() + "/examples/cpu/nearmiss/relu_nan_dropped.cc", "--repairer", "llm",
+                    "--out", run, "--interactive"}),
+      "\nkeep it branch-free\ns\n", 300, Env("interactive"));
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("plan: repair relu"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("Enter to go on"), std::string::npos) << r.err;
+  ASSERT_EQ(server.received().size(), 1u);
+  const std::string prompt = json::parse(server.received()[0].body)["messages"][2]["content"];
+  EXPECT_NE(prompt.find("keep it branch-free"), std::string::npos) << prompt;
+  std::string events = RunCli({"log", run, "--json"}).out;
+  EXPECT_NE(events.find(R"("decision":"requirement")"), std::string::npos) << events;
+  EXPECT_NE(events.find(R"("decision":"stop")"), std::string::npos) << events;
+  json summary = json::parse(Read(run + "/summary.json"));
+  EXPECT_EQ(summary["reason"], "stopped_by_user");
+}
+
+TEST_F(LlmE2ETest, NonInteractiveRunsNeverWaitForInput) {
+  ScriptedHttpServer server({ProposeFile(Relu())});
+  // stdin holds answers an interactive run would read; a plain run ignores them.
+  auto r = testing::RunCliWithInput(
+      Args(server, {"repair", "relu", SourceDir() + "/examples/cpu/nearmiss/relu_nan_dropped.cc", "--repairer", "llm",
+                    "--out", dir_->path() + "/plain"}),
+      "s\ns\n", 300, Env("plain"));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.err.find("Enter to go on"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kforge

@@ -21,7 +21,11 @@ constexpr NameEntry<EventType> kEventNames[] = {
     {EventType::kValidationTrace, "validation_trace"},
     {EventType::kClockRead, "clock_read"},
     {EventType::kRunFinished, "run_finished"},
+    {EventType::kUserDecided, "user_decided"},
 };
+
+constexpr NameEntry<UserDecision> kDecisionNames[] = {
+    {UserDecision::kContinue, "continue"}, {UserDecision::kStop, "stop"}, {UserDecision::kRequirement, "requirement"}};
 
 constexpr NameEntry<GuardKind> kGuardNames[] = {
     {GuardKind::kIntegrity, "integrity"},
@@ -108,8 +112,8 @@ json Payload(const ValidatedEvent& e) {
 }
 
 json Payload(const RepairRequestedEvent& e) {
-  return {{"round", e.round}, {"attempt", e.attempt}, {"repairer", e.repairer},
-          {"write", e.write}, {"current", e.current}, {"forensics", e.forensics}};
+  return {{"round", e.round},     {"attempt", e.attempt},     {"repairer", e.repairer},    {"write", e.write},
+          {"current", e.current}, {"forensics", e.forensics}, {"suggestion", e.suggestion}};
 }
 
 json Payload(const RepairProposedEvent& e) {
@@ -134,6 +138,9 @@ json Payload(const ValidationTraceEvent& e) { return e.trace; }
 json Payload(const ClockReadEvent& e) { return {{"round", e.round}, {"elapsed_s", e.elapsed_s}}; }
 json Payload(const CancelledEvent& e) { return {{"reason", e.reason}, {"round", e.round}, {"attempt", e.attempt}}; }
 json Payload(const ResumedEvent& e) { return {{"round", e.round}}; }
+json Payload(const UserDecidedEvent& e) {
+  return {{"round", e.round}, {"decision", NameIn(kDecisionNames, e.decision)}, {"text", e.text}};
+}
 
 json Payload(const RunFinishedEvent& e) {
   json d = {{"success", e.success}, {"reason", e.reason}, {"message", e.message}};
@@ -202,6 +209,7 @@ RunEvent DecodePayload(EventType type, const json& d) {
       e.write = d.value("write", false);
       e.current = d.value("current", "");
       e.forensics = d.value("forensics", "");
+      e.suggestion = d.value("suggestion", "");
       return e;
     }
     case EventType::kRepairProposed: {
@@ -243,6 +251,8 @@ RunEvent DecodePayload(EventType type, const json& d) {
       e.environment = d.value("environment_error", e.reason == "environment");  // version 1 logs: by reason
       return e;
     }
+    case EventType::kUserDecided:
+      return UserDecidedEvent{d.at("round").get<int>(), Parsed(kDecisionNames, d, "decision"), d.value("text", "")};
     case EventType::kUnknown:
       break;
   }
@@ -260,13 +270,14 @@ EventType ParseEventType(std::string_view name) {
 }
 
 std::string_view GuardKindName(GuardKind g) { return NameIn(kGuardNames, g); }
+std::string_view UserDecisionName(UserDecision d) { return NameIn(kDecisionNames, d); }
 std::string_view GuardActionName(GuardAction a) { return NameIn(kActionNames, a); }
 
 EventType TypeOf(const RunEvent& e) {
   constexpr EventType kTypes[] = {EventType::kRunStarted,     EventType::kValidated,   EventType::kRepairRequested,
                                   EventType::kRepairProposed, EventType::kRoundClosed, EventType::kValidationTrace,
                                   EventType::kClockRead,      EventType::kCancelled,   EventType::kResumed,
-                                  EventType::kRunFinished};
+                                  EventType::kRunFinished,    EventType::kUserDecided};
   static_assert(std::size(kTypes) == std::variant_size_v<RunEvent>);
   return kTypes[e.index()];
 }

@@ -42,6 +42,7 @@ enum class EventType {
   kCancelled,
   kResumed,
   kRunFinished,
+  kUserDecided,
   kUnknown,  ///< a name this kforge does not know (a log from a newer version)
 };
 std::string_view EventTypeName(EventType t);
@@ -146,6 +147,8 @@ struct RepairRequestedEvent {
   std::string repairer;
   bool write = false;  ///< no candidate yet: the repairer writes one from the task
   std::string current, forensics;
+  /// The conductor's reading of the current failure, sent with the turn (turn_context.h).
+  std::string suggestion;
 };
 
 struct ProposalRecord {
@@ -194,6 +197,16 @@ struct ResumedEvent {
   int round = 0;
 };
 
+/// What the user decided between rounds of an interactive run (--interactive).
+enum class UserDecision { kContinue, kStop, kRequirement };
+std::string_view UserDecisionName(UserDecision d);
+
+struct UserDecidedEvent {
+  int round = 0;
+  UserDecision decision = UserDecision::kContinue;
+  std::string text;  ///< kRequirement: the new requirement, sent with every later turn
+};
+
 struct RunFinishedEvent {
   bool success = false;
   std::string reason, message;
@@ -201,9 +214,9 @@ struct RunFinishedEvent {
   bool environment = false;  ///< the environment stopped it (no compiler, no GPU), not a guard
 };
 
-using RunEvent =
-    std::variant<RunStartedEvent, ValidatedEvent, RepairRequestedEvent, RepairProposedEvent, RoundClosedEvent,
-                 ValidationTraceEvent, ClockReadEvent, CancelledEvent, ResumedEvent, RunFinishedEvent>;
+using RunEvent = std::variant<RunStartedEvent, ValidatedEvent, RepairRequestedEvent, RepairProposedEvent,
+                              RoundClosedEvent, ValidationTraceEvent, ClockReadEvent, CancelledEvent, ResumedEvent,
+                              RunFinishedEvent, UserDecidedEvent>;
 
 struct EncodedEvent {
   EventType type;

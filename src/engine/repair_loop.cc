@@ -213,8 +213,20 @@ Scored RepairRun::Validate(const std::string& source, int round, int index, cons
 
 void RepairRun::RequestRepair() {
   const bool write = !state_.current;  // no candidate yet: the repairer writes one from the task
-  Append(RepairRequestedEvent{write ? 0 : state_.round + 1, state_.attempt, repairer_->name(), write,
-                              write ? "" : state_.current->candidate, write ? "" : state_.current->forensics});
+  RepairRequestedEvent request{write ? 0 : state_.round + 1,
+                               state_.attempt,
+                               repairer_->name(),
+                               write,
+                               write ? "" : state_.current->candidate,
+                               write ? "" : state_.current->forensics};
+  // The conductor's reading of the failure goes with the turn, recorded with its request.
+  if (!write) {
+    Forensics f;
+    if (!state_.current->forensics.empty())
+      f = ForensicsFromJson(nlohmann::json::parse(artifacts_->Get(state_.current->forensics)));
+    request.suggestion = Suggestion(*state_.current, f);
+  }
+  Append(request);
 }
 
 void RepairRun::CallRepairer() {
@@ -246,7 +258,8 @@ void RepairRun::CallRepairer() {
   ctx.round_notes = state_.config.carried_notes;
   for (auto& n : RoundNotes(so_far)) ctx.round_notes.push_back(std::move(n));
   ctx.requirement = state_.config.requirement;
-  if (state_.current) ctx.suggestion = Suggestion(*state_.current, f);
+  if (!state_.requirement.empty()) ctx.requirement += (ctx.requirement.empty() ? "" : "\n") + state_.requirement;
+  ctx.suggestion = state_.suggestion;
   std::string hits;
   for (const auto& h : ctx.kb_hits) hits += (hits.empty() ? "" : ", ") + h.entry->id;
   Progress(fmt::format("round {} (attempt {}): {} | knowledge base: {}", state_.round, state_.attempt,
@@ -451,6 +464,16 @@ const RunState& RepairRun::Run() {
       }
       if (state_.requested) {
         CallRepairer();
+        continue;
+      }
+      if (state_.user_stop) {
+        Finish(false, "stopped_by_user", "the user stopped the run between rounds");
+        continue;
+      }
+      if (env_.between_rounds && state_.user_round != state_.round) {
+        UserDecidedEvent decided = env_.between_rounds(state_);
+        decided.round = state_.round;
+        Append(decided);  // persist first, then act on it
         continue;
       }
       RequestRepair();

@@ -32,6 +32,10 @@ struct RepairEnv {
   const CancellationToken* cancel = nullptr;
   /// Where repairers come from; null: BuiltinRepairers(). Not owned.
   const RepairerRegistry* repairers = nullptr;
+  /// Interactive runs: asked once after each round (and after the first validation) what
+  /// to do next — go on, stop, or add a requirement. Its answer is recorded before it takes
+  /// effect. Null: the run never waits for anyone.
+  std::function<UserDecidedEvent(const RunState&)> between_rounds;
 };
 
 class RepairRun {

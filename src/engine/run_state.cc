@@ -59,6 +59,7 @@ void RunState::Apply(const RunEvent& event, int64_t wall_us) {
                    if (!d.write) ++rounds_in_attempt;
                    probes_requested = false;
                    turn_failed = false;
+                   suggestion = d.suggestion;
                    ++turns;
                    requested = true;
                    proposed = false;
@@ -118,6 +119,11 @@ void RunState::Apply(const RunEvent& event, int64_t wall_us) {
                  [&](const ResumedEvent&) {
                    if (cancelled) paused_us += std::max<int64_t>(0, wall_us - cancelled_wall_us);
                    cancelled = false;
+                 },
+                 [&](const UserDecidedEvent& d) {
+                   user_round = d.round;
+                   if (d.decision == UserDecision::kStop) user_stop = true;
+                   if (d.decision == UserDecision::kRequirement) requirement = d.text;
                  },
                  [&](const RunFinishedEvent& d) {
                    finished = true;

@@ -69,6 +69,10 @@ struct RunState {
   bool finished = false;
   bool success = false;
   std::string finish_reason;
+  std::string suggestion;          ///< the conductor's suggestion for the turn requested last
+  std::string requirement;         ///< the latest requirement the user added between rounds ("" none)
+  int user_round = -1;             ///< the round the user last decided after (interactive runs)
+  bool user_stop = false;          ///< the user chose to stop
   bool environment_error = false;  ///< the run finished because the environment stopped it
 
   /// Folds one event into the state. Unknown event types are ignored (forward compatible);

@@ -31,8 +31,10 @@ constexpr NameEntry<Outcome> kOutcomeNames[] = {
     {Outcome::kError, "error"},
 };
 
-RepairEnv MakeRepairEnv(Machine& machine, const CancellationToken& cancel, const ProgressFn& progress) {
+RepairEnv MakeRepairEnv(Machine& machine, const CancellationToken& cancel, const ProgressFn& progress,
+                        const BetweenRoundsFn& between_rounds = nullptr) {
   RepairEnv env;
+  env.between_rounds = between_rounds;
   env.machine = &machine;
   env.cancel = &cancel;
   env.kb_dir = BundledKbDir(machine.config());
@@ -134,7 +136,8 @@ CheckResult Service::Check(const CheckRequest& request) {
   return r;
 }
 
-RunResult Service::Repair(const RepairRequest& request, const CancellationToken& cancel, const ProgressFn& progress) {
+RunResult Service::Repair(const RepairRequest& request, const CancellationToken& cancel, const ProgressFn& progress,
+                          const BetweenRoundsFn& between_rounds) {
   Task task = ResolveTask(request.task);
   std::string task_text, candidate, error;
   if (!TryReadFile(task.origin, &task_text, &error)) throw UsageError("cannot read task " + task.origin + ": " + error);
@@ -152,8 +155,8 @@ RunResult Service::Repair(const RepairRequest& request, const CancellationToken&
   config.seed = request.seed ? *request.seed : machine_.env().entropy().FreshSeed();
   std::string out = request.out;
   if (out.empty()) out = fmt::format("kforge-runs/{}-{}", task.name, machine_.env().clock().WallMicros() / 1000000);
-  auto run =
-      RepairRun::Create(out, task_text, task.origin, candidate, config, MakeRepairEnv(machine_, cancel, progress));
+  auto run = RepairRun::Create(out, task_text, task.origin, candidate, config,
+                               MakeRepairEnv(machine_, cancel, progress, between_rounds));
   run->Run();
   return ResultOf(*run);
 }
@@ -167,7 +170,8 @@ std::string_view GenerateKindName(GenerateKind k) {
 }
 
 GenerateResult Service::Generate(const GenerateRequest& request, const CancellationToken& cancel,
-                                 const ProgressFn& progress, const ConfirmFn& confirm) {
+                                 const ProgressFn& progress, const ConfirmFn& confirm,
+                                 const BetweenRoundsFn& between_rounds) {
   GenerateResult result;
   RunConfig config = request.config;
   std::string task_text, task_origin, candidate, error;
@@ -247,15 +251,16 @@ GenerateResult Service::Generate(const GenerateRequest& request, const Cancellat
     throw UsageError("the " + std::string(RepairerKindName(config.repairer.kind)) +
                      " repairer cannot write a kernel; use --repairer llm (or script or external)");
   config.seed = request.seed ? *request.seed : machine_.env().entropy().FreshSeed();
-  auto run =
-      RepairRun::Create(out, task_text, task_origin, candidate, config, MakeRepairEnv(machine_, cancel, progress));
+  auto run = RepairRun::Create(out, task_text, task_origin, candidate, config,
+                               MakeRepairEnv(machine_, cancel, progress, between_rounds));
   run->Run();
   result.run = ResultOf(*run);
   return result;
 }
 
-RunResult Service::Resume(const std::string& run_dir, const CancellationToken& cancel, const ProgressFn& progress) {
-  auto run = RepairRun::Open(run_dir, MakeRepairEnv(machine_, cancel, progress));
+RunResult Service::Resume(const std::string& run_dir, const CancellationToken& cancel, const ProgressFn& progress,
+                          const BetweenRoundsFn& between_rounds) {
+  auto run = RepairRun::Open(run_dir, MakeRepairEnv(machine_, cancel, progress, between_rounds));
   run->Run();
   return ResultOf(*run);
 }

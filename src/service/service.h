@@ -83,6 +83,8 @@ struct RepairRequest {
 
 /// One line per step of a run, as it happens.
 using ProgressFn = std::function<void(const std::string&)>;
+/// Interactive runs: asked between rounds what to do next (engine/repair_loop.h).
+using BetweenRoundsFn = std::function<UserDecidedEvent(const RunState&)>;
 
 struct RunResult {
   std::string dir;
@@ -156,12 +158,14 @@ class Service {
   CheckResult Check(const CheckRequest& request);
 
   /// Starts a run and drives it until it finishes, a guard stops it, or `cancel` fires.
-  RunResult Repair(const RepairRequest& request, const CancellationToken& cancel, const ProgressFn& progress);
+  RunResult Repair(const RepairRequest& request, const CancellationToken& cancel, const ProgressFn& progress,
+                   const BetweenRoundsFn& between_rounds = nullptr);
   /// Continues a run that was interrupted (a finished run only rewrites its summary).
-  RunResult Resume(const std::string& run_dir, const CancellationToken& cancel, const ProgressFn& progress);
+  RunResult Resume(const std::string& run_dir, const CancellationToken& cancel, const ProgressFn& progress,
+                   const BetweenRoundsFn& between_rounds = nullptr);
   /// Generates a kernel (see GenerateRequest) and runs it through the repair loop.
   GenerateResult Generate(const GenerateRequest& request, const CancellationToken& cancel, const ProgressFn& progress,
-                          const ConfirmFn& confirm);
+                          const ConfirmFn& confirm, const BetweenRoundsFn& between_rounds = nullptr);
   RunStatus Status(const std::string& run_dir) const;
   std::vector<Event> Log(const std::string& run_dir) const;
   /// Re-derives every score and round decision of a run from its record alone.

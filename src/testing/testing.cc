@@ -29,8 +29,10 @@ std::string BinaryPath(const std::string& name) {
   return std::string(KFORGE_BINARY_DIR) + "/" + name;
 }
 
-CliResult RunCli(const std::vector<std::string>& args, const std::string& cwd, int timeout_s,
-                 const std::vector<std::string>& env) {
+namespace {
+
+CliResult Run(const std::vector<std::string>& args, const std::string& cwd, int timeout_s,
+              const std::vector<std::string>& env, const std::string* input) {
   TempDir tmp("kforge-cli");
   // The child writes stdout to one file and stderr to another via a tiny shell redirect;
   // Subprocess merges them, so use sh to split.
@@ -43,6 +45,10 @@ CliResult RunCli(const std::vector<std::string>& args, const std::string& cwd, i
     cmd += " '" + quoted + "'";
   }
   cmd += " 2>'" + tmp.path() + "/stderr'";
+  if (input != nullptr) {
+    WriteFileAtomic(tmp.path() + "/stdin", *input);
+    cmd += " <'" + tmp.path() + "/stdin'";
+  }
   SpawnOptions opts;
   opts.argv = {"/bin/sh", "-c", cmd};
   opts.output_path = tmp.path() + "/stdout";
@@ -55,6 +61,18 @@ CliResult RunCli(const std::vector<std::string>& args, const std::string& cwd, i
   TryReadFile(tmp.path() + "/stdout", &r.out, &error);
   TryReadFile(tmp.path() + "/stderr", &r.err, &error);
   return r;
+}
+
+}  // namespace
+
+CliResult RunCli(const std::vector<std::string>& args, const std::string& cwd, int timeout_s,
+                 const std::vector<std::string>& env) {
+  return Run(args, cwd, timeout_s, env, nullptr);
+}
+
+CliResult RunCliWithInput(const std::vector<std::string>& args, const std::string& input, int timeout_s,
+                          const std::vector<std::string>& env) {
+  return Run(args, "", timeout_s, env, &input);
 }
 
 }  // namespace kforge::testing
