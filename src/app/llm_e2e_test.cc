@@ -8,16 +8,20 @@
 
 #include "core/fs.h"
 #include "testing/http_server.h"
+#include "testing/scripted_model.h"
 #include "testing/testing.h"
 
 namespace kforge {
 namespace {
 
 using nlohmann::json;
+using testing::PlainText;
+using testing::ProposeFile;
 using testing::RunCli;
 using testing::ScriptedHttpServer;
 using testing::ScriptedReply;
 using testing::SourceDir;
+using testing::StreamedToolCall;
 
 constexpr char kKey[] = "sk-e2e-VERY-SECRET-31337";
 
@@ -25,42 +29,6 @@ std::string Read(const std::string& path) {
   std::string text, error;
   EXPECT_TRUE(TryReadFile(path, &text, &error)) << path << ": " << error;
   return text;
-}
-
-/// A streamed answer: one tool call whose arguments arrive in three pieces, then usage.
-ScriptedReply StreamedToolCall(const std::string& name, const std::string& arguments) {
-  ScriptedReply r;
-  r.headers = {{"Content-Type", "text/event-stream"}};
-  auto event = [](const json& j) { return "data: " + j.dump() + "\n\n"; };
-  r.chunks.push_back(event({{"choices", {{{"index", 0}, {"delta", {{"role", "assistant"}}}}}}}));
-  r.chunks.push_back(event({{"choices",
-                             {{{"index", 0},
-                               {"delta",
-                                {{"tool_calls",
-                                  {{{"index", 0},
-                                    {"id", "call_" + name},
-                                    {"type", "function"},
-                                    {"function", {{"name", name}, {"arguments", ""}}}}}}}}}}}}));
-  const size_t third = arguments.size() / 3 + 1;
-  for (size_t at = 0; at < arguments.size(); at += third)
-    r.chunks.push_back(event(
-        {{"choices",
-          {{{"index", 0},
-            {"delta",
-             {{"tool_calls", {{{"index", 0}, {"function", {{"arguments", arguments.substr(at, third)}}}}}}}}}}}}));
-  r.chunks.push_back(
-      event({{"choices", {{{"index", 0}, {"delta", json::object()}, {"finish_reason", "tool_calls"}}}}}));
-  r.chunks.push_back(event(
-      {{"choices", json::array()},
-       {"usage",
-        {{"prompt_tokens", 2000}, {"completion_tokens", 150}, {"prompt_tokens_details", {{"cached_tokens", 1536}}}}}}));
-  r.chunks.push_back("data: [DONE]\n\n");
-  return r;
-}
-
-ScriptedReply ProposeFile(const std::string& path) {
-  return StreamedToolCall("propose_candidate",
-                          json{{"source", Read(path)}, {"description", "the correct kernel"}}.dump());
 }
 
 class LlmE2ETest : public ::testing::Test {
@@ -222,15 +190,6 @@ TEST_F(LlmE2ETest, AutoRepairsEveryBundledNearMissRecipesFirst) {
 
 namespace kforge {
 namespace {
-
-ScriptedReply PlainText(const std::string& content) {
-  ScriptedReply r;
-  r.headers = {{"Content-Type", "application/json"}};
-  r.body = json{{"choices", {{{"message", {{"role", "assistant"}, {"content", content}}}, {"finish_reason", "stop"}}}},
-                {"usage", {{"prompt_tokens", 800}, {"completion_tokens", 200}}}}
-               .dump();
-  return r;
-}
 
 std::string Relu() { return SourceDir() + "/examples/cpu/correct/relu.cc"; }
 
