@@ -25,7 +25,8 @@ std::vector<Case> FixedInputCases(const Task& task);
 
 /// `count` cases with parameters drawn from `seed` within the full set's bounds; every
 /// tensor non-empty, no larger than 4x the median full case. Names start with "random:".
-/// Each runs with the task's first distribution and negative_offset.
+/// Each runs with the task's first distribution and its category's first fixed input
+/// (negative_offset for most categories; signed_rows for attention).
 std::vector<Case> RandomShapeCases(const Task& task, uint64_t seed, int count);
 
 }  // namespace kforge

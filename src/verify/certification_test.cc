@@ -30,6 +30,14 @@ TEST(CertificationTest, FixedInputsFollowTheCategoryAndTheTaskFile) {
   EXPECT_FALSE(Has(fixed, Distribution::kIntegers));
 }
 
+TEST(CertificationTest, RandomShapesUseTheCategorysFirstFixedInput) {
+  EXPECT_EQ(RandomShapeCases(Load("softmax"), 5, 1).at(0).distributions.back(), Distribution::kNegativeOffset);
+  // q.k of two negative_offset vectors is large and positive: attention gets signed rows.
+  Task attention = Load("attention");
+  EXPECT_FALSE(Has(FixedInputsFor(attention), Distribution::kNegativeOffset));
+  EXPECT_EQ(RandomShapeCases(attention, 5, 1).at(0).distributions.back(), Distribution::kSignedRows);
+}
+
 TEST(CertificationTest, FixedInputsRunOnTwoFullCasesWhateverTheSeed) {
   Task softmax = Load("softmax");
   auto cases = FixedInputCases(softmax);
