@@ -299,6 +299,9 @@ TEST_F(LlmE2ETest, InteractiveRunsAskBetweenRoundsAndRecordTheAnswers) {
   ASSERT_EQ(server.received().size(), 1u);
   const std::string prompt = json::parse(server.received()[0].body)["messages"][2]["content"];
   EXPECT_NE(prompt.find("keep it branch-free"), std::string::npos) << prompt;
+  // A new requirement restarts from generation: the turn writes afresh, with the history.
+  EXPECT_NE(prompt.find("from scratch"), std::string::npos) << prompt;
+  EXPECT_EQ(prompt.find("## Current candidate"), std::string::npos) << prompt;
   std::string events = RunCli({"log", run, "--json"}).out;
   EXPECT_NE(events.find(R"("decision":"requirement")"), std::string::npos) << events;
   EXPECT_NE(events.find(R"("decision":"stop")"), std::string::npos) << events;

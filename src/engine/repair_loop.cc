@@ -238,7 +238,8 @@ void RepairRun::CallRepairer() {
   Forensics f;
   // Debug hands over the failing candidate and its diagnosis; regenerate (and the first
   // turn of a run without a candidate) only the task and the history.
-  if (state_.current && state_.config.policy == RepairPolicy::kDebug) {
+  // A requirement the user added between rounds restarts from generation with it.
+  if (state_.current && state_.config.policy == RepairPolicy::kDebug && !state_.regenerate_next) {
     ctx.source = artifacts_->Get(state_.current->candidate);
     ctx.verdict = nlohmann::json::parse(artifacts_->Get(state_.current->verdict));
     if (!state_.current->forensics.empty()) {

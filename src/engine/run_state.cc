@@ -72,6 +72,7 @@ void RunState::Apply(const RunEvent& event, int64_t wall_us) {
                    proposed = true;
                    probes_requested = d.probes_requested;
                    turn_failed = !d.turn_error.empty();
+                   regenerate_next = false;
                    usage += d.usage;
                    for (const auto& p : d.proposals) {
                      proposals.push_back(p.candidate);
@@ -123,7 +124,10 @@ void RunState::Apply(const RunEvent& event, int64_t wall_us) {
                  [&](const UserDecidedEvent& d) {
                    user_round = d.round;
                    if (d.decision == UserDecision::kStop) user_stop = true;
-                   if (d.decision == UserDecision::kRequirement) requirement = d.text;
+                   if (d.decision == UserDecision::kRequirement) {
+                     requirement = d.text;
+                     regenerate_next = true;
+                   }
                  },
                  [&](const RunFinishedEvent& d) {
                    finished = true;

@@ -72,6 +72,7 @@ struct RunState {
   std::string suggestion;          ///< the conductor's suggestion for the turn requested last
   std::string requirement;         ///< the latest requirement the user added between rounds ("" none)
   int user_round = -1;             ///< the round the user last decided after (interactive runs)
+  bool regenerate_next = false;    ///< a new requirement: the next turn writes afresh from the task
   bool user_stop = false;          ///< the user chose to stop
   bool environment_error = false;  ///< the run finished because the environment stopped it
 

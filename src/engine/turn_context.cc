@@ -11,6 +11,7 @@ namespace kforge {
 std::vector<std::string> RoundNotes(const std::vector<RunEvent>& events) {
   std::vector<std::string> notes;
   std::map<std::string, std::string> described;  // candidate -> what its proposal said it changed
+  std::map<std::string, double> score;           // candidate -> its score when validated
   for (const RunEvent& e : events) {
     if (const auto* p = std::get_if<RepairProposedEvent>(&e)) {
       for (const auto& proposal : p->proposals) described[proposal.candidate] = proposal.description;
@@ -18,14 +19,24 @@ std::vector<std::string> RoundNotes(const std::vector<RunEvent>& events) {
         notes.push_back(fmt::format("round {}: the turn failed: {}", p->round, CutText(p->turn_error, 300)));
     } else if (const auto* v = std::get_if<ValidatedEvent>(&e)) {
       const Scored& s = v->scored;
+      score[s.candidate] = s.score;
       if (s.index < 0) continue;
       const std::string what = described.count(s.candidate) ? described[s.candidate] : "";
-      notes.push_back(fmt::format("round {}: {}{} -> {}", s.round, s.origin.empty() ? "a proposal" : s.origin,
+      // The lesson: what the change did to the score of the candidate it was made to.
+      std::string lesson;
+      if (auto before = score.find(s.previous); before != score.end() && !s.passed) {
+        const double b = before->second;
+        lesson = s.score > b + 1e-9 ? fmt::format("; lesson: it helped (score {:.1f} -> {:.1f})", b, s.score)
+                 : s.score < b - 1e-9
+                     ? fmt::format("; lesson: it made things worse (score {:.1f} -> {:.1f})", b, s.score)
+                     : "; lesson: it changed nothing the verdict measures";
+      }
+      notes.push_back(fmt::format("round {}: {}{} -> {}{}", s.round, s.origin.empty() ? "a proposal" : s.origin,
                                   what.empty() ? "" : " (" + CutText(what, 200) + ")",
-                                  s.passed
-                                      ? std::string("certified")
-                                      : fmt::format("{} at {}: {}", FailureClassName(s.failure), LevelName(s.level),
-                                                    CutText(s.message, kRoundNoteErrorChars))));
+                                  s.passed ? std::string("certified")
+                                           : fmt::format("{} at {}: {}", FailureClassName(s.failure),
+                                                         LevelName(s.level), CutText(s.message, kRoundNoteErrorChars)),
+                                  lesson));
     }
   }
   return notes;

@@ -13,8 +13,9 @@ namespace kforge {
 inline constexpr size_t kRoundNoteErrorChars = 500;
 
 /// One note per validated proposal and per failed turn, in order: the round, who proposed
-/// what (the fix tried), and how it did (the class, level and the first 500 characters of
-/// the error).
+/// what (the fix tried), how it did (the cause: class and level, and the first 500
+/// characters of the error) and the lesson (whether the change helped the score of the
+/// candidate it was made to).
 std::vector<std::string> RoundNotes(const std::vector<RunEvent>& events);
 
 /// The engine's reading of a failure, as advice for the next proposal: what the class and
