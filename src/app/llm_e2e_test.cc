@@ -322,3 +322,32 @@ TEST_F(LlmE2ETest, NonInteractiveRunsNeverWaitForInput) {
 
 }  // namespace
 }  // namespace kforge
+
+namespace kforge {
+namespace {
+
+TEST_F(LlmE2ETest, AnInterruptedInteractiveRunResumesAndAsksOnlyWhatItHasNot) {
+  ScriptedHttpServer server({ProposeFile(Relu())});
+  const std::string run = dir_->path() + "/interrupted";
+  // Events: run_started, validated, validation_trace, user_decided (after round 0): Ctrl-C there.
+  std::vector<std::string> env = Env("interrupted");
+  env.push_back("KFORGE_TEST_INTERRUPT_AFTER_EVENT=4");
+  auto first = testing::RunCliWithInput(
+      Args(server, {"repair", "relu", SourceDir() + "/examples/cpu/nearmiss/relu_nan_dropped.cc", "--repairer", "llm",
+                    "--out", run, "--interactive"}),
+      "\n\n", 300, env);
+  EXPECT_EQ(first.exit_code, 130) << first.out << first.err;
+  auto resumed = testing::RunCliWithInput({"resume", run, "--interactive", "--quiet"}, "\n", 300, Env("interrupted"));
+  EXPECT_EQ(resumed.exit_code, 0) << resumed.out << resumed.err;
+  std::string events = RunCli({"log", run, "--json"}).out;
+  size_t decided = 0;
+  for (size_t at = events.find("\"user_decided\""); at != std::string::npos;
+       at = events.find("\"user_decided\"", at + 1))
+    ++decided;
+  EXPECT_EQ(decided, 1u) << events;  // the answer given before the interruption is not asked again
+  EXPECT_NE(events.find("\"cancelled\""), std::string::npos);
+  EXPECT_NE(events.find("\"resumed\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kforge
