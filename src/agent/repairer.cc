@@ -6,7 +6,11 @@ namespace {
 class ProposeSession : public RepairSession {
  public:
   explicit ProposeSession(Repairer& repairer) : repairer_(repairer) {}
-  TurnResult Turn(const RepairContext& context, ToolHost&) override { return {repairer_.Propose(context), {}}; }
+  TurnResult Turn(const RepairContext& context, ToolHost&) override {
+    TurnResult r;
+    r.proposals = repairer_.Propose(context);
+    return r;
+  }
 
  private:
   Repairer& repairer_;

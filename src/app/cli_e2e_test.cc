@@ -121,7 +121,9 @@ void ExpectHostileVerdicts(const std::string& sandbox) {
     std::string layers = v["sandbox_layers"].dump();
     if (v["compile"]["ok"] == true) {
       EXPECT_NE(layers.find("seccomp"), std::string::npos) << layers;
-      if (sandbox == "none") EXPECT_EQ(layers.find("bubblewrap"), std::string::npos) << layers;
+      if (sandbox == "none") {
+        EXPECT_EQ(layers.find("bubblewrap"), std::string::npos) << layers;
+      }
     }
   }
   EXPECT_FALSE(FileExists("/tmp/kforge_pwned"));
@@ -353,7 +355,9 @@ TEST(CliTest, DoctorReportsTheLayersThatHoldInEachMode) {
   for (const char* layer : {"seccomp", "no_new_privs", "no_capabilities"})
     EXPECT_NE(none.find(layer), std::string::npos) << layer << " in " << none;
   EXPECT_EQ(none.find("bubblewrap"), std::string::npos);
-  if (j["bubblewrap"] == true) EXPECT_NE(j["sandbox_bwrap"]["layers"].dump().find("bubblewrap"), std::string::npos);
+  if (j["bubblewrap"] == true) {
+    EXPECT_NE(j["sandbox_bwrap"]["layers"].dump().find("bubblewrap"), std::string::npos);
+  }
   auto text = RunCli({"doctor"});
   EXPECT_EQ(text.exit_code, 0);
   EXPECT_NE(text.out.find("KFORGE_SANDBOX=none"), std::string::npos) << text.out;

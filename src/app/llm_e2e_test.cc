@@ -177,7 +177,9 @@ TEST_F(LlmE2ETest, AutoRepairsEveryBundledNearMissRecipesFirst) {
     json summary = json::parse(Read(run + "/summary.json"));
     const int calls = summary["model"]["calls"];
     (calls > 0 ? by_model : by_recipes)++;
-    if (calls == 0) EXPECT_TRUE(server.received().empty()) << file;
+    if (calls == 0) {
+      EXPECT_TRUE(server.received().empty()) << file;
+    }
   }
   EXPECT_GT(by_model, 0);
   EXPECT_GT(by_recipes, 0);

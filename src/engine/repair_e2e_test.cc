@@ -478,7 +478,7 @@ TEST_F(RepairTest, InvalidUtf8FromTheCandidateNeverBreaksARunOrItsResume) {
   std::string cand = SourceDir() + "/examples/cpu/hostile/output_invalid_utf8.cc";
   auto r = RunCli({"repair", "relu", cand, "--out", run, "--seed", "1", "--json", "--quiet"}, "", 300, Env("u"));
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NO_THROW((void)nlohmann::json::parse(r.out)) << r.out;
+  EXPECT_TRUE(nlohmann::json::accept(r.out)) << r.out;
   EXPECT_EQ(r.err.find("terminate called"), std::string::npos) << r.err;
   auto resumed = RunCli({"resume", run, "--json", "--quiet"}, "", 300, Env("u"));
   EXPECT_EQ(resumed.exit_code, 1) << resumed.err;
@@ -486,7 +486,7 @@ TEST_F(RepairTest, InvalidUtf8FromTheCandidateNeverBreaksARunOrItsResume) {
   EXPECT_EQ(log.exit_code, 0) << log.err;
   auto status = RunCli({"status", run, "--json"});
   EXPECT_EQ(status.exit_code, 0) << status.err;
-  EXPECT_NO_THROW((void)nlohmann::json::parse(status.out)) << status.out;
+  EXPECT_TRUE(nlohmann::json::accept(status.out)) << status.out;
   std::string verdict, error;
   ASSERT_TRUE(TryReadFile(run + "/logs/iteration_0/verdict.json", &verdict, &error)) << error;
   EXPECT_NE(verdict.find("bad bytes"), std::string::npos);

@@ -218,7 +218,8 @@ void RepairRun::RequestRepair() {
                                repairer_->name(),
                                write,
                                write ? "" : state_.current->candidate,
-                               write ? "" : state_.current->forensics};
+                               write ? "" : state_.current->forensics,
+                               /*suggestion=*/""};
   // The conductor's reading of the failure goes with the turn, recorded with its request.
   if (!write) {
     Forensics f;

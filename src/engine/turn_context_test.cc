@@ -28,8 +28,9 @@ TEST(RoundNotes, OneNotePerProposalWithCauseFixAndLesson) {
   RepairProposedEvent p2;
   p2.round = 2;
   p2.turn_error = "the model answered with nothing";
-  std::vector<RunEvent> events = {ValidatedEvent{S("c0", 0, -1, FailureClass::kPrecision, 20)}, p1,
-                                  ValidatedEvent{S("c1", 1, 0, FailureClass::kWrongResult, 35, "c0")}, p2};
+  std::vector<RunEvent> events = {ValidatedEvent{S("c0", 0, -1, FailureClass::kPrecision, 20), 0, false, {}}, p1,
+                                  ValidatedEvent{S("c1", 1, 0, FailureClass::kWrongResult, 35, "c0"), 0, false, {}},
+                                  p2};
   std::vector<std::string> notes = RoundNotes(events);
   ASSERT_EQ(notes.size(), 2u);
   EXPECT_NE(notes[0].find("round 1: llm (two-pass variance) -> wrong_result at L2_light"), std::string::npos)
