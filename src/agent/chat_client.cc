@@ -212,16 +212,17 @@ bool ParseChatCompletion(const std::string& body, ChatReply* reply, std::string*
 
 void ChatStreamParser::Feed(std::string_view piece) {
   buffer_.append(piece);
-  for (size_t nl = buffer_.find('\n'); nl != std::string::npos; nl = buffer_.find('\n')) {
-    std::string line = buffer_.substr(0, nl);
-    buffer_.erase(0, nl + 1);
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+  size_t start = 0;  // the buffer is cut once, after every complete line is read
+  for (size_t nl = buffer_.find('\n'); nl != std::string::npos; nl = buffer_.find('\n', start)) {
+    std::string_view line(buffer_.data() + start, nl - start);
+    start = nl + 1;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.rfind("data:", 0) != 0) continue;  // comments (": keep-alive"), event names, blank lines
-    std::string_view data(line);
-    data.remove_prefix(5);
-    while (!data.empty() && data.front() == ' ') data.remove_prefix(1);
-    Event(data);
+    line.remove_prefix(5);
+    while (!line.empty() && line.front() == ' ') line.remove_prefix(1);
+    Event(line);
   }
+  buffer_.erase(0, start);
 }
 
 void ChatStreamParser::Event(std::string_view data) {

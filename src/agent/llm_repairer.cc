@@ -57,8 +57,8 @@ class LlmSession : public RepairSession {
 
 TurnResult LlmSession::Turn(const RepairContext& ctx, ToolHost& tools) {
   TurnResult result;
-  const size_t first_new = messages_.empty() ? 0 : messages_.size();
-  if (messages_.empty()) {  // the stable prefix: system text and task (tools go with every call)
+  const size_t first_new = messages_.size();  // this turn's messages go to its transcript
+  if (messages_.empty()) {                    // the stable prefix: system text and task (tools go with every call)
     messages_.push_back({"system", kSystem});
     messages_.push_back({"user", "The task (JSON):\n" + ctx.task_text});
   }
@@ -72,12 +72,12 @@ TurnResult LlmSession::Turn(const RepairContext& ctx, ToolHost& tools) {
       result.failure = reply.error;
       break;
     }
-    ChatMessage said{"assistant", CutText(reply.content, 64 * 1024)};
-    said.tool_calls = reply.tool_calls;
-    for (size_t i = 0; i < said.tool_calls.size(); ++i)
-      if (said.tool_calls[i].id.empty()) said.tool_calls[i].id = fmt::format("call_{}_{}", call, i);
-    messages_.push_back(said);
-    if (said.tool_calls.empty()) {
+    for (size_t i = 0; i < reply.tool_calls.size(); ++i)
+      if (reply.tool_calls[i].id.empty()) reply.tool_calls[i].id = fmt::format("call_{}_{}", call, i);
+    const std::vector<ChatToolCall> calls = reply.tool_calls;
+    messages_.emplace_back("assistant", CutText(reply.content, 64 * 1024));
+    messages_.back().tool_calls = std::move(reply.tool_calls);
+    if (calls.empty()) {
       const std::string code = ExtractCodeBlock(reply.content);
       if (!code.empty() && code.size() <= kMaxSourceBytes) {
         proposal = Proposal{code, "llm", "a code block from the model's answer"};
@@ -88,12 +88,10 @@ TurnResult LlmSession::Turn(const RepairContext& ctx, ToolHost& tools) {
                            : "the model answered without a tool call or a code block: " + CutText(reply.content, 200);
       break;
     }
-    for (const auto& c : said.tool_calls) {
-      std::string answer =
-          proposal ? "not run: the turn ended with the proposal above" : Dispatch(c, ctx, tools, &proposal);
-      ChatMessage tool_msg{"tool", std::move(answer)};
-      tool_msg.tool_call_id = c.id;
-      messages_.push_back(std::move(tool_msg));
+    for (const ChatToolCall& c : calls) {
+      messages_.emplace_back(
+          "tool", proposal ? "not run: the turn ended with the proposal above" : Dispatch(c, ctx, tools, &proposal));
+      messages_.back().tool_call_id = c.id;
     }
   }
   if (!proposal && result.failure.empty())

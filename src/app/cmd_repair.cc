@@ -2,7 +2,6 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
-#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -10,7 +9,7 @@
 #include "agent/llm_config.h"
 #include "agent/registry.h"
 #include "app/commands.h"
-#include "app/interactive.h"
+#include "app/run_flags.h"
 #include "core/backend_kind.h"
 #include "core/error.h"
 #include "exec/machine.h"
@@ -18,11 +17,6 @@
 
 namespace kforge {
 namespace {
-
-ProgressFn ProgressTo(bool quiet) {
-  if (quiet) return nullptr;
-  return [](const std::string& line) { std::cerr << line << "\n"; };
-}
 
 int Report(const RunResult& run, bool json) {
   const RunState& s = run.state;
@@ -50,13 +44,8 @@ int Report(const RunResult& run, bool json) {
 
 CommandAction SetupRepair(CLI::App& sub, Machine& machine, CancellationToken& interrupt) {
   struct Args {
-    std::string task, candidate, out, backend = "cpu", repairer, repairer_cmd, repairer_script;
-    std::string base_url, model, llm_config;
-    std::string policy = "debug";
-    bool json = false, quiet = false, interactive = false, yes = false;
-    uint64_t seed = 0;
-    int rounds = 5, attempts = 3;
-    double timeout_s = 10, wall_s = 1800;
+    std::string task, candidate, out, backend = "cpu";
+    RunFlags run;  // run.repairer "": recipes, or auto when a model is configured
   };
   auto a = std::make_shared<Args>();
   sub.add_option("task", a->task, "bundled task name or path to a task file")->required();
@@ -65,96 +54,51 @@ CommandAction SetupRepair(CLI::App& sub, Machine& machine, CancellationToken& in
   sub.add_option("--out", a->out, "run directory (default: kforge-runs/TASK-<time>)");
   sub.add_option("--backend", a->backend, "where candidates run: cpu, or cuda (needs an NVIDIA GPU)")
       ->check(CLI::IsMember({"cpu", "cuda"}));
-  sub.add_option("--repairer", a->repairer, "who proposes fixes:\n" + BuiltinRepairers().Help())
-      ->check(CLI::IsMember({"recipe", "external", "script", "auto", "llm"}));
-  sub.add_option("--base-url", a->base_url,
-                 "llm/auto: the OpenAI-compatible endpoint, e.g. https://api.openai.com/v1 or "
-                 "http://localhost:8000/v1 (default: $OPENAI_BASE_URL); the key comes from $OPENAI_API_KEY");
-  sub.add_option("--model", a->model, "llm/auto: the model name (default: $KFORGE_MODEL)");
-  sub.add_option("--llm-config", a->llm_config,
-                 "llm/auto: a JSON file of endpoint settings and prices (default: $KFORGE_LLM_CONFIG)");
-  sub.add_option("--repairer-script", a->repairer_script,
-                 "for --repairer script (or auto): a JSON file of turns (tool calls, then proposals)");
-  sub.add_option("--strategy,--policy", a->policy,
-                 "debug: repair the failing candidate (default); regenerate: discard it and write a fresh candidate "
-                 "from the task each round (Pass@k with the same budgets)")
-      ->check(CLI::IsMember({"debug", "regenerate"}));
-  sub.add_option("--repairer-cmd", a->repairer_cmd,
-                 "for --repairer external: a shell command that edits $KFORGE_CONTEXT_DIR/candidate.cc (.cu on cuda)");
-  auto* seed = sub.add_option("--seed", a->seed, "run seed (default: fresh); makes the run reproducible");
-  sub.add_option("--rounds", a->rounds, "repair rounds per attempt")->check(CLI::Range(1, 100));
-  sub.add_option("--attempts", a->attempts, "attempts per run")->check(CLI::Range(1, 100));
-  sub.add_option("--timeout", a->timeout_s, "wall-clock limit per kforge_run call, seconds")
-      ->check(CLI::Range(0.1, 3600.0));
-  sub.add_option("--wall-clock", a->wall_s, "wall-clock limit for the whole run, seconds")->check(CLI::Range(1.0, 1e6));
-  sub.add_flag("--json", a->json, "print the run summary as JSON on stdout");
-  sub.add_flag("--quiet", a->quiet, "no progress on stderr");
-  sub.add_flag("--interactive", a->interactive,
-               "show the plan and ask before starting; after each round: go on, stop, or add a requirement");
-  sub.add_flag("--yes", a->yes, "with --interactive: accept the plan without asking");
+  AddRunFlags(sub, a->run, {"recipe", "external", "script", "auto", "llm"});
   sub.footer(
       "Exit status: 0 repaired and certified, 1 not repaired, 2 usage or environment error.\n"
       "The run directory holds events.db, artifacts/, summary.json, final.cc (final.cu on cuda) and "
       "logs/iteration_N/.");
-  return [a, seed, &machine, &interrupt]() -> int {
+  return [a, &machine, &interrupt]() -> int {
     RepairRequest request;
     request.task = a->task;
     request.candidate_path = a->candidate;
     request.out = a->out;
-    RunConfig& config = request.config;
+    request.seed = SeedFrom(a->run);
+    RunConfig& config = request.config = RunConfigFrom(a->run);
     config.backend = ParseBackend(a->backend);
-    config.repairer.base_url = a->base_url;
-    config.repairer.model = a->model;
-    if (!a->llm_config.empty()) config.repairer.llm_config = std::filesystem::absolute(a->llm_config).string();
-    // Default: recipes, then the model when one is configured; recipes alone otherwise.
-    if (a->repairer.empty()) {
+    std::string repairer = a->run.repairer;
+    if (repairer.empty()) {  // recipes, then the model when one is configured; recipes alone otherwise
       RepairerSpec probe = config.repairer;
       ResolveModelEndpoint(&probe, machine.config());
-      a->repairer = probe.has_model() ? "auto" : "recipe";
+      repairer = probe.has_model() ? "auto" : "recipe";
     }
-    TryParseRepairerKind(a->repairer, &config.repairer.kind);
-    TryParseRepairPolicy(a->policy, &config.policy);
-    config.repairer.command = a->repairer_cmd;
-    if (!a->repairer_script.empty()) config.repairer.script = std::filesystem::absolute(a->repairer_script).string();
-    if (*seed) request.seed = a->seed;
-    config.rounds_per_attempt = a->rounds;
-    config.max_attempts = a->attempts;
-    config.case_timeout_ms = static_cast<int64_t>(a->timeout_s * 1000);
-    config.wall_clock_s = static_cast<int64_t>(a->wall_s);
-    BetweenRoundsFn between;
-    auto prompter = std::make_shared<Prompter>(std::cin, std::cerr, a->yes);
-    if (a->interactive) {
-      std::cerr << fmt::format(
-          "plan: repair {} ({}) on {} with the {} repairer, strategy {}; {} rounds x {} attempts, {} s wall clock\n",
-          a->task, a->candidate.empty() ? "the repairer writes the first candidate" : a->candidate, a->backend,
-          a->repairer, a->policy, a->rounds, a->attempts, a->wall_s);
-      if (!prompter->Confirm("start?")) {
-        std::cout << "NOT STARTED: declined\n";
-        return 1;
-      }
-      between = [prompter](const RunState& s) { return prompter->BetweenRounds(s); };
+    TryParseRepairerKind(repairer, &config.repairer.kind);
+    RunDialogue dialogue(a->run);
+    if (!dialogue.Start(
+            fmt::format("repair {} ({}) on {} with the {} repairer, strategy {}; {} rounds x {} attempts, "
+                        "{} s wall clock",
+                        a->task, a->candidate.empty() ? "the repairer writes the first candidate" : a->candidate,
+                        a->backend, repairer, a->run.strategy, a->run.rounds, a->run.attempts, a->run.wall_s))) {
+      std::cout << "NOT STARTED: declined\n";
+      return 1;
     }
-    return Report(Service(machine).Repair(request, interrupt, ProgressTo(a->quiet), between), a->json);
+    return Report(Service(machine).Repair(request, interrupt, ProgressTo(a->run.quiet), dialogue.between_rounds()),
+                  a->run.json);
   };
 }
 
 CommandAction SetupResume(CLI::App& sub, Machine& machine, CancellationToken& interrupt) {
-  struct Args {
-    std::string dir;
-    bool json = false, quiet = false, interactive = false;
-  };
-  auto a = std::make_shared<Args>();
-  sub.add_option("run_dir", a->dir, "the run directory to continue")->required();
-  sub.add_flag("--json", a->json, "print the run summary as JSON on stdout");
-  sub.add_flag("--quiet", a->quiet, "no progress on stderr");
-  sub.add_flag("--interactive", a->interactive, "after each round: go on, stop, or add a requirement");
+  auto a = std::make_shared<std::pair<std::string, RunFlags>>();
+  sub.add_option("run_dir", a->first, "the run directory to continue")->required();
+  sub.add_flag("--json", a->second.json, "print the run summary as JSON on stdout");
+  sub.add_flag("--quiet", a->second.quiet, "no progress on stderr");
+  sub.add_flag("--interactive", a->second.interactive, "after each round: go on, stop, or add a requirement");
   return [a, &machine, &interrupt]() -> int {
-    BetweenRoundsFn between;
-    if (a->interactive) {
-      auto prompter = std::make_shared<Prompter>(std::cin, std::cerr, false);
-      between = [prompter](const RunState& s) { return prompter->BetweenRounds(s); };
-    }
-    return Report(Service(machine).Resume(a->dir, interrupt, ProgressTo(a->quiet), between), a->json);
+    RunDialogue dialogue(a->second);
+    dialogue.AskBetweenRounds();
+    return Report(Service(machine).Resume(a->first, interrupt, ProgressTo(a->second.quiet), dialogue.between_rounds()),
+                  a->second.json);
   };
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/process_id.h"
 
 namespace kforge {
 
@@ -59,7 +60,7 @@ std::string ReadFileTail(const std::string& path, size_t max_bytes) {
 }
 
 void WriteFileAtomic(const std::string& path, std::string_view data) {
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  std::string tmp = path + ".tmp." + std::to_string(ThisProcessId());
   {
     ScopedFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
     if (!fd.valid()) throw EnvironmentError("cannot write " + path + ": " + std::strerror(errno));
@@ -77,7 +78,7 @@ void WriteFileAtomic(const std::string& path, std::string_view data) {
 }
 
 void CopyFileAtomic(const std::string& from, const std::string& to) {
-  std::string tmp = to + ".tmp." + std::to_string(::getpid());
+  std::string tmp = to + ".tmp." + std::to_string(ThisProcessId());
   std::error_code ec;
   std::filesystem::copy_file(from, tmp, std::filesystem::copy_options::overwrite_existing, ec);
   if (!ec) std::filesystem::rename(tmp, to, ec);

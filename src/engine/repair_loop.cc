@@ -89,14 +89,16 @@ std::unique_ptr<RepairRun> RepairRun::Create(const std::string& run_dir, const s
   if (FileExists(run_dir + "/events.db"))
     throw UsageError("run directory " + run_dir + " already holds a run; resume it with 'kforge resume " + run_dir +
                      "' or choose another --out");
-  Task task = ParseTask(task_text, task_origin);  // validate before creating anything
+  // Validate before creating anything: the task, its reference, and the repairer (a missing
+  // command, script or endpoint is refused here, not after the run exists).
+  Task task = ParseTask(task_text, task_origin);
   Verifier check(task, *env.machine);
+  const std::unique_ptr<Repairer> repairer = BuiltinRepairersFor(env).Make(config.repairer, env.machine->env());
   // No initial candidate: the repairer writes one, if it can.
-  if (candidate_source.empty() &&
-      !BuiltinRepairersFor(env).Make(config.repairer, env.machine->env())->writes_from_task())
+  if (candidate_source.empty() && !repairer->writes_from_task())
     throw UsageError("the " + std::string(RepairerKindName(config.repairer.kind)) +
                      " repairer cannot write a candidate from the task alone; give an initial candidate, or use "
-                     "--repairer external or script");
+                     "--repairer llm, external or script");
   MakeDirs(run_dir);
   std::unique_ptr<RepairRun> run(new RepairRun(run_dir, env));
   run->log_ = EventLog::Create(run_dir + "/events.db", run->machine_.env().clock());
@@ -124,17 +126,23 @@ std::unique_ptr<RepairRun> RepairRun::Open(const std::string& run_dir, const Rep
   std::unique_ptr<RepairRun> run(new RepairRun(run_dir, env));
   run->log_ = EventLog::Open(run_dir + "/events.db", run->machine_.env().clock());
   run->artifacts_ = std::make_unique<ArtifactStore>(run_dir + "/artifacts");
-  run->state_ = FoldEvents(run->log_->ReadAll());
-  if (!run->state_.started)
-    throw UsageError("the run in " + run_dir +
-                     " has no run_started event (it was interrupted while being "
-                     "created); start a new run");
   run->Load();
   return run;
 }
 
 void RepairRun::Load() {
-  state_ = FoldEvents(log_->ReadAll());
+  state_ = RunState{};
+  events_.clear();
+  for (const Event& e : log_->ReadAll()) {
+    std::optional<RunEvent> typed = Decode(e);
+    if (!typed) continue;  // a type this kforge does not know
+    state_.Apply(*typed, e.wall_us);
+    events_.push_back(std::move(*typed));
+  }
+  if (!state_.started)
+    throw UsageError("the run in " + dir_ +
+                     " has no run_started event (it was interrupted while being "
+                     "created); start a new run");
   task_ = ParseTask(artifacts_->Get(state_.task_artifact), state_.task_name + " (recorded)");
   kb_ = std::make_unique<KnowledgeBase>(env_.kb_dir, machine_.config().kb_state_dir);
   if (!state_.kb_snapshot.empty()) kb_->Restore(nlohmann::json::parse(artifacts_->Get(state_.kb_snapshot)));
@@ -145,6 +153,7 @@ Event RepairRun::Append(const RunEvent& event) {
   EncodedEvent encoded = Encode(event);
   Event e = log_->Append(EventTypeName(encoded.type), encoded.layer, std::move(encoded.data));  // persist first ...
   state_.Apply(event, e.wall_us);                                                               // ... then apply
+  events_.push_back(event);
   ++appended_;
   if (kill_after_ > 0 && appended_ == kill_after_) ::raise(SIGKILL);
   if (interrupt_after_ > 0 && appended_ == interrupt_after_) ::raise(SIGINT);
@@ -254,11 +263,8 @@ void RepairRun::CallRepairer() {
   ctx.attempt = state_.attempt;
   ctx.probes_enabled = state_.round > state_.config.probes_after_round;
   for (FailureClass e : state_.error_history) ctx.history.emplace_back(FailureClassName(e));
-  std::vector<RunEvent> so_far;
-  for (const Event& e : log_->ReadAll())
-    if (std::optional<RunEvent> typed = Decode(e)) so_far.push_back(std::move(*typed));
   ctx.round_notes = state_.config.carried_notes;
-  for (auto& n : RoundNotes(so_far)) ctx.round_notes.push_back(std::move(n));
+  for (auto& n : RoundNotes(events_)) ctx.round_notes.push_back(std::move(n));
   ctx.requirement = state_.config.requirement;
   if (!state_.requirement.empty()) ctx.requirement += (ctx.requirement.empty() ? "" : "\n") + state_.requirement;
   ctx.suggestion = state_.suggestion;
@@ -337,9 +343,8 @@ void RepairRun::Finish(bool success, const std::string& reason, const std::strin
   // Learn from the repair: the signature it fixed and the change that fixed it.
   const std::string before = state_.current ? state_.current->previous : "";
   if (!success || before.empty()) return;
-  for (const auto& e : log_->ReadAll()) {
-    std::optional<RunEvent> typed = Decode(e);
-    const auto* validated = typed ? std::get_if<ValidatedEvent>(&*typed) : nullptr;
+  for (const RunEvent& e : events_) {
+    const auto* validated = std::get_if<ValidatedEvent>(&e);
     if (validated == nullptr || validated->scored.candidate != before || validated->scored.forensics.empty()) continue;
     Forensics f = ForensicsFromJson(nlohmann::json::parse(artifacts_->Get(validated->scored.forensics)));
     std::string id = kb_->ProposeLearned(task_, f, artifacts_->Get(before), artifacts_->Get(state_.current->candidate));
@@ -398,6 +403,7 @@ void RepairRun::WriteOutputs() {
     s["last_error"] = state_.current ? state_.current->message : "";
   }
   WriteFileAtomic(dir_ + "/summary.json", s.dump(2) + "\n");
+  summary_ = std::move(s);
   if (state_.success && state_.current)
     WriteFileAtomic(dir_ + "/final" + state_.config.SourceExtension(), artifacts_->Get(state_.current->candidate));
 }

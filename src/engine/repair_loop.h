@@ -55,6 +55,8 @@ class RepairRun {
   const RunState& state() const { return state_; }
   EventLog& log() { return *log_; }
   const std::string& dir() const { return dir_; }
+  /// summary.json as Run() last wrote it (null before).
+  const nlohmann::json& summary() const { return summary_; }
 
  private:
   RepairRun(std::string dir, const RepairEnv& env);
@@ -80,6 +82,8 @@ class RepairRun {
   int session_attempt_ = 0;
   Task task_;
   RunState state_;
+  std::vector<RunEvent> events_;  ///< the log, decoded: read once on open, appended as it grows
+  nlohmann::json summary_;
   int appended_ = 0;
   int kill_after_ = 0;       ///< test hook: SIGKILL self after this many appends (0: off)
   int interrupt_after_ = 0;  ///< test hook: SIGINT self after this many appends (0: off)

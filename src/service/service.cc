@@ -46,12 +46,15 @@ RunResult ResultOf(const RepairRun& run) {
   RunResult r;
   r.dir = run.dir();
   r.state = run.state();
-  std::string text, error;
-  TryReadFile(run.dir() + "/summary.json", &text, &error);
-  r.summary = nlohmann::json::parse(text, nullptr, false);
-  if (r.summary.is_discarded()) r.summary = nlohmann::json::object();
+  r.summary = run.summary().is_object() ? run.summary() : nlohmann::json::object();
   r.summary["run_dir"] = run.dir();
   return r;
+}
+
+std::string TaskText(const Task& task) {
+  std::string text, error;
+  if (!TryReadFile(task.origin, &text, &error)) throw UsageError("cannot read task " + task.origin + ": " + error);
+  return text;
 }
 
 std::string ReadCandidate(const std::string& path) {
@@ -139,23 +142,32 @@ CheckResult Service::Check(const CheckRequest& request) {
 RunResult Service::Repair(const RepairRequest& request, const CancellationToken& cancel, const ProgressFn& progress,
                           const BetweenRoundsFn& between_rounds) {
   Task task = ResolveTask(request.task);
-  std::string task_text, candidate, error;
-  if (!TryReadFile(task.origin, &task_text, &error)) throw UsageError("cannot read task " + task.origin + ": " + error);
+  std::string candidate;
   if (!request.candidate_path.empty()) {
     candidate = ReadCandidate(request.candidate_path);
     if (candidate.empty())
       throw UsageError("the candidate " + request.candidate_path +
                        " is empty; leave it out to have the repairer write one");
   }
-  RunConfig config = request.config;
+  return StartRun(TaskText(task), task.origin, candidate, request.config, request.seed, OutDir(request.out, task.name),
+                  cancel, progress, between_rounds);
+}
+
+std::string Service::OutDir(const std::string& requested, const std::string& task_name) const {
+  if (!requested.empty()) return requested;
+  return fmt::format("kforge-runs/{}-{}", task_name, machine_.env().clock().WallMicros() / 1000000);
+}
+
+RunResult Service::StartRun(const std::string& task_text, const std::string& task_origin, const std::string& candidate,
+                            RunConfig config, std::optional<uint64_t> seed, const std::string& out,
+                            const CancellationToken& cancel, const ProgressFn& progress,
+                            const BetweenRoundsFn& between_rounds) {
   if (config.backend == BackendKind::kCuda) machine_.Device();  // no GPU: refuse before a run directory exists
   if (config.repairer.kind == RepairerKind::kLlm || config.repairer.kind == RepairerKind::kAuto)
     ResolveModelEndpoint(&config.repairer, machine_.config());  // recorded resolved (never the key)
-  BuiltinRepairers().Make(config.repairer, machine_.env());     // a missing command or script: refuse now
-  config.seed = request.seed ? *request.seed : machine_.env().entropy().FreshSeed();
-  std::string out = request.out;
-  if (out.empty()) out = fmt::format("kforge-runs/{}-{}", task.name, machine_.env().clock().WallMicros() / 1000000);
-  auto run = RepairRun::Create(out, task_text, task.origin, candidate, config,
+  config.seed = seed ? *seed : machine_.env().entropy().FreshSeed();
+  // Create validates the task, the reference and the repairer before it creates anything.
+  auto run = RepairRun::Create(out, task_text, task_origin, candidate, config,
                                MakeRepairEnv(machine_, cancel, progress, between_rounds));
   run->Run();
   return ResultOf(*run);
@@ -205,8 +217,7 @@ GenerateResult Service::Generate(const GenerateRequest& request, const Cancellat
     // B and C: a task, and perhaps an existing kernel.
     Task task = ResolveTask(request.request);
     result.kind = request.candidate_path.empty() ? GenerateKind::kTask : GenerateKind::kExistingKernel;
-    if (!TryReadFile(task.origin, &task_text, &error))
-      throw UsageError("cannot read task " + task.origin + ": " + error);
+    task_text = TaskText(task);
     task_origin = task.origin;
     if (!request.candidate_path.empty()) candidate = ReadCandidate(request.candidate_path);
   } else {
@@ -231,8 +242,7 @@ GenerateResult Service::Generate(const GenerateRequest& request, const Cancellat
     task_text = draft.text;
   }
   Task task = ParseTask(task_text, task_origin.empty() ? "generated task" : task_origin);
-  std::string out = request.out;
-  if (out.empty()) out = fmt::format("kforge-runs/{}-{}", task.name, machine_.env().clock().WallMicros() / 1000000);
+  const std::string out = OutDir(request.out, task.name);
   result.task_text = task_text;
   if (result.kind == GenerateKind::kDescription) {
     MakeDirs(out);
@@ -244,17 +254,7 @@ GenerateResult Service::Generate(const GenerateRequest& request, const Cancellat
       return result;
     }
   }
-  if (config.repairer.kind == RepairerKind::kLlm || config.repairer.kind == RepairerKind::kAuto)
-    ResolveModelEndpoint(&config.repairer, machine_.config());
-  if (config.backend == BackendKind::kCuda) machine_.Device();
-  if (candidate.empty() && !BuiltinRepairers().Make(config.repairer, machine_.env())->writes_from_task())
-    throw UsageError("the " + std::string(RepairerKindName(config.repairer.kind)) +
-                     " repairer cannot write a kernel; use --repairer llm (or script or external)");
-  config.seed = request.seed ? *request.seed : machine_.env().entropy().FreshSeed();
-  auto run = RepairRun::Create(out, task_text, task_origin, candidate, config,
-                               MakeRepairEnv(machine_, cancel, progress, between_rounds));
-  run->Run();
-  result.run = ResultOf(*run);
+  result.run = StartRun(task_text, task_origin, candidate, config, request.seed, out, cancel, progress, between_rounds);
   return result;
 }
 

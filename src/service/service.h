@@ -179,6 +179,14 @@ class Service {
   Machine& machine() { return machine_; }
 
  private:
+  /// The run directory asked for, or kforge-runs/<task>-<time>.
+  std::string OutDir(const std::string& requested, const std::string& task_name) const;
+  /// Resolves the model endpoint (recorded without the key), draws the seed when none is
+  /// given, then creates the run and drives it.
+  RunResult StartRun(const std::string& task_text, const std::string& task_origin, const std::string& candidate,
+                     RunConfig config, std::optional<uint64_t> seed, const std::string& out,
+                     const CancellationToken& cancel, const ProgressFn& progress,
+                     const BetweenRoundsFn& between_rounds);
   Machine& machine_;
 };
 

@@ -1,8 +1,6 @@
 #include "testing/http_server.h"
 
-#include <arpa/inet.h>
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -12,6 +10,8 @@
 #include <chrono>
 #include <cstring>
 #include <stdexcept>
+
+#include "core/loopback.h"
 
 namespace kforge::testing {
 namespace {
@@ -33,17 +33,9 @@ std::string Lower(std::string s) {
 }  // namespace
 
 ScriptedHttpServer::ScriptedHttpServer(std::vector<ScriptedReply> script) : script_(std::move(script)) {
-  listen_.Reset(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  if (!listen_.valid()) throw std::runtime_error("socket failed");
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  if (::bind(listen_.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(listen_.get(), 8) != 0)
-    throw std::runtime_error(std::string("cannot listen on loopback: ") + std::strerror(errno));
-  socklen_t len = sizeof addr;
-  ::getsockname(listen_.get(), reinterpret_cast<sockaddr*>(&addr), &len);
-  port_ = ntohs(addr.sin_port);
+  std::string error;
+  listen_ = ListenOnLoopback(8, &port_, &error);
+  if (!listen_.valid()) throw std::runtime_error(error);
   int p[2];
   if (::pipe2(p, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
   stop_read_.Reset(p[0]);

@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "core/process_id.h"
 #include "exec/runner_protocol.h"
 
 namespace kforge {
@@ -116,7 +117,7 @@ uint32_t ApplyLandlock(const ConfineOptions& o) {
   bool ok = ::syscall(SYS_landlock_restrict_self, ruleset, 0) == 0;
   ::close(ruleset);
   if (!ok) return 0;
-  return kLayerLandlock | (abi >= 6 ? kLayerSignalScope : 0);
+  return kLayerLandlock | (abi >= 6 ? static_cast<uint32_t>(kLayerSignalScope) : 0u);
 }
 
 bool InstallSeccomp(std::string* error) {
@@ -132,7 +133,7 @@ bool InstallSeccomp(std::string* error) {
                                   args.size() ? args.begin() : nullptr);
   };
   // The filter names this process (the sandboxed child itself, never a recorded value).
-  const scmp_datum_t self = static_cast<scmp_datum_t>(::getpid());
+  const scmp_datum_t self = static_cast<scmp_datum_t>(ThisProcessId());
   // No network: only local socketpairs, never a connection to a socket by name.
   rule(SCMP_ACT_TRAP, SCMP_SYS(socket), {SCMP_A0(SCMP_CMP_NE, AF_UNIX)});
   rule(SCMP_ACT_TRAP, SCMP_SYS(connect), {});

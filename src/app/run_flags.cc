@@ -1,0 +1,81 @@
+#include "app/run_flags.h"
+
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <iostream>
+
+#include "agent/registry.h"
+
+namespace kforge {
+
+void AddRunFlags(CLI::App& sub, RunFlags& f, const std::vector<std::string>& repairers) {
+  sub.add_option("--repairer", f.repairer, "who proposes:\n" + BuiltinRepairers().Help())
+      ->check(CLI::IsMember(repairers));
+  sub.add_option("--repairer-cmd", f.repairer_cmd,
+                 "for --repairer external: a shell command that edits $KFORGE_CONTEXT_DIR/candidate.cc (.cu on cuda)");
+  sub.add_option("--repairer-script", f.repairer_script,
+                 "for --repairer script (or auto): a JSON file of turns (tool calls, then proposals)");
+  sub.add_option("--base-url", f.base_url,
+                 "llm/auto: the OpenAI-compatible endpoint, e.g. https://api.openai.com/v1 or "
+                 "http://localhost:8000/v1 (default: $OPENAI_BASE_URL); the key comes from $OPENAI_API_KEY");
+  sub.add_option("--model", f.model, "llm/auto: the model name (default: $KFORGE_MODEL)");
+  sub.add_option("--llm-config", f.llm_config,
+                 "llm/auto: a JSON file of endpoint settings and prices (default: $KFORGE_LLM_CONFIG)");
+  sub.add_option("--strategy,--policy", f.strategy,
+                 "debug: repair the failing candidate (default); regenerate: discard it and write a fresh candidate "
+                 "from the task each round (Pass@k with the same budgets)")
+      ->check(CLI::IsMember({"debug", "regenerate"}));
+  f.seed_option = sub.add_option("--seed", f.seed, "run seed (default: fresh); makes the run reproducible");
+  sub.add_option("--rounds", f.rounds, "repair rounds per attempt")->check(CLI::Range(1, 100));
+  sub.add_option("--attempts", f.attempts, "attempts per run")->check(CLI::Range(1, 100));
+  sub.add_option("--timeout", f.timeout_s, "wall-clock limit per kforge_run call, seconds")
+      ->check(CLI::Range(0.1, 3600.0));
+  sub.add_option("--wall-clock", f.wall_s, "wall-clock limit for the whole run, seconds")->check(CLI::Range(1.0, 1e6));
+  sub.add_flag("--json", f.json, "print the run summary as JSON on stdout");
+  sub.add_flag("--quiet", f.quiet, "no progress on stderr");
+  sub.add_flag("--interactive", f.interactive,
+               "show the plan and ask before starting; after each round: go on, stop, or add a requirement");
+  sub.add_flag("--yes", f.yes, "accept every confirmation (the plan, a task the model wrote) without asking");
+}
+
+RunConfig RunConfigFrom(const RunFlags& f) {
+  RunConfig c;
+  TryParseRepairPolicy(f.strategy, &c.policy);
+  c.repairer.command = f.repairer_cmd;
+  if (!f.repairer_script.empty()) c.repairer.script = std::filesystem::absolute(f.repairer_script).string();
+  c.repairer.base_url = f.base_url;
+  c.repairer.model = f.model;
+  if (!f.llm_config.empty()) c.repairer.llm_config = std::filesystem::absolute(f.llm_config).string();
+  c.rounds_per_attempt = f.rounds;
+  c.max_attempts = f.attempts;
+  c.case_timeout_ms = static_cast<int64_t>(f.timeout_s * 1000);
+  c.wall_clock_s = static_cast<int64_t>(f.wall_s);
+  return c;
+}
+
+std::optional<uint64_t> SeedFrom(const RunFlags& f) {
+  if (f.seed_option != nullptr && *f.seed_option) return f.seed;
+  return std::nullopt;
+}
+
+ProgressFn ProgressTo(bool quiet) {
+  if (quiet) return nullptr;
+  return [](const std::string& line) { std::cerr << line << "\n"; };
+}
+
+RunDialogue::RunDialogue(const RunFlags& f)
+    : interactive_(f.interactive), prompter_(std::make_shared<Prompter>(std::cin, std::cerr, f.yes)) {}
+
+bool RunDialogue::Start(const std::string& plan) {
+  if (!interactive_) return true;
+  std::cerr << "plan: " << plan << "\n";
+  if (!prompter_->Confirm("start?")) return false;
+  AskBetweenRounds();
+  return true;
+}
+
+void RunDialogue::AskBetweenRounds() {
+  if (interactive_) between_ = [p = prompter_](const RunState& s) { return p->BetweenRounds(s); };
+}
+
+}  // namespace kforge

@@ -1,0 +1,60 @@
+#pragma once
+// The flags every command that drives the repair loop shares (repair, generate): who
+// proposes and through which endpoint, the strategy, the budgets, the seed, and how the
+// run talks to the person at the terminal (progress, --json, --interactive, --yes).
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/interactive.h"
+#include "engine/run_config.h"
+#include "service/service.h"
+
+namespace CLI {
+class App;
+class Option;
+}  // namespace CLI
+
+namespace kforge {
+
+struct RunFlags {
+  std::string repairer;  ///< preset by the command: its default (may be "" for "decide later")
+  std::string repairer_cmd, repairer_script, base_url, model, llm_config, strategy = "debug";
+  uint64_t seed = 0;
+  CLI::Option* seed_option = nullptr;
+  int rounds = 5, attempts = 3;
+  double timeout_s = 10, wall_s = 1800;
+  bool json = false, quiet = false, interactive = false, yes = false;
+};
+
+/// Adds the shared flags to `sub`; `repairers` are the --repairer values it accepts.
+void AddRunFlags(CLI::App& sub, RunFlags& flags, const std::vector<std::string>& repairers);
+
+/// The run configuration the flags ask for (backend and repairer kind are the command's).
+RunConfig RunConfigFrom(const RunFlags& flags);
+std::optional<uint64_t> SeedFrom(const RunFlags& flags);
+
+/// Progress lines on stderr, or none with --quiet.
+ProgressFn ProgressTo(bool quiet);
+
+/// What asks the person at the terminal: a prompter on stdin/stderr, and with --interactive
+/// the between-rounds question. Start() shows `plan` and asks to begin (true without
+/// --interactive).
+class RunDialogue {
+ public:
+  explicit RunDialogue(const RunFlags& flags);
+  bool Start(const std::string& plan);
+  /// Ask between rounds from now on (with --interactive), without a plan to confirm.
+  void AskBetweenRounds();
+  const BetweenRoundsFn& between_rounds() const { return between_; }
+  Prompter& prompter() { return *prompter_; }
+
+ private:
+  bool interactive_;
+  std::shared_ptr<Prompter> prompter_;
+  BetweenRoundsFn between_;
+};
+
+}  // namespace kforge
