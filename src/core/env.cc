@@ -45,6 +45,8 @@ Config Config::FromLookup(const Lookup& lookup) {
   set(&c.llm_api_key, "OPENAI_API_KEY");
   set(&c.llm_model, "KFORGE_MODEL");
   set(&c.llm_config, "KFORGE_LLM_CONFIG");
+  if (auto v = get("KFORGE_CANDIDATE_UID"))
+    c.candidate_uid = static_cast<unsigned>(std::strtoul(v->c_str(), nullptr, 10));
   if (auto v = get("KFORGE_TEST_KILL_AFTER_EVENT")) c.test_kill_after_event = std::atoi(v->c_str());
   if (auto v = get("KFORGE_TEST_INTERRUPT_AFTER_EVENT")) c.test_interrupt_after_event = std::atoi(v->c_str());
   return c;

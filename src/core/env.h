@@ -24,6 +24,10 @@ struct Config {
   std::string path = "/usr/bin:/bin";           ///< PATH, to find programs
   std::string cxx = "g++";                      ///< CXX
   std::string sandbox = "bwrap";                ///< KFORGE_SANDBOX: "bwrap" or "none"
+  /// KFORGE_CANDIDATE_UID: without bubblewrap, a root engine runs candidates as this user
+  /// and group (no capabilities, its own RLIMIT_NPROC count). Not a user of the system's:
+  /// 64990 sits in the range Debian leaves unallocated. 0: run them as the engine's user.
+  unsigned candidate_uid = 64990;
   // Where kforge's own files are, when not found next to the binary or in the source tree.
   std::string include_dir;        ///< KFORGE_INCLUDE_DIR (include/kforge/probe.h)
   std::string tasks_dir;          ///< KFORGE_TASKS_DIR

@@ -35,6 +35,7 @@ constexpr std::pair<Distribution, std::string_view> kDistributionNames[] = {
     {Distribution::kIntegers, "integers"},
     {Distribution::kOpposedSigns, "opposed_signs"},
     {Distribution::kDeepNegative, "deep_negative"},
+    {Distribution::kRisingKeys, "rising_keys"},
 };
 
 std::string KnownDistributions() {

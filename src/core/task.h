@@ -45,6 +45,9 @@ enum class Distribution {
   kDeepNegative,    ///< -1000 + N(0,1): below exp's double range too (softmax family)
   kOpposedSigns,    ///< first input 10 + |N|, second -10 - |N|, the rest N(0,1): every
                     ///< product of the two (attention scores) strongly negative
+  kRisingKeys,      ///< attention: q all ones, key j's row j * 2^p, v N(0,1): every score is
+                    ///< 150-300 above the one before, so each row's last key dominates
+                    ///< (a max that skips it overflows exp); the output is that key's v
 };
 std::string_view DistributionName(Distribution d);
 bool TryParseDistribution(std::string_view name, Distribution* out);

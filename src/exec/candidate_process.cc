@@ -4,6 +4,8 @@
 #include <seccomp.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -98,7 +100,8 @@ std::vector<std::string> CandidateProcess::Layers() const {
                                                             {kLayerLandlock, "landlock"},
                                                             {kLayerSignalScope, "landlock_signal_scope"},
                                                             {kLayerPidsCgroup, "pids_cgroup"},
-                                                            {kLayerTaskLimit, "rlimit_nproc"}};
+                                                            {kLayerTaskLimit, "rlimit_nproc"},
+                                                            {kLayerOtherUid, "other_uid"}};
   for (const auto& [bit, name] : kNames)
     if (layers_ & bit) out.push_back(name);
   return out;
@@ -112,6 +115,20 @@ std::string CandidateProcess::Finish(int64_t timeout_ms, size_t max_bytes) {
 
 std::string CandidateProcess::OutputTail(size_t max_bytes) const {
   return dir_ ? ReadTextTail(dir_->path() + "/candidate.log", max_bytes) : "";
+}
+
+bool CandidateProcess::HandOverToUser(unsigned uid, const std::string& scratch, std::string* so) {
+  // Only root can give a directory away; for anyone else the runner stays the engine's user.
+  if (::chown(scratch.c_str(), uid, uid) != 0) return false;
+  // The runner opens the candidate before it changes user, but dlopen reopens it through
+  // /proc/self/fd, as that user: a copy readable by everyone, whatever the umask made of the
+  // compiler's output. (Its directory is root's and private; the open descriptor is the way in.)
+  std::string copy = dir_->path() + "/candidate.so";
+  std::error_code ec;
+  std::filesystem::copy_file(*so, copy, std::filesystem::copy_options::overwrite_existing, ec);
+  if (ec || ::chmod(copy.c_str(), 0644) != 0) return false;
+  *so = copy;
+  return true;
 }
 
 LoadResult CandidateProcess::Start(int64_t timeout_ms) {
@@ -142,11 +159,17 @@ LoadResult CandidateProcess::Start(int64_t timeout_ms) {
     // The CUDA driver reserves large virtual ranges: an address-space limit would break it.
     limits.address_space_bytes = 0;
   }
+  std::string so = so_path_;
+  // Under a tool (compute-sanitizer) the runner stays the tool's user: the tool's injected
+  // library talks to its front end through files that user owns.
+  unsigned uid = bwrap || !tool_.empty() ? 0 : machine_.config().candidate_uid;
+  if (uid != 0 && !HandOverToUser(uid, scratch, &so)) uid = 0;
   std::vector<std::string> cmd = tool_;
   cmd.insert(cmd.end(), {bwrap ? "/kforge/kforge-runner" : runner, "run"});
   for (const auto& a : LimitArgs(limits)) cmd.push_back(a);
-  cmd.insert(cmd.end(), {"--so", bwrap ? "/kforge/candidate.so" : so_path_});
-  cmd.insert(cmd.end(), {"--scratch", bwrap ? "/scratch" : scratch, "--read", bwrap ? "/kforge" : so_path_});
+  cmd.insert(cmd.end(), {"--so", bwrap ? "/kforge/candidate.so" : so});
+  cmd.insert(cmd.end(), {"--scratch", bwrap ? "/scratch" : scratch, "--read", bwrap ? "/kforge" : so});
+  if (uid != 0) cmd.insert(cmd.end(), {"--uid", std::to_string(uid)});
   if (bwrap) cmd.push_back("--in-jail");
   for (const auto& path : toolkit) cmd.insert(cmd.end(), {"--read", path});
   if (gpu_ && !tool_.empty()) cmd.push_back("--separate-allocations");

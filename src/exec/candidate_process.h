@@ -121,6 +121,10 @@ class CandidateProcess {
   CaseRun Call(uint64_t case_id, const TensorArena& arena, size_t num_inputs, int64_t timeout_ms, RunOp op, int warmup,
                int reps, const BenchSamples& samples);
   bool Receive(struct ParsedReply* reply, int64_t deadline_ns, uint64_t expected_case, CaseRun* failure);
+  /// Without bubblewrap, a root engine gives the scratch directory to `uid` and copies the
+  /// candidate into a file that user may read (`*so` becomes the copy). False, changing
+  /// nothing the runner needs, when this process cannot give files away.
+  bool HandOverToUser(unsigned uid, const std::string& scratch, std::string* so);
 
   Machine& machine_;
   Clock& clock_;

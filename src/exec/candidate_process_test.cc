@@ -4,7 +4,9 @@
 #include "exec/candidate_process.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <thread>
@@ -21,7 +23,7 @@ namespace kforge {
 namespace {
 
 constexpr char kHeader[] =
-    "#include <dlpack/dlpack.h>\n#include <cstdint>\n"
+    "#include <dlpack/dlpack.h>\n#include <unistd.h>\n#include <cstdint>\n"
     "extern \"C\" int kforge_run(const DLTensor* in, int, DLTensor* out, int, void*) {\n"
     "  const float* x = static_cast<const float*>(in[0].data);\n"
     "  float* y = static_cast<float*>(out[0].data);\n";
@@ -94,6 +96,39 @@ TEST(CandidateProcess, CancellationEndsACallInProgress) {
   stopper.join();
   EXPECT_NE(run.outcome, CaseRun::Outcome::kReturned);
   EXPECT_FALSE(proc.alive());
+  EXPECT_EQ(proc.Cleanup(), "");
+}
+
+}  // namespace
+}  // namespace kforge
+
+namespace kforge {
+namespace {
+
+/// Without bubblewrap, a root engine's candidate runs as KFORGE_CANDIDATE_UID: the call sees
+/// that uid, the layers say so, and RLIMIT_NPROC (which exempts only root) holds for it.
+TEST(CandidateProcess, WithoutBubblewrapARootEngineRunsTheCandidateAsAnotherUser) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs a root engine: only root can run a candidate as another user";
+  Config config = Config::FromProcess();
+  config.sandbox = "none";
+  config.candidate_uid = 64991;
+  LiveEnv live(config);
+  Machine machine(live.env());
+  std::string so = Build(
+      "  (void)x;\n  y[0] = static_cast<float>(getuid());\n  y[1] = static_cast<float>(getgid());\n  return 0;\n");
+  CandidateProcess proc(machine, so, SandboxLimits{}, 1 << 20);
+  LoadResult load = proc.Start(20000);
+  ASSERT_TRUE(load.ok) << load.message;
+  std::vector<std::string> layers = proc.Layers();
+  EXPECT_NE(std::find(layers.begin(), layers.end(), "other_uid"), layers.end());
+  EXPECT_NE(std::find(layers.begin(), layers.end(), "rlimit_nproc"), layers.end());
+  TensorArena arena(Layout(4));
+  ASSERT_EQ(proc.Run(1, arena, 1, 10000).outcome, CaseRun::Outcome::kReturned);
+  // getuid() inside the runner's own user namespace reads the overflow id when the kernel
+  // gives it one; either way it is not root.
+  float uid = static_cast<float>(static_cast<float*>(arena.data(1))[0]);
+  EXPECT_NE(uid, 0.0f);
+  EXPECT_TRUE(uid == 64991.0f || uid == 65534.0f) << uid;
   EXPECT_EQ(proc.Cleanup(), "");
 }
 

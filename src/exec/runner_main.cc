@@ -489,10 +489,17 @@ int LoadFailed(const char* why) {
   return 1;
 }
 
-int Serve(const char* so_path, const ConfineOptions& confine) {
+int Serve(const char* so_arg, ConfineOptions confine) {
   std::string error;
+  // Scratch and the candidate are reached now, as the engine's user: after a change of user
+  // their paths may lead through directories only the engine can enter (a private TMPDIR).
   if (!confine.scratch.empty() && ::chdir(confine.scratch.c_str()) != 0)
     return LoadFailed("cannot enter the scratch directory");
+  int so_fd = ::open(so_arg, O_RDONLY | O_CLOEXEC);
+  if (so_fd < 0) return LoadFailed((std::string("cannot open the candidate: ") + std::strerror(errno)).c_str());
+  const std::string so = "/proc/self/fd/" + std::to_string(so_fd);
+  std::replace(confine.read_only.begin(), confine.read_only.end(), std::string(so_arg), so);
+  const char* so_path = so.c_str();
   uint32_t layers = ConfineEarly(confine);
 #ifdef KFORGE_GPU_RUNNER
   if (!InitGpu(&error)) return LoadFailed(error.c_str());
@@ -577,6 +584,7 @@ int Serve(const char* so_path, const ConfineOptions& confine) {
   return 0;
 }
 
+#ifndef KFORGE_GPU_RUNNER
 /// CPU runner: runs itself once more under glibc's checking allocator (libc_malloc_debug,
 /// malloc.check=3), so that a candidate writing past its own heap buffers aborts when the
 /// buffer is freed instead of corrupting memory silently. A no-op where the library is
@@ -596,11 +604,12 @@ void RestartWithCheckedMalloc(int argc, char** argv) {
     return;  // exec failed: go on unchecked
   }
 }
+#endif
 
 [[noreturn]] void Usage() {
   std::fprintf(stderr,
                "usage: kforge-runner exec [--as B] [--fsize B] [--nofile N] -- PROGRAM ARGS...\n"
-               "       kforge-runner run [--as B] [--fsize B] [--nofile N] [--tasks N] [--cgroup-fd FD]\n"
+               "       kforge-runner run [--as B] [--fsize B] [--nofile N] [--tasks N] [--cgroup-fd FD] [--uid U]\n"
                "                         [--scratch DIR] [--read PATH]... [--in-jail] --so CANDIDATE.so\n"
                "kforge-runner is started by kforge; it is not meant to be run by hand.\n");
   std::exit(2);
@@ -656,7 +665,7 @@ int main(int argc, char** argv) {
   Limits limits;
   ConfineOptions confine;
   const char* so = nullptr;
-  bool malloc_checked = false;
+  [[maybe_unused]] bool malloc_checked = false;
   std::string cublas;
   int i = 2;
   for (; i < argc; ++i) {
@@ -681,6 +690,8 @@ int main(int argc, char** argv) {
       confine.max_tasks = value();
     else if (a == "--in-jail")
       confine.in_jail = true;
+    else if (a == "--uid")
+      confine.uid = static_cast<unsigned>(value());
     else if (a == "--cgroup-fd")
       confine.cgroup_procs_fd = static_cast<int>(value());
     else if (a == "--malloc-checked")

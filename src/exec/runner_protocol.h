@@ -80,6 +80,7 @@ enum SandboxLayer : uint32_t {
   kLayerSignalScope = 1u << 5,     ///< Landlock: no signals to processes outside the sandbox
   kLayerTaskLimit = 1u << 6,       ///< RLIMIT_NPROC in force (it only binds in a user namespace)
   kLayerPidsCgroup = 1u << 7,      ///< joined the pids cgroup the engine made for it
+  kLayerOtherUid = 1u << 8,        ///< runs as a user other than the engine's (it was root)
 };
 
 inline constexpr int kMaxProbesPerCall = 32;

@@ -159,6 +159,29 @@ void JudgeTiming(const DeviceCeilings& ceilings, bool low_precision, BenchReport
   const CaseTiming& t = r.candidate.timing;
   if (t.loop_wall_ns > 0 && t.min_ns * t.reps > 1.05 * static_cast<double>(t.loop_wall_ns))
     r.suspects.push_back("the CUDA event times exceed the host's wall clock over the same loop");
+  // ...and no shorter than the engine's clock says. The allowance covers the noise of two
+  // process round trips (a fifth of the baseline loop's wall time per call) plus a quarter:
+  // a patched timer that hides less than that is not seen, one that hides more is.
+  r.engine_mean_ns = EngineMeanNanos(t, r.baseline.timing, r.warmup);
+  if (r.engine_mean_ns > 0) {
+    double calls = r.baseline.timing.reps + r.warmup;
+    double slack = 0.25 * r.engine_mean_ns + 0.2 * static_cast<double>(r.baseline.timing.loop_wall_ns) / calls;
+    if (t.mean_ns < r.engine_mean_ns - slack)
+      r.suspects.push_back(fmt::format(
+          "the candidate's process reported {:.2f} us per call, but by the engine's clock its calls took {:.2f} us "
+          "(the baseline's {:.2f} us plus the extra time its timed loop took): a timer patched from inside the "
+          "process, or work the events do not bracket",
+          t.mean_ns / 1e3, r.engine_mean_ns / 1e3, r.baseline.timing.mean_ns / 1e3));
+  }
+}
+
+double EngineMeanNanos(const CaseTiming& candidate, const CaseTiming& baseline, int warmup) {
+  if (candidate.loop_wall_ns <= 0 || baseline.loop_wall_ns <= 0 || baseline.reps <= 0 ||
+      candidate.reps != baseline.reps)
+    return 0;
+  double calls = baseline.reps + std::max(0, warmup);
+  double extra = static_cast<double>(candidate.loop_wall_ns - baseline.loop_wall_ns) / calls;
+  return std::max(0.0, baseline.mean_ns + extra);
 }
 
 Baseline FindBaseline(const Task& task, const std::string& baselines_dir) {
@@ -256,6 +279,7 @@ BenchReport RunBench(Machine& machine, const Task& task, const std::string& cand
   r.candidate =
       TimeKernel(machine, "candidate", candidate_path, "", {}, device, options, n_in, arena, samples, &cand_out);
   r.timed = true;
+  r.warmup = options.warmup;
   r.agreement = CompareWithBaseline(task, kase.params, cand_out[0], base_out[0], argmax_source[0]);
   if (!r.agreement.passed())
     r.suspects.push_back(
@@ -300,6 +324,7 @@ nlohmann::json BenchReport::ToJson() const {
   j["candidate"] = TimingJson(candidate);
   j["baseline"] = TimingJson(baseline);
   j["speedup"] = speedup;
+  j["engine_mean_us"] = engine_mean_ns / 1e3;
   j["outputs_agree_with_baseline"] = agrees();
   j["agreement"] = {{"max_abs_error", agreement.max_abs_error}, {"mismatches", agreement.mismatches}};
   j["sampled_calls"] = nlohmann::json::array();
@@ -341,6 +366,9 @@ std::string BenchReport::Text() const {
   s += row(candidate);
   s += row(baseline) + fmt::format("  baseline: {}\n", baseline.kind);
   s += fmt::format("  speedup over baseline: {:.2f}x\n", speedup);
+  if (engine_mean_ns > 0)
+    s += fmt::format("  by the engine's clock: {:.2f} us per call (candidate's mean {:.2f} us)\n", engine_mean_ns / 1e3,
+                     candidate.timing.mean_ns / 1e3);
   if (ceilings.present)
     s += fmt::format("  roofline: {}-bound floor {:.2f} us; candidate reaches {:.1f}% of it, baseline {:.1f}%\n", bound,
                      floor_seconds * 1e6, 100 * roofline_fraction, 100 * baseline_roofline_fraction);

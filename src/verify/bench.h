@@ -72,11 +72,24 @@ struct BenchReport {
   std::string bound;             ///< "memory" or "compute"
   double roofline_fraction = 0;  ///< floor / candidate median
   double baseline_roofline_fraction = 0;
+  /// Warm-up calls before each kernel's timed loop (BenchOptions::warmup).
+  int warmup = 0;
+  /// The candidate's mean time per call as the engine's clock sees it (EngineMeanNanos); 0
+  /// when either loop's engine wall time is missing.
+  double engine_mean_ns = 0;
   std::vector<std::string> suspects;  ///< results that cannot be right (faster than the floor, ...)
   bool ok() const { return verdict.passed && timed && agrees() && suspects.empty(); }
   nlohmann::json ToJson() const;
   std::string Text() const;
 };
+
+/// The candidate's mean time per call from the engine's clock alone: the baseline's mean
+/// plus how much longer the candidate's whole timed loop (warm-up included) took than the
+/// baseline's, per call. Both loops do the same work around the calls, so whatever the
+/// candidate's process reports about itself (its timer is in its own address space), it
+/// cannot make this smaller than the time it really took. Needs the baseline, whose process
+/// ran only trusted code; 0 when an engine wall time is missing.
+double EngineMeanNanos(const CaseTiming& candidate, const CaseTiming& baseline, int warmup);
 
 /// The kernel kforge bench compares a task's candidates against (baselines/cuda/manifest.json).
 struct Baseline {

@@ -54,6 +54,9 @@ struct CompareInput {
   /// magnitude and the reference's, so an output that is a small difference of large terms
   /// is held to the float error of those terms, not to its own size. Null otherwise.
   const std::vector<double>* term_norm = nullptr;
+  /// Per element, an error the inputs' conditioning makes unavoidable in float32 (see
+  /// Reference::UnavoidableError), added to that element's tolerance alone. Null otherwise.
+  const std::vector<double>* unavoidable = nullptr;
   /// For kArgmax: the input the index refers into, as doubles, shape [rows, cols].
   const std::vector<double>* argmax_source = nullptr;
   int64_t argmax_cols = 0;

@@ -97,6 +97,17 @@ std::vector<double> FillInput(Distribution d, uint64_t seed, DType dtype, void* 
       case Distribution::kIntegers:
         v = static_cast<double>(static_cast<int64_t>(rng.Below(17)) - 8);
         break;
+      case Distribution::kRisingKeys: {
+        // Inputs [..., s, d]: q, k, v of attention. Key j's row is j * 2^p, exact in
+        // bfloat16 for j <= 256, with 2^p the power of two that puts sqrt(d) * 2^p, the gap
+        // between scores, in [150, 300): far above exp's float range (~88).
+        int64_t d_model = shape.empty() ? 1 : std::max<int64_t>(1, shape.back());
+        int64_t seq = shape.size() < 2 ? 1 : std::max<int64_t>(1, shape[shape.size() - 2]);
+        int64_t key = (i / d_model) % seq;
+        double step = std::exp2(std::ceil(std::log2(150.0 / std::sqrt(static_cast<double>(d_model)))));
+        v = input == 0 ? 1.0 : input == 1 ? step * static_cast<double>(key) : rng.Normal();
+        break;
+      }
       case Distribution::kOpposedSigns:
         v = input == 0 ? 10.0 + std::fabs(rng.Normal()) : input == 1 ? -10.0 - std::fabs(rng.Normal()) : rng.Normal();
         break;

@@ -51,5 +51,22 @@ TEST(FillInput, RowPatternsRunAlongTheLastDimension) {
     for (int c = 1; c < 4; ++c) EXPECT_EQ(k[r * 4 + c], k[r * 4]);
 }
 
+/// rising_keys: with q all ones, key j's score is j times a gap of 150-300 in bfloat16 as in float, so every
+/// gap stays far beyond exp's float range (a running max that skips the last key overflows).
+TEST(FillInput, RisingKeysGiveScoresFarApart) {
+  const int64_t seq = 128, d = 33;
+  std::vector<uint16_t> q(seq * d), k(seq * d);
+  std::vector<double> qv = FillInput(Distribution::kRisingKeys, 1, DType::kBFloat16, q.data(), {1, 1, seq, d}, 0);
+  std::vector<double> kv = FillInput(Distribution::kRisingKeys, 1, DType::kBFloat16, k.data(), {1, 1, seq, d}, 1);
+  double previous = -1e300;
+  for (int64_t j = 0; j < seq; ++j) {
+    double score = 0;
+    for (int64_t e = 0; e < d; ++e) score += qv[e] * kv[j * d + e];
+    score /= std::sqrt(static_cast<double>(d));
+    EXPECT_GT(score - previous, 150) << "key " << j;
+    previous = score;
+  }
+}
+
 }  // namespace
 }  // namespace kforge

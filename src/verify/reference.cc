@@ -264,8 +264,27 @@ std::vector<std::string> ReferenceIntermediates(std::string_view reference) {
   return {};
 }
 
+void LayerNormUnavoidableError(const Task& task, const In& in, Out& err) {
+  constexpr double kUnitRoundoff = 0x1p-24;
+  double eps = task.Attribute("eps");
+  int64_t rows = in[0].dim(0), cols = in[0].dim(1);
+  for (int64_t r = 0; r < rows; ++r) {
+    const double* x = &in[0].data[r * cols];
+    double mean = 0;
+    for (int64_t c = 0; c < cols; ++c) mean += x[c];
+    mean /= static_cast<double>(cols);
+    double var = 0;
+    for (int64_t c = 0; c < cols; ++c) var += (x[c] - mean) * (x[c] - mean);
+    var /= static_cast<double>(cols);
+    double amplification = 2 * kUnitRoundoff / std::sqrt(var + eps);
+    for (int64_t c = 0; c < cols; ++c)
+      err[0].data[r * cols + c] = amplification * std::fabs(in[1].data[c]) * (std::fabs(x[c]) + std::fabs(mean));
+  }
+}
+
 bool IsSumOfProducts(std::string_view reference) {
-  return reference == "matmul" || reference == "batched_matmul" || reference == "conv2d";
+  return reference == "matmul" || reference == "batched_matmul" || reference == "conv2d" ||
+         reference == "sum_lastdim" || reference == "mean_lastdim" || reference == "cumsum_lastdim";
 }
 
 ReferenceFn FindReference(std::string_view name) {
@@ -285,6 +304,12 @@ class BuiltinReference : public Reference {
     fn_(task, in, out, inter);
   }
   bool sum_of_products() const override { return IsSumOfProducts(name_); }
+  bool UnavoidableError(const Task& task, const std::vector<RefTensor>& in,
+                        std::vector<RefTensor>& err) const override {
+    if (name_ != "layernorm") return false;
+    LayerNormUnavoidableError(task, in, err);
+    return true;
+  }
 
  private:
   std::string name_;

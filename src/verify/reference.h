@@ -32,9 +32,19 @@ using ReferenceFn = void (*)(const Task& task, const std::vector<RefTensor>& in,
 std::vector<std::string> ReferenceIntermediates(std::string_view reference);
 
 /// Whether every output element of the reference is a sum of products of one element of each
-/// input (matmul, batched_matmul, conv2d). The verifier then also runs it on the squared
-/// inputs: sqrt of that is the norm of each sum's terms, the scale of its float error.
+/// input (matmul, batched_matmul, conv2d; and with one factor, sums, means and prefix sums).
+/// The verifier then also runs it on the squared inputs: sqrt of that is the norm of each
+/// sum's terms, the scale of its float error. (A sum of 4,099 heavy-tailed values that nearly
+/// cancel is held to the float error of its terms, as float32 arithmetic allows: a plain float
+/// accumulator passed or failed that case by seed before.)
 bool IsSumOfProducts(std::string_view reference);
+
+/// For a layer norm: per output element, 2u * |w_c| * (|x_c| + |mean|) / sqrt(var + eps)
+/// with u the unit roundoff of float32. Computing x_c - mean in float rounds both terms
+/// (and the mean's own sum) by about u times their magnitude, and the division by the
+/// row's spread amplifies that: on a row of two values near -100 a correct float32 kernel
+/// is off by 1e-2 relative. `err` is pre-sized like the outputs.
+void LayerNormUnavoidableError(const Task& task, const std::vector<RefTensor>& in, std::vector<RefTensor>& err);
 
 /// The reference called `name`, or null.
 ReferenceFn FindReference(std::string_view name);
@@ -55,6 +65,13 @@ class Reference {
                        Intermediates* inter) = 0;
   /// See IsSumOfProducts: whether the verifier should also compute the terms' norm.
   virtual bool sum_of_products() const = 0;
+  /// Per output element, the error that float32 arithmetic cannot avoid where the output
+  /// is ill-conditioned in its inputs (a layer norm of a row whose spread is tiny beside its
+  /// mean); the comparison adds it to the tolerance of that element only. Returns false,
+  /// leaving `err` alone, when the reference has no such model.
+  virtual bool UnavoidableError(const Task& task, const std::vector<RefTensor>& in, std::vector<RefTensor>& err) const {
+    return false;
+  }
 };
 
 /// The built-in reference the task names, or null when there is none by that name.

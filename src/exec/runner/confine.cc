@@ -1,6 +1,7 @@
 #include "exec/runner/confine.h"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <linux/capability.h>
 #include <linux/landlock.h>
 #include <linux/sched.h>
@@ -112,7 +113,9 @@ uint32_t ApplyLandlock(const ConfineOptions& o) {
     AllowPath(ruleset, "/sys", kFsRead, all);
     AllowPath(ruleset, "/proc/driver", kFsRead, all);
   }
-  if (!o.scratch.empty()) AllowPath(ruleset, o.scratch.c_str(), all, all);
+  // The working directory is scratch (the runner entered it while it could still reach its
+  // path, before any change of user).
+  if (!o.scratch.empty()) AllowPath(ruleset, ".", all, all);
   if (o.in_jail) AllowPath(ruleset, "/", all & ~(kFsRead | kFsIoctlDev), all);
   bool ok = ::syscall(SYS_landlock_restrict_self, ruleset, 0) == 0;
   ::close(ruleset);
@@ -201,6 +204,11 @@ uint32_t ConfineEarly(const ConfineOptions& o) {
     if (::write(o.cgroup_procs_fd, "0", 1) == 1) layers |= kLayerPidsCgroup;
     ::close(o.cgroup_procs_fd);
   }
+  // Another user, while still root in the initial user namespace (unshare below would make
+  // every other uid unmappable). Groups first: after setresuid there is no right to change them.
+  if (o.uid != 0 && ::getuid() == 0 && !InOwnUserNamespace() && ::setgroups(0, nullptr) == 0 &&
+      ::setresgid(o.uid, o.uid, o.uid) == 0 && ::setresuid(o.uid, o.uid, o.uid) == 0)
+    layers |= kLayerOtherUid;
   // RLIMIT_NPROC never binds uid 0 (the kernel exempts root's user, namespace or not).
   if (::getuid() != 0) layers |= kLayerTaskLimit;
   if (InOwnUserNamespace() || ::unshare(CLONE_NEWUSER) == 0) layers |= kLayerUserNamespace;
@@ -209,8 +217,8 @@ uint32_t ConfineEarly(const ConfineOptions& o) {
 
 bool ConfineLate(const ConfineOptions& o, uint32_t* layers, std::string* error) {
   // RLIMIT_NPROC counts the processes of our user in our user namespace: without one of
-  // our own it would count every process of the engine's user.
-  bool nproc_binds = (*layers & kLayerTaskLimit) && (*layers & kLayerUserNamespace);
+  // our own, or a user of our own, it would count every process of the engine's user.
+  bool nproc_binds = (*layers & kLayerTaskLimit) && (*layers & (kLayerUserNamespace | kLayerOtherUid));
   *layers &= ~kLayerTaskLimit;
   if (o.max_tasks > 0 && nproc_binds) {
     rlimit r{o.max_tasks, o.max_tasks};

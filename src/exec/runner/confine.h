@@ -3,7 +3,9 @@
 // mode. Inside bubblewrap these are a second wall; without bubblewrap (KFORGE_SANDBOX=none)
 // they are the only one, and each must hold on its own:
 //  - pids: join the engine's pids cgroup (an inherited cgroup.procs descriptor), and
-//    RLIMIT_NPROC, which binds only in a user namespace of our own (root is exempt otherwise);
+//    RLIMIT_NPROC, which binds for a user other than root (root is exempt, namespace or not);
+//  - another user: started by root outside bubblewrap, switch to the engine's candidate uid
+//    (no capabilities, nothing of root's readable but what is world-readable);
 //  - a user namespace of our own where the kernel allows one (no capability over anything
 //    outside it), no_new_privs, and every capability dropped, bounding set included;
 //  - Landlock: reads only from system paths, the candidate and the toolkit; writes only to
@@ -30,6 +32,9 @@ struct ConfineOptions {
   bool in_jail = false;
   rlim_t max_tasks = 0;      ///< threads + processes; 0 = no limit
   int cgroup_procs_fd = -1;  ///< cgroup.procs of the engine's pids cgroup, or -1
+  /// Without bubblewrap, a runner started by root switches to this user and group first
+  /// (0: stay). The engine made the scratch directory theirs and the candidate readable.
+  unsigned uid = 0;
 };
 
 /// While still single-threaded (before the GPU runtime starts its threads): the cgroup and
