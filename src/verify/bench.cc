@@ -159,20 +159,10 @@ void JudgeTiming(const DeviceCeilings& ceilings, bool low_precision, BenchReport
   const CaseTiming& t = r.candidate.timing;
   if (t.loop_wall_ns > 0 && t.min_ns * t.reps > 1.05 * static_cast<double>(t.loop_wall_ns))
     r.suspects.push_back("the CUDA event times exceed the host's wall clock over the same loop");
-  // ...and no shorter than the engine's clock says. The allowance covers the noise of two
-  // process round trips (a fifth of the baseline loop's wall time per call) plus a quarter:
-  // a patched timer that hides less than that is not seen, one that hides more is.
+  // The engine's own estimate is reported beside the events' times but accuses nothing yet:
+  // on the H200 the whole-call wall time of an honest relu differed from its baseline's by
+  // 143 ms (allocation and copies), 23x its kernel time per call, as much as a patched timer.
   r.engine_mean_ns = EngineMeanNanos(t, r.baseline.timing, r.warmup);
-  if (r.engine_mean_ns > 0) {
-    double calls = r.baseline.timing.reps + r.warmup;
-    double slack = 0.25 * r.engine_mean_ns + 0.2 * static_cast<double>(r.baseline.timing.loop_wall_ns) / calls;
-    if (t.mean_ns < r.engine_mean_ns - slack)
-      r.suspects.push_back(fmt::format(
-          "the candidate's process reported {:.2f} us per call, but by the engine's clock its calls took {:.2f} us "
-          "(the baseline's {:.2f} us plus the extra time its timed loop took): a timer patched from inside the "
-          "process, or work the events do not bracket",
-          t.mean_ns / 1e3, r.engine_mean_ns / 1e3, r.baseline.timing.mean_ns / 1e3));
-  }
 }
 
 double EngineMeanNanos(const CaseTiming& candidate, const CaseTiming& baseline, int warmup) {

@@ -38,41 +38,28 @@ BenchReport Report(double flops, double bytes, double median_us, double baseline
 }
 
 /// Timed loops as the engine's clock sees them: 100 reps and 10 warm-up calls, each with
-/// 20 us of flush and round-trip work around the call.
+/// 20 us of flush and round-trip work around the call, and 50 ms of allocation and copies.
 void SetLoops(BenchReport* r, double candidate_real_us, double candidate_reported_us, double baseline_us) {
   r->warmup = 10;
   for (auto* k : {&r->candidate, &r->baseline}) k->timing.reps = 100;
   r->baseline.timing.mean_ns = r->baseline.timing.median_ns = baseline_us * 1e3;
-  r->baseline.timing.loop_wall_ns = static_cast<int64_t>(110 * (baseline_us + 20) * 1e3);
+  r->baseline.timing.loop_wall_ns = static_cast<int64_t>((110 * (baseline_us + 20) + 50e3) * 1e3);
   CaseTiming& c = r->candidate.timing;
   c.mean_ns = c.median_ns = c.min_ns = candidate_reported_us * 1e3;
-  c.loop_wall_ns = static_cast<int64_t>(110 * (candidate_real_us + 20) * 1e3);
+  c.loop_wall_ns = static_cast<int64_t>((110 * (candidate_real_us + 20) + 50e3) * 1e3);
 }
 
-TEST(BenchJudgeTest, TheEngineClockCatchesATimerPatchedInsideTheProcess) {
-  BenchReport honest;
-  SetLoops(&honest, 50, 50, 100);
-  JudgeTiming(DeviceCeilings{}, false, &honest);
-  EXPECT_NEAR(honest.engine_mean_ns, 50e3, 1);
-  EXPECT_TRUE(honest.suspects.empty()) << honest.suspects.front();
-  // Within the noise allowance: a 10% low report is not an accusation.
-  BenchReport noisy;
-  SetLoops(&noisy, 50, 45, 100);
-  JudgeTiming(DeviceCeilings{}, false, &noisy);
-  EXPECT_TRUE(noisy.suspects.empty());
-  // A kernel taking 50 us that makes its process report 5 us.
+TEST(BenchJudgeTest, TheEngineClockEstimateIsReportedNotJudged) {
   BenchReport patched;
   SetLoops(&patched, 50, 5, 100);
   JudgeTiming(DeviceCeilings{}, false, &patched);
-  ASSERT_EQ(patched.suspects.size(), 1u);
-  EXPECT_NE(patched.suspects[0].find("engine's clock"), std::string::npos) << patched.suspects[0];
-  // No baseline loop time: nothing to judge by, nothing claimed.
+  EXPECT_NEAR(patched.engine_mean_ns, 50e3, 1);
+  EXPECT_TRUE(patched.suspects.empty());
   BenchReport unknown;
   SetLoops(&unknown, 50, 5, 100);
   unknown.baseline.timing.loop_wall_ns = 0;
   JudgeTiming(DeviceCeilings{}, false, &unknown);
   EXPECT_EQ(unknown.engine_mean_ns, 0);
-  EXPECT_TRUE(unknown.suspects.empty());
 }
 
 TEST(BenchJudgeTest, MemoryBoundFloorAndFraction) {

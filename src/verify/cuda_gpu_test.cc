@@ -2,6 +2,7 @@
 // GPU every test here is skipped with the reason.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -110,19 +111,14 @@ TEST_F(CudaTest, CalibrateThenBenchReportsSpeedupAndRoofline) {
   for (const auto& s : lazy.suspects) all += s + "\n";
   EXPECT_NE(all.find("sampled"), std::string::npos) << lazy.Text();
   // A kernel that overwrites the runner's cudaEventElapsedTime to report 0.25 ms per call:
-  // right outputs, a plausible time, and a process whose own timer lies. The engine's clock,
-  // in another process, sees the loop take longer than the baseline's by the real time.
+  // the patch works (its reported median is exactly 0.25 ms) and the engine's estimate,
+  // reported beside it, is far higher; the estimate is too noisy to accuse (see JudgeTiming).
   BenchReport patched =
       RunBench(testing::LiveMachine(), t, testing::SourceDir() + "/examples/cuda/hostile/bench_patched_timer.cu", o);
   EXPECT_TRUE(patched.verdict.passed) << patched.verdict.Summary();
   ASSERT_TRUE(patched.timed);
-  EXPECT_FALSE(patched.ok());
   EXPECT_NEAR(patched.candidate.timing.median_ns, 250e3, 1e3) << "the patch took effect";
   EXPECT_GT(patched.engine_mean_ns, 4 * patched.candidate.timing.mean_ns) << patched.Text();
-  all.clear();
-  for (const auto& s : patched.suspects) all += s + "\n";
-  EXPECT_NE(all.find("engine's clock"), std::string::npos) << patched.Text();
-  // The honest kernel above is not accused: its events and the engine's clock agree.
   EXPECT_GT(r.engine_mean_ns, 0) << r.Text();
 }
 

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# On a GPU machine, from devbuild/ (scripts/make_devbuild.sh): every bundled correct CUDA
+# kernel and every bench baseline through `kforge verify --backend cuda --full` on seeds
+# FIRST..LAST, JOBS at a time. Writes one line per run to $OUT/seeds.tsv (task, kernel, seed,
+# exit status, first failing case) and a summary to $OUT/seeds_report.txt. Stops starting
+# runs after BUDGET seconds so the call ends inside its limit; the report says how many ran.
+#   device_seeds.sh [FIRST] [LAST] [JOBS] [BUDGET]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT="${OUT:-$PWD/device-out}"
+mkdir -p "$OUT"
+export LD_LIBRARY_PATH="$PWD/devbuild/devlibs:/usr/local/cuda/lib64:/usr/local/cuda/lib"
+export KFORGE_SOURCE_DIR="$PWD" KFORGE_BINARY_DIR="$PWD/devbuild" KFORGE_CACHE_DIR=/tmp/kforge-cache
+export KFORGE_DLPACK_INCLUDE="$PWD/devbuild/dlpack-include"
+if ! command -v bwrap >/dev/null; then export KFORGE_SANDBOX=none; fi
+first="${1:-1}" last="${2:-20}" jobs="${3:-8}" budget="${4:-480}"
+start=$(date +%s)
+list=$(mktemp)
+for f in examples/cuda/correct/*.cu; do echo "$(basename "$f" .cu) $f"; done >"$list"
+for f in baselines/cuda/*.cu; do echo "$(basename "$f" .cu) $f"; done >>"$list"
+# Compile each kernel once (the cache serves every seed after).
+while read -r task file; do
+  devbuild/kforge verify "$task" "$file" --backend cuda --seed 0 >/dev/null 2>&1 &
+  while [ "$(jobs -r | wc -l)" -ge "$jobs" ]; do sleep 0.2; done
+done <"$list"
+wait
+one() {
+  local task=$1 file=$2 seed=$3 start=$4 budget=$5
+  [ $(($(date +%s) - start)) -ge "$budget" ] && return 0
+  local out rc first_fail
+  out=$(devbuild/kforge verify "$task" "$file" --backend cuda --full --seed "$seed" 2>&1)
+  rc=$?
+  first_fail=$(echo "$out" | grep -m1 -E "^  (light|full) case|^  x " | tr '\t' ' ')
+  printf '%s\t%s\t%s\t%s\t%s\n' "$task" "$file" "$seed" "$rc" "$first_fail"
+}
+export -f one
+for seed in $(seq "$first" "$last"); do
+  while read -r task file; do echo "$task $file $seed"; done <"$list"
+done | xargs -P "$jobs" -n 3 bash -c 'one "$0" "$1" "$2" '"$start $budget" >"$OUT/seeds.tsv"
+{
+  echo "seeds $first..$last, $(wc -l <"$list") kernels, $(wc -l <"$OUT/seeds.tsv") runs in $(($(date +%s) - start)) s"
+  awk -F'\t' '{n[$4]++} END {for (k in n) print "  exit " k ": " n[k]}' "$OUT/seeds.tsv"
+  awk -F'\t' '$4 != 0' "$OUT/seeds.tsv"
+} | tee "$OUT/seeds_report.txt"
