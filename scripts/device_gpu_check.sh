@@ -5,12 +5,7 @@
 #   lowp: the speedup/roofline table of the float16/bfloat16 kernels only)
 set -uo pipefail
 cd "$(dirname "$0")/.."
-OUT="${OUT:-$PWD/device-out}"
-mkdir -p "$OUT"
-export LD_LIBRARY_PATH="$PWD/devbuild/devlibs:/usr/local/cuda/lib64:/usr/local/cuda/lib"
-export KFORGE_SOURCE_DIR="$PWD" KFORGE_BINARY_DIR="$PWD/devbuild" KFORGE_CACHE_DIR=/tmp/kforge-cache
-export KFORGE_DLPACK_INCLUDE="$PWD/devbuild/dlpack-include"
-if ! command -v bwrap >/dev/null; then export KFORGE_SANDBOX=none; fi
+source scripts/device_env.sh
 what="${1:-all}"
 if [ "$what" = lowp ]; then
   devbuild/cuda_bench --out "$OUT/cuda_h200_lowp.json" --kernels \

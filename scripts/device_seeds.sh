@@ -7,12 +7,7 @@
 #   device_seeds.sh [FIRST] [LAST] [JOBS] [BUDGET]
 set -uo pipefail
 cd "$(dirname "$0")/.."
-OUT="${OUT:-$PWD/device-out}"
-mkdir -p "$OUT"
-export LD_LIBRARY_PATH="$PWD/devbuild/devlibs:/usr/local/cuda/lib64:/usr/local/cuda/lib"
-export KFORGE_SOURCE_DIR="$PWD" KFORGE_BINARY_DIR="$PWD/devbuild" KFORGE_CACHE_DIR=/tmp/kforge-cache
-export KFORGE_DLPACK_INCLUDE="$PWD/devbuild/dlpack-include"
-if ! command -v bwrap >/dev/null; then export KFORGE_SANDBOX=none; fi
+source scripts/device_env.sh
 first="${1:-1}" last="${2:-20}" jobs="${3:-8}" budget="${4:-480}"
 start=$(date +%s)
 list=$(mktemp)

@@ -200,7 +200,7 @@ TEST(CompareTest, IllConditionedLayerNormRowsAllowOnlyTheirUnavoidableError) {
     return RefTensor{std::move(shape), std::vector<double>(v.begin(), v.end())};
   };
   std::vector<RefTensor> in = {as_ref(x, {rows, cols}), as_ref(w, {cols}), as_ref(b, {cols})};
-  std::vector<RefTensor> ref = {RefTensor{{rows, cols}, std::vector<double>(rows * cols)}}, err = ref;
+  std::vector<RefTensor> ref = {RefTensor{{rows, cols}, std::vector<double>(rows * cols)}}, err;
   FindReference("layernorm")(task, in, ref, nullptr);
   LayerNormUnavoidableError(task, in, err);
   TensorSpec spec{"y", DType::kFloat32, {"rows", "cols"}};

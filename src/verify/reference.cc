@@ -93,17 +93,22 @@ void LogSoftmax(const Task&, const In& in, Out& out, Intermediates* inter) {
   }
 }
 
+/// Mean and biased variance (divide by cols) of one row, two-pass.
+std::pair<double, double> RowMeanAndVariance(const double* x, int64_t cols) {
+  double mean = 0;
+  for (int64_t c = 0; c < cols; ++c) mean += x[c];
+  mean /= static_cast<double>(cols);
+  double var = 0;
+  for (int64_t c = 0; c < cols; ++c) var += (x[c] - mean) * (x[c] - mean);
+  return {mean, var / static_cast<double>(cols)};
+}
+
 void LayerNorm(const Task& task, const In& in, Out& out, Intermediates* inter) {
   double eps = task.Attribute("eps");
   int64_t rows = in[0].dim(0), cols = in[0].dim(1);
   for (int64_t r = 0; r < rows; ++r) {
     const double* x = &in[0].data[r * cols];
-    double mean = 0;
-    for (int64_t c = 0; c < cols; ++c) mean += x[c];
-    mean /= static_cast<double>(cols);
-    double var = 0;  // two-pass, biased (divide by cols)
-    for (int64_t c = 0; c < cols; ++c) var += (x[c] - mean) * (x[c] - mean);
-    var /= static_cast<double>(cols);
+    auto [mean, var] = RowMeanAndVariance(x, cols);
     double inv = 1.0 / std::sqrt(var + eps);
     for (int64_t c = 0; c < cols; ++c) out[0].data[r * cols + c] = (x[c] - mean) * inv * in[1].data[c] + in[2].data[c];
     if (inter) {
@@ -268,14 +273,10 @@ void LayerNormUnavoidableError(const Task& task, const In& in, Out& err) {
   constexpr double kUnitRoundoff = 0x1p-24;
   double eps = task.Attribute("eps");
   int64_t rows = in[0].dim(0), cols = in[0].dim(1);
+  err.assign(1, RefTensor{in[0].shape, std::vector<double>(in[0].data.size())});
   for (int64_t r = 0; r < rows; ++r) {
     const double* x = &in[0].data[r * cols];
-    double mean = 0;
-    for (int64_t c = 0; c < cols; ++c) mean += x[c];
-    mean /= static_cast<double>(cols);
-    double var = 0;
-    for (int64_t c = 0; c < cols; ++c) var += (x[c] - mean) * (x[c] - mean);
-    var /= static_cast<double>(cols);
+    auto [mean, var] = RowMeanAndVariance(x, cols);
     double amplification = 2 * kUnitRoundoff / std::sqrt(var + eps);
     for (int64_t c = 0; c < cols; ++c)
       err[0].data[r * cols + c] = amplification * std::fabs(in[1].data[c]) * (std::fabs(x[c]) + std::fabs(mean));

@@ -43,7 +43,7 @@ bool IsSumOfProducts(std::string_view reference);
 /// with u the unit roundoff of float32. Computing x_c - mean in float rounds both terms
 /// (and the mean's own sum) by about u times their magnitude, and the division by the
 /// row's spread amplifies that: on a row of two values near -100 a correct float32 kernel
-/// is off by 1e-2 relative. `err` is pre-sized like the outputs.
+/// is off by 1e-2 relative. `err` is made one tensor shaped like the output.
 void LayerNormUnavoidableError(const Task& task, const std::vector<RefTensor>& in, std::vector<RefTensor>& err);
 
 /// The reference called `name`, or null.
@@ -67,8 +67,8 @@ class Reference {
   virtual bool sum_of_products() const = 0;
   /// Per output element, the error that float32 arithmetic cannot avoid where the output
   /// is ill-conditioned in its inputs (a layer norm of a row whose spread is tiny beside its
-  /// mean); the comparison adds it to the tolerance of that element only. Returns false,
-  /// leaving `err` alone, when the reference has no such model.
+  /// mean), one tensor per output in `err`; the comparison adds it to the tolerance of that
+  /// element only. Returns false, leaving `err` alone, when the reference has no such model.
   virtual bool UnavoidableError(const Task& task, const std::vector<RefTensor>& in, std::vector<RefTensor>& err) const {
     return false;
   }

@@ -363,11 +363,7 @@ class Run {
       for (auto& t : term_norm)
         for (double& x : t.data) x = std::sqrt(x);
     }
-    std::vector<RefTensor> unavoidable(ref_out.size());
-    for (size_t o = 0; o < ref_out.size(); ++o) {
-      unavoidable[o].shape = ref_out[o].shape;
-      unavoidable[o].data.assign(ref_out[o].data.size(), 0.0);
-    }
+    std::vector<RefTensor> unavoidable;
     if (!reference_.UnavoidableError(task_, ref_in, unavoidable)) unavoidable.clear();
     ev.reference_ms = Seconds(clock, ref_start) * 1000;
     struct Wipe {
