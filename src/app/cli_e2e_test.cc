@@ -103,8 +103,9 @@ void ExpectHostileVerdicts(const std::string& sandbox) {
     if (sandbox == "none" && c.contains("none")) want.update(c["none"]);
     TempDir tmp("kforge-hostile-tmp");
     std::string timeout = std::to_string(c.value("timeout", 5));
+    std::string memory = c.value("memory", "1");  // GiB
     std::vector<std::string> args = {"verify",    manifest["task"], dir + "/" + file, "--json",
-                                     "--timeout", timeout,          "--memory",       "1"};
+                                     "--timeout", timeout,          "--memory",       memory};
     for (const auto& a : c.value("args", nlohmann::json::array())) args.push_back(a);
     auto r = RunCli(args, "", 300, {"KFORGE_SANDBOX=" + sandbox, "TMPDIR=" + tmp.path()});
     SCOPED_TRACE(file + " with KFORGE_SANDBOX=" + sandbox);
