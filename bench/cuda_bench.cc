@@ -135,8 +135,10 @@ int main(int argc, char** argv) {
   }
 table:
   // 4. Speedup and roofline of every bundled correct kernel.
-  fmt::print("\n{:<18} {:>12} {:>12} {:>8} {:>8} {:>9} {:>9}  {}\n", "kernel", "median_us", "baseline_us", "speedup",
-             "bound", "roofline", "baseline", "notes");
+  // engine_us: the candidate's time per call by the engine's clock; hidden_us: that less its
+  // events' mean (what a patched timer would hide; JudgeTiming's margin is 50 us + 50%).
+  fmt::print("\n{:<18} {:>12} {:>12} {:>8} {:>8} {:>9} {:>9} {:>11} {:>10}  {}\n", "kernel", "median_us", "baseline_us",
+             "speedup", "bound", "roofline", "baseline", "engine_us", "hidden_us", "notes");
   for (const std::string& name : kernels) {
     kforge::BenchReport rep;
     try {
@@ -148,9 +150,10 @@ table:
     }
     std::string notes = rep.timed ? "" : "not timed: " + rep.verdict.message;
     for (const auto& s : rep.suspects) notes += "SUSPECT: " + s + " ";
-    fmt::print("{:<18} {:>12.2f} {:>12.2f} {:>7.2f}x {:>8} {:>8.1f}% {:>8.1f}%  {}\n", name,
+    fmt::print("{:<18} {:>12.2f} {:>12.2f} {:>7.2f}x {:>8} {:>8.1f}% {:>8.1f}% {:>11.2f} {:>10.2f}  {}\n", name,
                rep.candidate.timing.median_ns / 1e3, rep.baseline.timing.median_ns / 1e3, rep.speedup, rep.bound,
-               100 * rep.roofline_fraction, 100 * rep.baseline_roofline_fraction, notes);
+               100 * rep.roofline_fraction, 100 * rep.baseline_roofline_fraction, rep.engine_mean_ns / 1e3,
+               (rep.engine_mean_ns - rep.candidate.timing.mean_ns) / 1e3, notes);
     doc["kernels"].push_back(rep.ToJson());
   }
   kforge::MakeDirs(out_path.substr(0, out_path.rfind('/')));

@@ -24,10 +24,15 @@ struct Config {
   std::string path = "/usr/bin:/bin";           ///< PATH, to find programs
   std::string cxx = "g++";                      ///< CXX
   std::string sandbox = "bwrap";                ///< KFORGE_SANDBOX: "bwrap" or "none"
-  /// KFORGE_CANDIDATE_UID: without bubblewrap, a root engine runs candidates as this user
-  /// and group (no capabilities, its own RLIMIT_NPROC count). Not a user of the system's:
-  /// 64990 sits in the range Debian leaves unallocated. 0: run them as the engine's user.
-  unsigned candidate_uid = 64990;
+  /// KFORGE_CANDIDATE_UID: without bubblewrap, a root engine runs each candidate process as
+  /// a user of its own, leased from [candidate_uid, candidate_uid + candidate_uids) (no
+  /// capabilities, its own RLIMIT_NPROC count; exec/candidate_uid.h). Debian reserves
+  /// 65000-65533 and gives them to no one; uids the user database knows are skipped anyway.
+  /// 0: run them as the engine's user.
+  unsigned candidate_uid = 65100;
+  unsigned candidate_uids = 64;
+  /// Lock files of the leased uids: one directory for every kforge process on the machine.
+  std::string candidate_uid_locks = "/tmp/kforge-candidate-uids";
   // Where kforge's own files are, when not found next to the binary or in the source tree.
   std::string include_dir;        ///< KFORGE_INCLUDE_DIR (include/kforge/probe.h)
   std::string tasks_dir;          ///< KFORGE_TASKS_DIR

@@ -18,6 +18,7 @@
 #include "core/error.h"
 #include "core/text.h"
 #include "exec/arena.h"
+#include "exec/candidate_uid.h"
 #include "exec/machine.h"
 #include "exec/pids_cgroup.h"
 #include "exec/runner_protocol.h"
@@ -86,9 +87,12 @@ std::string CandidateProcess::Cleanup() {
     child_->Wait(2000);
     if (!child_->finished()) child_->Kill();
   }
+  uid_.reset();  // after the runner: what it left running as its uid is killed
   pids_.reset();
   return dir_ ? dir_->Remove() : "";
 }
+
+unsigned CandidateProcess::uid() const { return uid_ ? uid_->uid() : 0; }
 
 std::vector<std::string> CandidateProcess::Layers() const {
   std::vector<std::string> out;
@@ -162,8 +166,19 @@ LoadResult CandidateProcess::Start(int64_t timeout_ms) {
   std::string so = so_path_;
   // Under a tool (compute-sanitizer) the runner stays the tool's user: the tool's injected
   // library talks to its front end through files that user owns.
-  unsigned uid = bwrap || !tool_.empty() ? 0 : machine_.config().candidate_uid;
-  if (uid != 0 && !HandOverToUser(uid, scratch, &so)) uid = 0;
+  unsigned uid = 0;
+  const Config& config = machine_.config();
+  if (!bwrap && tool_.empty() && config.candidate_uid != 0 && ::geteuid() == 0) {
+    std::string why_not;
+    uid_ = CandidateUid::Acquire(config.candidate_uid_locks, config.candidate_uid, config.candidate_uids, &why_not);
+    if (!uid_)
+      throw EnvironmentError("cannot run the candidate as a user of its own: " + why_not +
+                             " (KFORGE_CANDIDATE_UID=0 runs candidates as the engine's user, with no task limit)");
+    if (HandOverToUser(uid_->uid(), scratch, &so))
+      uid = uid_->uid();
+    else
+      uid_.reset();
+  }
   std::vector<std::string> cmd = tool_;
   cmd.insert(cmd.end(), {bwrap ? "/kforge/kforge-runner" : runner, "run"});
   for (const auto& a : LimitArgs(limits)) cmd.push_back(a);

@@ -19,6 +19,7 @@ class Clock;
 class Machine;
 class TensorArena;
 class PidsCgroup;
+class CandidateUid;
 enum class RunOp : uint32_t;
 
 /// Timing of a bench call (see WireTiming in runner_protocol.h).
@@ -102,6 +103,9 @@ class CandidateProcess {
   CaseRun Bench(uint64_t case_id, const TensorArena& arena, size_t num_inputs, int warmup, int reps, int64_t timeout_ms,
                 const BenchSamples& samples = {});
   bool alive() const { return child_ != nullptr && !child_->finished(); }
+  /// The user the runner was started as when it has one of its own (no bubblewrap, a root
+  /// engine); 0 otherwise.
+  unsigned uid() const;
   /// The confinement layers that held for this process ("bubblewrap", "seccomp",
   /// "landlock", "pids_cgroup", ...), as the runner reported them before loading the
   /// candidate. Empty before Start().
@@ -137,6 +141,7 @@ class CandidateProcess {
   const CancellationToken* cancel_ = nullptr;
   std::unique_ptr<TempDir> dir_;
   std::unique_ptr<SandboxSpec> spec_;
+  std::unique_ptr<CandidateUid> uid_;  ///< declared after dir_: released before it is removed
   ScopedFd control_;
   std::unique_ptr<Subprocess> child_;
   std::unique_ptr<PidsCgroup> pids_;

@@ -13,6 +13,7 @@
 
 #include "core/cancel.h"
 #include "core/clock.h"
+#include "core/error.h"
 #include "core/fs.h"
 #include "exec/arena.h"
 #include "exec/compiler.h"
@@ -99,14 +100,23 @@ TEST(CandidateProcess, CancellationEndsACallInProgress) {
   EXPECT_EQ(proc.Cleanup(), "");
 }
 
-/// Without bubblewrap, a root engine's candidate runs as KFORGE_CANDIDATE_UID: the call sees
-/// that uid, the layers say so, and RLIMIT_NPROC (which exempts only root) holds for it.
-TEST(CandidateProcess, WithoutBubblewrapARootEngineRunsTheCandidateAsAnotherUser) {
-  if (::geteuid() != 0) GTEST_SKIP() << "needs a root engine: only root can run a candidate as another user";
+/// A root engine without bubblewrap, leasing candidate uids from a range of `count` under
+/// its own lock directory.
+Config OtherUserConfig(const TempDir& locks, unsigned count) {
   Config config = Config::FromProcess();
   config.sandbox = "none";
-  config.candidate_uid = 64991;
-  LiveEnv live(config);
+  config.candidate_uid = 65300;
+  config.candidate_uids = count;
+  config.candidate_uid_locks = locks.path() + "/uids";
+  return config;
+}
+
+/// Without bubblewrap, a root engine's candidate runs as a leased uid: the call sees that
+/// uid, the layers say so, and RLIMIT_NPROC (which exempts only root) holds for it.
+TEST(CandidateProcess, WithoutBubblewrapARootEngineRunsTheCandidateAsAnotherUser) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs a root engine: only root can run a candidate as another user";
+  TempDir locks("kforge-uid-test");
+  LiveEnv live(OtherUserConfig(locks, 4));
   Machine machine(live.env());
   std::string so = Build(
       "  (void)x;\n  y[0] = static_cast<float>(getuid());\n  y[1] = static_cast<float>(getgid());\n  return 0;\n");
@@ -121,8 +131,34 @@ TEST(CandidateProcess, WithoutBubblewrapARootEngineRunsTheCandidateAsAnotherUser
   // getuid() inside the runner's own user namespace reads the overflow id (65534) when the
   // kernel gives it one; either way neither id is root's.
   const float* ids = static_cast<const float*>(arena.data(1));
-  for (float id : {ids[0], ids[1]}) EXPECT_TRUE(id == 64991.0f || id == 65534.0f) << id;
+  EXPECT_EQ(proc.uid(), 65300u);
+  for (float id : {ids[0], ids[1]}) EXPECT_TRUE(id == 65300.0f || id == 65534.0f) << id;
   EXPECT_EQ(proc.Cleanup(), "");
+}
+
+/// RLIMIT_NPROC counts per user: concurrent candidates get a user each, so one cannot use up
+/// another's task count; with every uid of the range leased, Start says so.
+TEST(CandidateProcess, ConcurrentCandidatesRunAsDifferentUsers) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs a root engine: only root can run a candidate as another user";
+  TempDir locks("kforge-uid-test");
+  LiveEnv live(OtherUserConfig(locks, 2));
+  Machine machine(live.env());
+  std::string so = Build("  y[0] = x[0];\n  return 0;\n");
+  CandidateProcess a(machine, so, SandboxLimits{}, 1 << 20), b(machine, so, SandboxLimits{}, 1 << 20),
+      c(machine, so, SandboxLimits{}, 1 << 20);
+  ASSERT_TRUE(a.Start(20000).ok);
+  ASSERT_TRUE(b.Start(20000).ok);
+  EXPECT_NE(a.uid(), 0u);
+  EXPECT_NE(b.uid(), 0u);
+  EXPECT_NE(a.uid(), b.uid());
+  try {
+    c.Start(20000);
+    ADD_FAILURE() << "a third candidate started with both uids leased";
+  } catch (const EnvironmentError& e) {
+    EXPECT_NE(std::string(e.what()).find("KFORGE_CANDIDATE_UID=0"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(a.Cleanup(), "");
+  EXPECT_EQ(b.Cleanup(), "");
 }
 
 }  // namespace

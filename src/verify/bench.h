@@ -46,6 +46,9 @@ struct KernelTiming {
   double compile_seconds = 0;
   bool compile_cached = false;
   CaseTiming timing;
+  /// Wall time per timed call by the engine's clock: the difference between a loop of
+  /// 2 * reps calls and one of reps calls, over reps. Includes the harness's work per call.
+  double engine_call_ns = 0;
 };
 
 struct BenchReport {
@@ -74,8 +77,7 @@ struct BenchReport {
   double baseline_roofline_fraction = 0;
   /// Warm-up calls before each kernel's timed loop (BenchOptions::warmup).
   int warmup = 0;
-  /// The candidate's mean time per call as the engine's clock sees it (EngineMeanNanos); 0
-  /// when either loop's engine wall time is missing.
+  /// The candidate's time per call by the engine's clock (EngineMeanNanos); 0 when unknown.
   double engine_mean_ns = 0;
   std::vector<std::string> suspects;  ///< results that cannot be right (faster than the floor, ...)
   bool ok() const { return verdict.passed && timed && agrees() && suspects.empty(); }
@@ -83,13 +85,20 @@ struct BenchReport {
   std::string Text() const;
 };
 
-/// The candidate's mean time per call from the engine's clock alone: the baseline's mean
-/// plus how much longer the candidate's whole timed loop (warm-up included) took than the
-/// baseline's, per call. Both loops do the same work around the calls, so whatever the
-/// candidate's process reports about itself (its timer is in its own address space), it
-/// cannot make this smaller than the time it really took. Needs the baseline, whose process
-/// ran only trusted code; 0 when an engine wall time is missing.
-double EngineMeanNanos(const CaseTiming& candidate, const CaseTiming& baseline, int warmup);
+/// The candidate's time per call from the engine's clock alone: its wall time per call
+/// (KernelTiming::engine_call_ns) less the harness's work per call, which is what the
+/// baseline's calls took beyond the baseline's own events. The candidate's process can
+/// patch its timer (it shares the address space) but not this clock; 0 when either wall
+/// time is missing. A candidate that reads the loop's length from its process's memory and
+/// pads the shorter loop's setup could still shrink it: only an engine that paces every
+/// call itself would close that.
+double EngineMeanNanos(const KernelTiming& candidate, const KernelTiming& baseline);
+
+/// How much longer than its events a candidate's calls may take by the engine's clock (once
+/// the harness's share is taken off) before the report is a suspect: this much, plus this
+/// fraction of the events' own mean.
+inline constexpr double kHiddenTimeFloorNs = 50e3;
+inline constexpr double kHiddenTimeFraction = 0.5;
 
 /// The kernel kforge bench compares a task's candidates against (baselines/cuda/manifest.json).
 struct Baseline {
@@ -108,7 +117,9 @@ CompareResult CompareWithBaseline(const Task& task, const Bindings& params, cons
 
 /// Speedup, roofline floor and fraction from the report's flops, bytes and timings, and the
 /// plausibility checks: a candidate faster than the floor allows (by more than 10%), or CUDA
-/// event times that add up to more than the host's wall clock over the same loop, is suspect.
+/// event times that add up to more than the host's wall clock over the same loop, or calls
+/// that take longer by the engine's clock than the candidate's events say (EngineMeanNanos,
+/// kHiddenTimeFloorNs), is suspect.
 void JudgeTiming(const DeviceCeilings& ceilings, bool low_precision, BenchReport* report);
 
 /// Throws EnvironmentError without a GPU and UsageError for a task without a baseline or an

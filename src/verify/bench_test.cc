@@ -37,29 +37,48 @@ BenchReport Report(double flops, double bytes, double median_us, double baseline
   return r;
 }
 
-/// Timed loops as the engine's clock sees them: 100 reps and 10 warm-up calls, each with
-/// 20 us of flush and round-trip work around the call, and 50 ms of allocation and copies.
-void SetLoops(BenchReport* r, double candidate_real_us, double candidate_reported_us, double baseline_us) {
-  r->warmup = 10;
-  for (auto* k : {&r->candidate, &r->baseline}) k->timing.reps = 100;
+/// Per-call times as the engine's clock sees them (the difference of a long and a short
+/// loop): each call carries `harness_us` of flush and round trip around the kernel.
+void SetCalls(BenchReport* r, double candidate_real_us, double candidate_reported_us, double baseline_us,
+              double harness_us = 20) {
   r->baseline.timing.mean_ns = r->baseline.timing.median_ns = baseline_us * 1e3;
-  r->baseline.timing.loop_wall_ns = static_cast<int64_t>((110 * (baseline_us + 20) + 50e3) * 1e3);
+  r->baseline.engine_call_ns = (baseline_us + harness_us) * 1e3;
   CaseTiming& c = r->candidate.timing;
+  c.reps = 100;
   c.mean_ns = c.median_ns = c.min_ns = candidate_reported_us * 1e3;
-  c.loop_wall_ns = static_cast<int64_t>((110 * (candidate_real_us + 20) + 50e3) * 1e3);
+  r->candidate.engine_call_ns = (candidate_real_us + harness_us) * 1e3;
 }
 
-TEST(BenchJudgeTest, TheEngineClockEstimateIsReportedNotJudged) {
-  BenchReport patched;
-  SetLoops(&patched, 50, 5, 100);
+bool HasSuspect(const BenchReport& r, const std::string& words) {
+  for (const auto& s : r.suspects)
+    if (s.find(words) != std::string::npos) return true;
+  return false;
+}
+
+TEST(BenchJudgeTest, ACandidateWhoseEventsUnderstateItsCallsIsSuspect) {
+  BenchReport patched;  // a timer patched to report 250 us for a 16 ms kernel
+  SetCalls(&patched, 16000, 250, 16000);
   JudgeTiming(DeviceCeilings{}, false, &patched);
-  EXPECT_NEAR(patched.engine_mean_ns, 50e3, 1);
-  EXPECT_TRUE(patched.suspects.empty());
+  EXPECT_NEAR(patched.engine_mean_ns, 16000e3, 1);
+  EXPECT_TRUE(HasSuspect(patched, "engine's clock")) << patched.Text();
+
+  BenchReport honest;  // the harness's share is the baseline's, whatever the kernels' speeds
+  SetCalls(&honest, 211, 211, 900, 35);
+  JudgeTiming(DeviceCeilings{}, false, &honest);
+  EXPECT_NEAR(honest.engine_mean_ns, 211e3, 1);
+  EXPECT_TRUE(honest.suspects.empty()) << honest.Text();
+
+  BenchReport small;  // a few microseconds of host jitter on a fast kernel accuse nothing
+  SetCalls(&small, 12 + 30, 12, 15);
+  JudgeTiming(DeviceCeilings{}, false, &small);
+  EXPECT_TRUE(small.suspects.empty()) << small.Text();
+
   BenchReport unknown;
-  SetLoops(&unknown, 50, 5, 100);
-  unknown.baseline.timing.loop_wall_ns = 0;
+  SetCalls(&unknown, 16000, 250, 16000);
+  unknown.baseline.engine_call_ns = 0;
   JudgeTiming(DeviceCeilings{}, false, &unknown);
   EXPECT_EQ(unknown.engine_mean_ns, 0);
+  EXPECT_TRUE(unknown.suspects.empty());
 }
 
 TEST(BenchJudgeTest, MemoryBoundFloorAndFraction) {

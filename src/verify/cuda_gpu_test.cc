@@ -111,15 +111,22 @@ TEST_F(CudaTest, CalibrateThenBenchReportsSpeedupAndRoofline) {
   for (const auto& s : lazy.suspects) all += s + "\n";
   EXPECT_NE(all.find("sampled"), std::string::npos) << lazy.Text();
   // A kernel that overwrites the runner's cudaEventElapsedTime to report 0.25 ms per call:
-  // the patch works (its reported median is exactly 0.25 ms) and the engine's estimate,
-  // reported beside it, is far higher; the estimate is too noisy to accuse (see JudgeTiming).
+  // the patch works (its reported median is exactly 0.25 ms), but the engine's clock sees
+  // the calls take far longer, and says so.
   BenchReport patched =
       RunBench(testing::LiveMachine(), t, testing::SourceDir() + "/examples/cuda/hostile/bench_patched_timer.cu", o);
   EXPECT_TRUE(patched.verdict.passed) << patched.verdict.Summary();
   ASSERT_TRUE(patched.timed);
   EXPECT_NEAR(patched.candidate.timing.median_ns, 250e3, 1e3) << "the patch took effect";
   EXPECT_GT(patched.engine_mean_ns, 4 * patched.candidate.timing.mean_ns) << patched.Text();
+  EXPECT_FALSE(patched.ok());
+  bool accused = false;
+  for (const auto& s : patched.suspects) accused |= s.find("engine's clock") != std::string::npos;
+  EXPECT_TRUE(accused) << patched.Text();
+  // The honest relu's time by the engine's clock is its events' time, give or take the
+  // harness: within the suspect margin.
   EXPECT_GT(r.engine_mean_ns, 0) << r.Text();
+  EXPECT_LT(r.engine_mean_ns, r.candidate.timing.mean_ns + kHiddenTimeFloorNs) << r.Text();
 }
 
 TEST_F(CudaTest, SanitizerRunsMemcheckOnAnOutOfBoundsWriteAndRacecheckOnARace) {
