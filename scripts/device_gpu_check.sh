@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # Runs the cuda backend's tests and benchmarks on a GPU machine from a build carried in
 # devbuild/ (scripts/make_devbuild.sh). Writes its report and results to $OUT (or ./device-out).
-#   device_gpu_check.sh [tests|bench|lowp|table|all]   (default all; each part fits one 10-minute
-#   call; lowp: the speedup/roofline table of the float16/bfloat16 kernels only; table: that
-#   table for every bundled kernel, with the engine's clock beside the events)
+#   device_gpu_check.sh [tests|bench|lowp|all]   (default all; each part fits one 10-minute
+#   call; lowp: the speedup/roofline table of the float16/bfloat16 kernels only)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/device_env.sh
@@ -12,11 +11,6 @@ if [ "$what" = lowp ]; then
   devbuild/cuda_bench --out "$OUT/cuda_h200_lowp.json" --kernels \
     relu_f16,gelu_bf16,layernorm_bf16,rmsnorm_f16,softmax_f16,softmax_bf16,matmul_f16,matmul_bf16,attention_bf16 2>&1 |
     tee "$OUT/lowp_report.txt"
-  exit 0
-fi
-if [ "$what" = table ]; then
-  all=$(ls examples/cuda/correct/*.cu | xargs -n1 basename | sed 's/\.cu$//' | paste -sd, -)
-  devbuild/cuda_bench --out "$OUT/cuda_h200.json" --kernels "$all" 2>&1 | tee "$OUT/table_report.txt"
   exit 0
 fi
 if [ "$what" != bench ]; then

@@ -84,6 +84,10 @@ int Main(int argc, char** argv) {
     app.exit(e);
     return 2;
   }
+  if (!live.env().config().problems.empty()) {
+    for (const auto& p : live.env().config().problems) std::cerr << "kforge: environment error: " << p << "\n";
+    return 2;
+  }
   try {
     for (auto& [sub, action] : actions)
       if (sub->parsed()) return action();

@@ -1,5 +1,6 @@
 #include "core/env.h"
 
+#include <charconv>
 #include <cstdlib>
 
 namespace kforge {
@@ -45,8 +46,20 @@ Config Config::FromLookup(const Lookup& lookup) {
   set(&c.llm_api_key, "OPENAI_API_KEY");
   set(&c.llm_model, "KFORGE_MODEL");
   set(&c.llm_config, "KFORGE_LLM_CONFIG");
-  if (auto v = get("KFORGE_CANDIDATE_UID"))
-    c.candidate_uid = static_cast<unsigned>(std::strtoul(v->c_str(), nullptr, 10));
+  auto set_number = [&](unsigned* field, std::string_view name, unsigned max, const char* meaning) {
+    auto v = get(name);
+    if (!v) return;
+    unsigned long n = 0;
+    auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), n);
+    if (ec != std::errc() || end != v->data() + v->size() || n > max)
+      c.problems.push_back(std::string(name) + " is '" + *v + "': expected a whole number from 0 to " +
+                           std::to_string(max) + " (" + meaning + ")");
+    else
+      *field = static_cast<unsigned>(n);
+  };
+  set_number(&c.candidate_uid, "KFORGE_CANDIDATE_UID", 4294967294u, "the first uid candidates run as; 0: off");
+  set_number(&c.candidate_uids, "KFORGE_CANDIDATE_UIDS", 65536, "how many uids to lease from");
+  set(&c.candidate_uid_locks, "KFORGE_CANDIDATE_UID_LOCKS");
   if (auto v = get("KFORGE_TEST_KILL_AFTER_EVENT")) c.test_kill_after_event = std::atoi(v->c_str());
   if (auto v = get("KFORGE_TEST_INTERRUPT_AFTER_EVENT")) c.test_interrupt_after_event = std::atoi(v->c_str());
   return c;

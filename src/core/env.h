@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/clock.h"
 #include "core/http.h"
@@ -30,8 +31,9 @@ struct Config {
   /// 65000-65533 and gives them to no one; uids the user database knows are skipped anyway.
   /// 0: run them as the engine's user.
   unsigned candidate_uid = 65100;
-  unsigned candidate_uids = 64;
-  /// Lock files of the leased uids: one directory for every kforge process on the machine.
+  unsigned candidate_uids = 64;  ///< KFORGE_CANDIDATE_UIDS: how many uids to lease from
+  /// KFORGE_CANDIDATE_UID_LOCKS: lock files of the leased uids, one directory for every
+  /// kforge process on the machine.
   std::string candidate_uid_locks = "/tmp/kforge-candidate-uids";
   // Where kforge's own files are, when not found next to the binary or in the source tree.
   std::string include_dir;        ///< KFORGE_INCLUDE_DIR (include/kforge/probe.h)
@@ -55,6 +57,11 @@ struct Config {
   /// KFORGE_TEST_INTERRUPT_AFTER_EVENT: tests of cancellation send the engine SIGINT (as a
   /// Ctrl-C would) right after it appends this event number. 0: off.
   int test_interrupt_after_event = 0;
+
+  /// Variables whose values could not be used, one sentence each; the field keeps its
+  /// default. The CLI refuses to start while any is here: a mistyped sandbox setting must
+  /// not quietly become a weaker sandbox.
+  std::vector<std::string> problems;
 
   /// `lookup` answers a variable's value (nullopt when unset). Empty values count as unset.
   using Lookup = std::function<std::optional<std::string>(std::string_view)>;

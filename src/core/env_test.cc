@@ -53,5 +53,20 @@ TEST(Config, EveryVariableLandsInItsField) {
   EXPECT_EQ(c.test_kill_after_event, 7);
 }
 
+TEST(Config, CandidateUidSettingsAreNumbersOrAProblem) {
+  Config c = FromMap(
+      {{"KFORGE_CANDIDATE_UID", "0"}, {"KFORGE_CANDIDATE_UIDS", "8"}, {"KFORGE_CANDIDATE_UID_LOCKS", "/locks"}});
+  EXPECT_EQ(c.candidate_uid, 0u);
+  EXPECT_EQ(c.candidate_uids, 8u);
+  EXPECT_EQ(c.candidate_uid_locks, "/locks");
+  EXPECT_TRUE(c.problems.empty());
+  for (const char* bad : {"off", "65100x", "-1", "99999999999"}) {
+    Config b = FromMap({{"KFORGE_CANDIDATE_UID", bad}});
+    EXPECT_EQ(b.candidate_uid, Config{}.candidate_uid) << bad << ": the default stays";
+    ASSERT_EQ(b.problems.size(), 1u) << bad;
+    EXPECT_NE(b.problems[0].find("KFORGE_CANDIDATE_UID is '"), std::string::npos) << b.problems[0];
+  }
+}
+
 }  // namespace
 }  // namespace kforge

@@ -305,6 +305,13 @@ CaseRun CandidateProcess::Run(uint64_t case_id, const TensorArena& arena, size_t
   return Call(case_id, arena, num_inputs, timeout_ms, RunOp::kRun, 0, 0, {});
 }
 
+CaseRun CandidateProcess::Violation(CaseRun* run, std::string why) {
+  child_->Kill();
+  run->outcome = CaseRun::Outcome::kProtocolViolation;
+  run->message = std::move(why);
+  return *run;
+}
+
 CaseRun CandidateProcess::Bench(uint64_t case_id, const TensorArena& arena, size_t num_inputs, int warmup, int reps,
                                 int64_t timeout_ms, const BenchSamples& samples) {
   return Call(case_id, arena, num_inputs, timeout_ms, RunOp::kBench, warmup, reps, samples);
@@ -366,8 +373,22 @@ CaseRun CandidateProcess::Call(uint64_t case_id, const TensorArena& arena, size_
   const int64_t started = clock_.MonotonicNanos();
   int64_t deadline = started + timeout_ms * 1000000;
   ParsedReply parsed;
+  int64_t go_sent = 0;
   for (;;) {
     if (!Receive(&parsed, deadline, case_id, &run)) return run;
+    if (parsed.reply.kind == ReplyKind::kTimingReady) {
+      if (op != RunOp::kBench || go_sent != 0)
+        return Violation(&run, "the candidate's process asked to start a timed loop twice, or outside a timing run");
+      RunGo go;
+      go.case_id = case_id;
+      go_sent = clock_.MonotonicNanos();
+      if (::send(control_.get(), &go, sizeof go, MSG_NOSIGNAL) != static_cast<ssize_t>(sizeof go)) {
+        ExitStatus st = child_->Wait(2000);
+        run.message = "the candidate's process " + st.Describe();
+        return run;
+      }
+      continue;
+    }
     if (parsed.reply.kind != ReplyKind::kProbe) break;
     const WireProbe& w = parsed.reply.probe;
     ProbeStats p;
@@ -392,6 +413,7 @@ CaseRun CandidateProcess::Call(uint64_t case_id, const TensorArena& arena, size_
   run.kernels_off_stream = reply.kernels_off_stream;
   run.l2_persistence = (reply.flags & kFlagL2Persistence) != 0;
   run.engine_wall_ns = clock_.MonotonicNanos() - started;
+  if (go_sent != 0) run.paced_wall_ns = clock_.MonotonicNanos() - go_sent;
   const WireTiming& t = reply.timing;
   run.timing = CaseTiming{static_cast<int>(t.reps),
                           static_cast<int>(t.rotations),
@@ -404,16 +426,15 @@ CaseRun CandidateProcess::Call(uint64_t case_id, const TensorArena& arena, size_
                           t.p90_ns,
                           t.loop_wall_ns};
   run.message = parsed.message;
+  if (reply.kind == ReplyKind::kDone && op == RunOp::kBench && go_sent == 0)
+    return Violation(&run, "the candidate's process finished a timing run without waiting for the engine's go");
   if (reply.kind == ReplyKind::kDone) {
     run.outcome = CaseRun::Outcome::kReturned;
     return run;
   }
-  if (reply.kind != ReplyKind::kFatal) {
-    child_->Kill();
-    run.outcome = CaseRun::Outcome::kProtocolViolation;
-    run.message = "the candidate's process sent an unexpected message on the control channel while a case ran";
-    return run;
-  }
+  if (reply.kind != ReplyKind::kFatal)
+    return Violation(&run,
+                     "the candidate's process sent an unexpected message on the control channel while a case ran");
   switch (reply.fatal) {
     case FatalKind::kCrashSignal:
       run.outcome = CaseRun::Outcome::kCrashed;

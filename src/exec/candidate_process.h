@@ -61,6 +61,9 @@ struct CaseRun {
   int64_t elapsed_ns = 0;
   /// Wall time of the whole call measured by the engine, outside the candidate's reach.
   int64_t engine_wall_ns = 0;
+  /// Bench() only: the engine's clock from its go (RunGo) to the kDone, i.e. the timed loop
+  /// and the copy of the outputs back, as a clock outside the candidate's reach sees it.
+  int64_t paced_wall_ns = 0;
   bool l2_persistence = false;  ///< GPU: persisting L2 was set up (RunFlag kFlagL2Persistence)
   std::string message;
   std::vector<ProbeStats> probes;
@@ -124,6 +127,8 @@ class CandidateProcess {
  private:
   CaseRun Call(uint64_t case_id, const TensorArena& arena, size_t num_inputs, int64_t timeout_ms, RunOp op, int warmup,
                int reps, const BenchSamples& samples);
+  /// Kills the runner and returns `run` as a protocol violation saying `why`.
+  CaseRun Violation(CaseRun* run, std::string why);
   bool Receive(struct ParsedReply* reply, int64_t deadline_ns, uint64_t expected_case, CaseRun* failure);
   /// Without bubblewrap, a root engine gives the scratch directory to `uid` and copies the
   /// candidate into a file that user may read (`*so` becomes the copy). False, changing

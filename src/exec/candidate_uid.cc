@@ -48,8 +48,7 @@ int KillOnePass(unsigned uid, std::set<long>* killed) {
     char* end = nullptr;
     long pid = std::strtol(e->d_name, &end, 10);
     if (*end != '\0' || pid <= 0 || pid == self) continue;
-    if (RunsAs(e->d_name, uid) && ::kill(static_cast<pid_t>(pid), SIGKILL) == 0 && killed->insert(pid).second)
-      ++fresh;
+    if (RunsAs(e->d_name, uid) && ::kill(static_cast<pid_t>(pid), SIGKILL) == 0 && killed->insert(pid).second) ++fresh;
   }
   ::closedir(proc);
   return fresh;

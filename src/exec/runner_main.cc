@@ -280,6 +280,17 @@ size_t WireBytes(const WireTensor& w) {
   return n;
 }
 
+/// A host-to-device copy that has landed when it returns. A pageable cudaMemcpy returns once
+/// the host buffer is staged, before its DMA completes, and the candidate's stream (created
+/// non-blocking) does not wait on the legacy stream that copy used: without the synchronise,
+/// calls on a loaded H200 read half-copied inputs and the late copy of the output poison
+/// overwrote what the kernel had written.
+void CopyToDevice(void* dev, const void* host, size_t bytes, const char* what) {
+  cudaError_t e = cudaMemcpy(dev, host, bytes, cudaMemcpyHostToDevice);
+  if (e == cudaSuccess) e = cudaDeviceSynchronize();
+  if (e != cudaSuccess) DieCuda(e, what);
+}
+
 /// One call with every tensor in its own allocation (see g_separate_allocations).
 void RunSeparately(RunFn fn, const RunRequest& req, char* host, int* rc) {
   const uint32_t n = req.num_inputs + req.num_outputs;
@@ -290,8 +301,7 @@ void RunSeparately(RunFn fn, const RunRequest& req, char* host, int* rc) {
     size_t bytes = WireBytes(req.tensors[i]);
     if (cudaMalloc(&ptrs[i], bytes) != cudaSuccess)
       DieWith(FatalKind::kOutOfMemory, 0, -1, "cudaMalloc of a tensor failed");
-    if ((e = cudaMemcpy(ptrs[i], host + req.tensors[i].offset, bytes, cudaMemcpyHostToDevice)) != cudaSuccess)
-      DieCuda(e, "copying inputs");
+    CopyToDevice(ptrs[i], host + req.tensors[i].offset, bytes, "copying inputs");
     WireTensor w = req.tensors[i];
     w.offset = 0;
     ToDLTensor(w, static_cast<char*>(ptrs[i]), &tensors[i]);
@@ -315,7 +325,7 @@ int64_t RunOnGpu(RunFn fn, const RunRequest& req, char* host, int* rc, RunReply*
   void* dev = nullptr;
   cudaError_t e = cudaMalloc(&dev, req.arena_bytes);
   if (e != cudaSuccess) DieWith(FatalKind::kOutOfMemory, 0, -1, "cudaMalloc of the tensor arena failed");
-  if ((e = cudaMemcpy(dev, host, req.arena_bytes, cudaMemcpyHostToDevice)) != cudaSuccess) DieCuda(e, "copying inputs");
+  CopyToDevice(dev, host, req.arena_bytes, "copying inputs");
   DLTensor tensors[kMaxWireTensors];
   for (uint32_t i = 0; i < req.num_inputs + req.num_outputs; ++i)
     ToDLTensor(req.tensors[i], static_cast<char*>(dev), &tensors[i]);
@@ -347,6 +357,21 @@ int64_t RunOnGpu(RunFn fn, const RunRequest& req, char* host, int* rc, RunReply*
   return static_cast<int64_t>(ms * 1e6);
 }
 
+/// kBench: tells the engine the timed loop is ready and waits for its go (see RunGo).
+void AwaitGo(uint64_t case_id) {
+  RunReply ready;
+  ready.kind = ReplyKind::kTimingReady;
+  ready.case_id = case_id;
+  SendReply(ready);
+  RunGo go;
+  ssize_t n;
+  while ((n = ::recv(kControlFd, &go, sizeof go, 0)) < 0 && errno == EINTR) {
+  }
+  if (n != static_cast<ssize_t>(sizeof go) || go.magic != kRunnerMagic || go.version != kRunnerProtocolVersion ||
+      go.case_id != case_id)
+    DieWith(FatalKind::kProtocol, 0, -1, "malformed go from the engine");
+}
+
 /// L3 timing (RunOp::kBench), see WireTiming. Inputs are the arena's; every timed call is
 /// bracketed by CUDA events on the given stream and followed by a device-wide synchronise,
 /// so no call overlaps the next one's timing and no stream is left running.
@@ -370,8 +395,7 @@ void BenchOnGpu(RunFn fn, const RunRequest& req, char* host, int* rc, RunReply* 
   for (uint32_t r = 0; r < rotations; ++r) {
     if (cudaMalloc(&arenas[r], req.arena_bytes) != cudaSuccess)
       DieWith(FatalKind::kOutOfMemory, 0, -1, "cudaMalloc of a rotating tensor arena failed");
-    if ((e = cudaMemcpy(arenas[r], host, req.arena_bytes, cudaMemcpyHostToDevice)) != cudaSuccess)
-      DieCuda(e, "copying inputs");
+    CopyToDevice(arenas[r], host, req.arena_bytes, "copying inputs");
     for (uint32_t i = 0; i < n; ++i)
       ToDLTensor(req.tensors[i], static_cast<char*>(arenas[r]), &tensors[r * kMaxWireTensors + i]);
   }
@@ -382,6 +406,7 @@ void BenchOnGpu(RunFn fn, const RunRequest& req, char* host, int* rc, RunReply* 
   *rc = 0;
   for (uint32_t w = 0; w < req.warmup && *rc == 0; ++w) *rc = call(w % rotations);
   if ((e = cudaDeviceSynchronize()) != cudaSuccess) DieCuda(e, "during warm-up");
+  AwaitGo(req.case_id);
   std::vector<float> ms;
   cudaEvent_t start, stop;
   cudaEventCreate(&start);
@@ -396,8 +421,7 @@ void BenchOnGpu(RunFn fn, const RunRequest& req, char* host, int* rc, RunReply* 
     for (uint32_t k = 0; k < req.samples; ++k)
       if (req.sample_calls[k] == i) sample = static_cast<int>(k);
     char* sample_host = sample < 0 ? nullptr : host + (sample + 1) * req.sample_stride;
-    if (sample_host && (e = cudaMemcpy(arenas[r], sample_host, req.arena_bytes, cudaMemcpyHostToDevice)) != cudaSuccess)
-      DieCuda(e, "copying sample inputs");
+    if (sample_host) CopyToDevice(arenas[r], sample_host, req.arena_bytes, "copying sample inputs");
     // Persisting lines survive a plain memset flush: reset them first, every call.
     cudaCtxResetPersistingL2Cache();
     cudaMemsetAsync(flush, static_cast<int>(i & 0xff), flush_bytes, g_stream);
@@ -410,9 +434,9 @@ void BenchOnGpu(RunFn fn, const RunRequest& req, char* host, int* rc, RunReply* 
     cudaEventElapsedTime(&t, start, stop);
     ms.push_back(t);
     if (sample_host) {
-      if ((e = cudaMemcpy(sample_host, arenas[r], req.arena_bytes, cudaMemcpyDeviceToHost)) != cudaSuccess ||
-          (e = cudaMemcpy(arenas[r], host, req.arena_bytes, cudaMemcpyHostToDevice)) != cudaSuccess)
+      if ((e = cudaMemcpy(sample_host, arenas[r], req.arena_bytes, cudaMemcpyDeviceToHost)) != cudaSuccess)
         DieCuda(e, "copying sample outputs");
+      CopyToDevice(arenas[r], host, req.arena_bytes, "restoring the inputs after a sample");
     }
   }
   int64_t loop_wall = NowNanos() - loop_start;

@@ -18,7 +18,7 @@
 namespace kforge {
 
 inline constexpr uint32_t kRunnerMagic = 0x6b666f72;  // "kfor"
-inline constexpr uint32_t kRunnerProtocolVersion = 3;
+inline constexpr uint32_t kRunnerProtocolVersion = 4;
 inline constexpr int kControlFd = 3;
 inline constexpr int kCgroupFd = 4;  ///< optional: cgroup.procs of the pids cgroup to join
 inline constexpr int kMaxWireTensors = 16;
@@ -36,7 +36,7 @@ struct WireTensor {
 
 enum class RunOp : uint32_t {
   kRun = 0,    ///< one call of kforge_run on the arena; outputs come back in it
-  kBench = 1,  ///< GPU runner: warm-up calls, then `reps` timed calls (RunReply.timing)
+  kBench = 1,  ///< GPU runner: warm-up calls, kTimingReady, the engine's RunGo, then `reps` timed calls
 };
 
 struct RunRequest {
@@ -61,12 +61,24 @@ struct RunRequest {
 };
 
 enum class ReplyKind : uint32_t {
-  kReady = 1,       ///< candidate loaded, kforge_run found
-  kLoadFailed = 2,  ///< dlopen or dlsym failed; message says why
-  kDone = 3,        ///< kforge_run returned; rc holds its return value
-  kFatal = 4,       ///< the runner is dying; fatal says why
-  kProbe = 5,       ///< statistics of one KFORGE_PROBE, sent before the call's kDone
-  kHello = 6,       ///< confinement in place, candidate not loaded yet; `layers` says which held
+  kReady = 1,        ///< candidate loaded, kforge_run found
+  kLoadFailed = 2,   ///< dlopen or dlsym failed; message says why
+  kDone = 3,         ///< kforge_run returned; rc holds its return value
+  kFatal = 4,        ///< the runner is dying; fatal says why
+  kProbe = 5,        ///< statistics of one KFORGE_PROBE, sent before the call's kDone
+  kHello = 6,        ///< confinement in place, candidate not loaded yet; `layers` says which held
+  kTimingReady = 7,  ///< kBench: set up and warmed up, device idle; the timed loop waits for RunGo
+};
+
+/// The engine's answer to kTimingReady: the timed loop may start. The engine's clock runs
+/// from sending this to receiving the kDone, a span the candidate can lengthen but not
+/// shorten: the loop cannot start before the go arrives, and the kDone comes after the last
+/// call's outputs are back. Whatever the candidate does to the runner's own clocks (the
+/// CUDA events, the loop's wall clock), this one is out of its reach.
+struct RunGo {
+  uint32_t magic = kRunnerMagic;
+  uint32_t version = kRunnerProtocolVersion;
+  uint64_t case_id = 0;
 };
 
 /// Confinement layers the runner put in place before loading the candidate (RunReply.layers

@@ -21,6 +21,7 @@ std::string CheckCommon(const RunReply& r, uint64_t expected_case) {
     case ReplyKind::kFatal:
     case ReplyKind::kProbe:
     case ReplyKind::kHello:
+    case ReplyKind::kTimingReady:
       break;
     default:
       return "unknown reply kind " + std::to_string(static_cast<uint32_t>(r.kind));
@@ -36,7 +37,8 @@ std::string CheckCommon(const RunReply& r, uint64_t expected_case) {
   if (r.elapsed_ns < 0) return "negative elapsed time";
   if ((r.flags & ~uint32_t{kFlagL2Persistence}) != 0) return "unknown flags";
   bool about_this_case = r.case_id == expected_case;
-  if ((r.kind == ReplyKind::kDone || r.kind == ReplyKind::kProbe) && !about_this_case)
+  if ((r.kind == ReplyKind::kDone || r.kind == ReplyKind::kProbe || r.kind == ReplyKind::kTimingReady) &&
+      !about_this_case)
     return "a reply for case " + std::to_string(r.case_id) + " while case " + std::to_string(expected_case) +
            " was running";
   if (r.kind == ReplyKind::kFatal && r.fatal == FatalKind::kNone) return "a fatal reply without a fatal kind";

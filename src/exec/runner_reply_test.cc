@@ -55,6 +55,12 @@ TEST(RunnerReplyTest, EveryForgedFieldIsAReasonNotACrash) {
       {"kernels", [](RunReply* r) { r->kernels_on_stream = -9; }, "kernel count"},
       {"elapsed", [](RunReply* r) { r->elapsed_ns = -1; }, "elapsed"},
       {"case", [](RunReply* r) { r->case_id = 8; }, "while case 7"},
+      {"timing ready case",
+       [](RunReply* r) {
+         r->kind = ReplyKind::kTimingReady;
+         r->case_id = 8;
+       },
+       "while case 7"},
       {"message", [](RunReply* r) { std::memset(r->message, 'x', sizeof r->message); }, "not terminated"},
       {"probe count",
        [](RunReply* r) {

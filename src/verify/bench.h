@@ -46,8 +46,9 @@ struct KernelTiming {
   double compile_seconds = 0;
   bool compile_cached = false;
   CaseTiming timing;
-  /// Wall time per timed call by the engine's clock: the difference between a loop of
-  /// 2 * reps calls and one of reps calls, over reps. Includes the harness's work per call.
+  /// Wall time per timed call by the engine's clock: from the engine's go for the timed loop
+  /// to the runner's reply (CaseRun::paced_wall_ns), over reps. Includes the harness's work
+  /// per call and the copy of the outputs back.
   double engine_call_ns = 0;
 };
 
@@ -88,17 +89,24 @@ struct BenchReport {
 /// The candidate's time per call from the engine's clock alone: its wall time per call
 /// (KernelTiming::engine_call_ns) less the harness's work per call, which is what the
 /// baseline's calls took beyond the baseline's own events. The candidate's process can
-/// patch its timer (it shares the address space) but not this clock; 0 when either wall
-/// time is missing. A candidate that reads the loop's length from its process's memory and
-/// pads the shorter loop's setup could still shrink it: only an engine that paces every
-/// call itself would close that.
+/// patch its timer (it shares the address space) but not this clock, and cannot start the
+/// loop before the go nor reply before its last outputs are back; 0 when either wall time is
+/// missing. Work skipped on calls whose outputs are not checked is what the sampled calls
+/// are for; the engine's clock only bounds the loop as a whole.
 double EngineMeanNanos(const KernelTiming& candidate, const KernelTiming& baseline);
+/// The harness's work per timed call by the engine's clock, from the baseline's run.
+double HarnessNanos(const KernelTiming& baseline);
 
 /// How much longer than its events a candidate's calls may take by the engine's clock (once
 /// the harness's share is taken off) before the report is a suspect: this much, plus this
-/// fraction of the events' own mean.
+/// fraction of the events' own mean, plus this fraction of the harness's share. The harness's
+/// share is not the same in two processes: on the H200 (relu, 64M elements, three sampled
+/// calls whose 512 MiB pageable copies dominate it) it was 7.2 ms per call over 100 calls
+/// and an honest candidate's share differed from its baseline's by up to 1.1 ms (0.15 of
+/// it), 5.3 ms over 20 calls. Work hidden from the events must exceed that noise to be seen.
 inline constexpr double kHiddenTimeFloorNs = 50e3;
 inline constexpr double kHiddenTimeFraction = 0.5;
+inline constexpr double kHarnessNoiseFraction = 0.5;
 
 /// The kernel kforge bench compares a task's candidates against (baselines/cuda/manifest.json).
 struct Baseline {

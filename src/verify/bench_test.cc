@@ -73,6 +73,17 @@ TEST(BenchJudgeTest, ACandidateWhoseEventsUnderstateItsCallsIsSuspect) {
   JudgeTiming(DeviceCeilings{}, false, &small);
   EXPECT_TRUE(small.suspects.empty()) << small.Text();
 
+  // The H200's honest relu (64M elements, 100 calls): its harness share was 1.04 ms above
+  // the baseline's 7.18 ms. The patched relu's 10 ms calls still stand out from that noise.
+  BenchReport noisy;
+  SetCalls(&noisy, 215 + 1044, 215, 207, 7184);
+  JudgeTiming(DeviceCeilings{}, false, &noisy);
+  EXPECT_TRUE(noisy.suspects.empty()) << noisy.Text();
+  BenchReport patched_noisy;
+  SetCalls(&patched_noisy, 10000, 250, 207, 7184);
+  JudgeTiming(DeviceCeilings{}, false, &patched_noisy);
+  EXPECT_TRUE(HasSuspect(patched_noisy, "engine's clock")) << patched_noisy.Text();
+
   BenchReport unknown;
   SetCalls(&unknown, 16000, 250, 16000);
   unknown.baseline.engine_call_ns = 0;

@@ -283,6 +283,18 @@ void LayerNormUnavoidableError(const Task& task, const In& in, Out& err) {
   }
 }
 
+void LogSoftmaxUnavoidableError(const In& in, Out& err) {
+  constexpr double kUnitRoundoff = 0x1p-24;
+  int64_t rows = in[0].dim(0), cols = in[0].dim(1);
+  err.assign(1, RefTensor{in[0].shape, std::vector<double>(in[0].data.size())});
+  for (int64_t r = 0; r < rows; ++r) {
+    const double* x = &in[0].data[r * cols];
+    auto [m, s] = RowMaxAndExpSum(x, cols);
+    double lse = std::fabs(m + std::log(s));
+    for (int64_t c = 0; c < cols; ++c) err[0].data[r * cols + c] = 2 * kUnitRoundoff * (std::fabs(x[c]) + lse);
+  }
+}
+
 bool IsSumOfProducts(std::string_view reference) {
   return reference == "matmul" || reference == "batched_matmul" || reference == "conv2d" ||
          reference == "sum_lastdim" || reference == "mean_lastdim" || reference == "cumsum_lastdim";
@@ -307,9 +319,15 @@ class BuiltinReference : public Reference {
   bool sum_of_products() const override { return IsSumOfProducts(name_); }
   bool UnavoidableError(const Task& task, const std::vector<RefTensor>& in,
                         std::vector<RefTensor>& err) const override {
-    if (name_ != "layernorm") return false;
-    LayerNormUnavoidableError(task, in, err);
-    return true;
+    if (name_ == "layernorm") {
+      LayerNormUnavoidableError(task, in, err);
+      return true;
+    }
+    if (name_ == "log_softmax") {
+      LogSoftmaxUnavoidableError(in, err);
+      return true;
+    }
+    return false;
   }
 
  private:

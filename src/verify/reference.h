@@ -46,6 +46,12 @@ bool IsSumOfProducts(std::string_view reference);
 /// is off by 1e-2 relative. `err` is made one tensor shaped like the output.
 void LayerNormUnavoidableError(const Task& task, const std::vector<RefTensor>& in, std::vector<RefTensor>& err);
 
+/// For a log-softmax: per output element, 2u * (|x_c| + |logsumexp|). The usual float32
+/// kernel (PyTorch's CPU and CUDA ones among them) forms logsumexp = max + log(sum) as a
+/// float and returns x_c - logsumexp: both terms carry about u times their magnitude, so
+/// on a row near -64 an output of -0.08 is off by 4e-6 absolute, 1e-4 relative.
+void LogSoftmaxUnavoidableError(const std::vector<RefTensor>& in, std::vector<RefTensor>& err);
+
 /// The reference called `name`, or null.
 ReferenceFn FindReference(std::string_view name);
 std::vector<std::string> ReferenceNames();
