@@ -136,7 +136,7 @@ int main(int argc, char** argv) {
 table:
   // 4. Speedup and roofline of every bundled correct kernel.
   // engine_us: the candidate's time per call by the engine's clock; hidden_us: that less its
-  // events' mean (what a patched timer would hide; JudgeTiming's margin is 50 us + 50%).
+  // events' mean (what a patched timer would hide; JudgeTiming's margin: kHiddenTimeFloorNs).
   fmt::print("\n{:<18} {:>12} {:>12} {:>8} {:>8} {:>9} {:>9} {:>11} {:>10}  {}\n", "kernel", "median_us", "baseline_us",
              "speedup", "bound", "roofline", "baseline", "engine_us", "hidden_us", "notes");
   for (const std::string& name : kernels) {

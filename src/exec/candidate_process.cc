@@ -305,6 +305,12 @@ CaseRun CandidateProcess::Run(uint64_t case_id, const TensorArena& arena, size_t
   return Call(case_id, arena, num_inputs, timeout_ms, RunOp::kRun, 0, 0, {});
 }
 
+CaseRun CandidateProcess::Gone(CaseRun* run) {
+  ExitStatus st = child_->Wait(2000);
+  run->message = "the candidate's process " + st.Describe();
+  return *run;
+}
+
 CaseRun CandidateProcess::Violation(CaseRun* run, std::string why) {
   child_->Kill();
   run->outcome = CaseRun::Outcome::kProtocolViolation;
@@ -364,11 +370,7 @@ CaseRun CandidateProcess::Call(uint64_t case_id, const TensorArena& arena, size_
   c->cmsg_len = CMSG_LEN(sizeof(int));
   int fd = arena.fd();
   std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
-  if (::sendmsg(control_.get(), &msg, MSG_NOSIGNAL) < 0) {
-    ExitStatus st = child_->Wait(2000);
-    run.message = "the candidate's process " + st.Describe();
-    return run;
-  }
+  if (::sendmsg(control_.get(), &msg, MSG_NOSIGNAL) < 0) return Gone(&run);
   // One deadline for the whole call: probe messages and other chatter do not extend it.
   const int64_t started = clock_.MonotonicNanos();
   int64_t deadline = started + timeout_ms * 1000000;
@@ -382,11 +384,7 @@ CaseRun CandidateProcess::Call(uint64_t case_id, const TensorArena& arena, size_
       RunGo go;
       go.case_id = case_id;
       go_sent = clock_.MonotonicNanos();
-      if (::send(control_.get(), &go, sizeof go, MSG_NOSIGNAL) != static_cast<ssize_t>(sizeof go)) {
-        ExitStatus st = child_->Wait(2000);
-        run.message = "the candidate's process " + st.Describe();
-        return run;
-      }
+      if (::send(control_.get(), &go, sizeof go, MSG_NOSIGNAL) != static_cast<ssize_t>(sizeof go)) return Gone(&run);
       continue;
     }
     if (parsed.reply.kind != ReplyKind::kProbe) break;

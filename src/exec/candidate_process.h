@@ -127,6 +127,8 @@ class CandidateProcess {
  private:
   CaseRun Call(uint64_t case_id, const TensorArena& arena, size_t num_inputs, int64_t timeout_ms, RunOp op, int warmup,
                int reps, const BenchSamples& samples);
+  /// `run` for a runner that stopped reading its control socket: how it ended.
+  CaseRun Gone(CaseRun* run);
   /// Kills the runner and returns `run` as a protocol violation saying `why`.
   CaseRun Violation(CaseRun* run, std::string why);
   bool Receive(struct ParsedReply* reply, int64_t deadline_ns, uint64_t expected_case, CaseRun* failure);

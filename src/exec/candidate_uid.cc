@@ -43,11 +43,10 @@ int KillOnePass(unsigned uid, std::set<long>* killed) {
   DIR* proc = ::opendir("/proc");
   if (proc == nullptr) return 0;
   int fresh = 0;
-  const pid_t self = ::getpid();
   while (dirent* e = ::readdir(proc)) {
     char* end = nullptr;
     long pid = std::strtol(e->d_name, &end, 10);
-    if (*end != '\0' || pid <= 0 || pid == self) continue;
+    if (*end != '\0' || pid <= 0) continue;
     if (RunsAs(e->d_name, uid) && ::kill(static_cast<pid_t>(pid), SIGKILL) == 0 && killed->insert(pid).second) ++fresh;
   }
   ::closedir(proc);
@@ -57,6 +56,7 @@ int KillOnePass(unsigned uid, std::set<long>* killed) {
 }  // namespace
 
 int KillProcessesOf(unsigned uid) {
+  if (uid == 0 || uid == ::geteuid()) return 0;  // never root, never the engine itself
   // A process forking while the scan passes it leaves a child the scan may have missed; a
   // killed process forks no more, so a pass that finds no new one ends it. (One still dying
   // is signalled again, harmlessly.)

@@ -1,8 +1,8 @@
 #pragma once
 // A user of its own for each candidate process that runs without bubblewrap under a root
-// engine. The kernel counts RLIMIT_NPROC per user, and in every enclosing user namespace
-// too, so candidates sharing one uid share one task count: twelve concurrent CUDA verifies
-// (a dozen driver threads each) ran out of it on the H200 and failed correct kernels. Each
+// engine. The kernel counts RLIMIT_NPROC per user, so candidates sharing one uid would share
+// one task count (concurrent verifies limiting each other), and killing what a shared uid
+// left behind would kill the other candidates too. Each
 // candidate process therefore leases one uid from a range: a lock file per uid under a
 // private directory, held with flock(2) while the lease lives, so concurrent kforge
 // processes on a machine never hand out the same uid and a crashed engine's leases go with
@@ -37,7 +37,7 @@ class CandidateUid {
 
 /// SIGKILLs every process whose real, effective or saved uid is `uid`, repeating while new
 /// ones appear (a fork racing the scan); returns how many it killed. Never pass a uid that
-/// anything else on the machine runs as.
+/// anything else on the machine runs as; root and the engine's own uid are refused (0).
 int KillProcessesOf(unsigned uid);
 
 }  // namespace kforge

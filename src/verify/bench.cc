@@ -104,9 +104,9 @@ KernelTiming TimeKernel(Machine& machine, const std::string& label, const std::s
                            " set up persisting L2 while being timed (an access-policy window or a "
                            "persisting-L2 limit): its times would not be comparable, and kforge refuses them");
   k.timing = run.timing;
-  // The bound on the event times comes from the engine's clock, which the candidate cannot
-  // reach; the runner's own loop clock is in its address space.
-  k.timing.loop_wall_ns = run.engine_wall_ns;
+  // The bound on the event times comes from the engine's clock over the paced loop, which
+  // the candidate cannot reach; the runner's own loop clock is in its address space.
+  k.timing.loop_wall_ns = run.paced_wall_ns;
   for (size_t i = 0, in = 0; i < arena.size(); ++i) {
     if (!arena.DamagedGuard(i).empty())
       throw EnvironmentError("the " + label + " wrote outside a tensor while being timed");
@@ -282,7 +282,6 @@ BenchReport RunBench(Machine& machine, const Task& task, const std::string& cand
   r.candidate =
       TimeKernel(machine, "candidate", candidate_path, "", {}, device, options, n_in, arena, samples, &cand_out);
   r.timed = true;
-  r.warmup = options.warmup;
   r.agreement = CompareWithBaseline(task, kase.params, cand_out[0], base_out[0], argmax_source[0]);
   if (!r.agreement.passed())
     r.suspects.push_back(

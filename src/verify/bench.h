@@ -76,8 +76,6 @@ struct BenchReport {
   std::string bound;             ///< "memory" or "compute"
   double roofline_fraction = 0;  ///< floor / candidate median
   double baseline_roofline_fraction = 0;
-  /// Warm-up calls before each kernel's timed loop (BenchOptions::warmup).
-  int warmup = 0;
   /// The candidate's time per call by the engine's clock (EngineMeanNanos); 0 when unknown.
   double engine_mean_ns = 0;
   std::vector<std::string> suspects;  ///< results that cannot be right (faster than the floor, ...)
