@@ -1,4 +1,5 @@
 // kforge verify TASK CANDIDATE [--full] [--json]
+// kforge verify REFERENCE.py MODELNEW.py [--full] [--json]   (KernelBench files)
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <memory>
@@ -22,8 +23,12 @@ CommandAction SetupVerify(CLI::App& sub, Machine& machine, CancellationToken& in
     double memory_gib = 4;
   };
   auto a = std::make_shared<Args>();
-  sub.add_option("task", a->task, "bundled task name (see 'kforge tasks') or path to a task file")->required();
-  sub.add_option("candidate", a->candidate, "candidate source file exporting kforge_run")->required();
+  sub.add_option("task", a->task,
+                 "bundled task name (see 'kforge tasks'), path to a task file, or a KernelBench reference .py")
+      ->required();
+  sub.add_option("candidate", a->candidate,
+                 "candidate source file exporting kforge_run, or a KernelBench ModelNew .py")
+      ->required();
   sub.add_flag("--full", a->full, "after the light set passes, certify on the full set");
   sub.add_flag("--json", a->json, "print the verdict as one JSON object on stdout");
   sub.add_flag("--forensics", a->forensics, "add the engine's diagnosis of a failing verdict");

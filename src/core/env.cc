@@ -42,6 +42,7 @@ Config Config::FromLookup(const Lookup& lookup) {
   set(&c.nvcc, "KFORGE_NVCC");
   set(&c.compute_sanitizer, "KFORGE_COMPUTE_SANITIZER");
   set(&c.cublas, "KFORGE_CUBLAS");
+  set(&c.python, "KFORGE_PYTHON");
   set(&c.llm_base_url, "OPENAI_BASE_URL");
   set(&c.llm_api_key, "OPENAI_API_KEY");
   set(&c.llm_model, "KFORGE_MODEL");

@@ -94,9 +94,9 @@ std::string CandidateProcess::Cleanup() {
 
 unsigned CandidateProcess::uid() const { return uid_ ? uid_->uid() : 0; }
 
-std::vector<std::string> CandidateProcess::Layers() const {
+std::vector<std::string> SandboxLayerNames(SandboxMode mode, uint32_t layers) {
   std::vector<std::string> out;
-  if (mode_ == SandboxMode::kBubblewrap) out.push_back("bubblewrap");
+  if (mode == SandboxMode::kBubblewrap) out.push_back("bubblewrap");
   static const std::pair<uint32_t, const char*> kNames[] = {{kLayerSeccomp, "seccomp"},
                                                             {kLayerNoNewPrivs, "no_new_privs"},
                                                             {kLayerNoCapabilities, "no_capabilities"},
@@ -107,9 +107,11 @@ std::vector<std::string> CandidateProcess::Layers() const {
                                                             {kLayerTaskLimit, "rlimit_nproc"},
                                                             {kLayerOtherUid, "other_uid"}};
   for (const auto& [bit, name] : kNames)
-    if (layers_ & bit) out.push_back(name);
+    if (layers & bit) out.push_back(name);
   return out;
 }
+
+std::vector<std::string> CandidateProcess::Layers() const { return SandboxLayerNames(mode_, layers_); }
 
 std::string CandidateProcess::Finish(int64_t timeout_ms, size_t max_bytes) {
   control_.Reset();

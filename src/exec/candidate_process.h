@@ -81,6 +81,9 @@ struct LoadResult {
   std::string message;
 };
 
+/// Names of the confinement layers in `layers` (runner_protocol.h's kLayer bits), bubblewrap first.
+std::vector<std::string> SandboxLayerNames(SandboxMode mode, uint32_t layers);
+
 class CandidateProcess {
  public:
   /// `so_path` is a compiled candidate. `arena_bytes` is the largest arena any case will

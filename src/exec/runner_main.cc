@@ -1,5 +1,8 @@
 // kforge-runner: the sandboxed child. Two modes:
 //   kforge-runner exec [limits] -- PROGRAM ARGS...   set resource limits, then exec (compilers)
+//   kforge-runner confine [limits] [confinement] --layers-fd FD -- PROGRAM ARGS...
+//       the candidate's confinement with child processes allowed, then exec (the PyTorch
+//       worker); the layers that held are written to FD as a decimal number first
 //   kforge-runner run [limits] --so CANDIDATE.so     load a candidate and serve RunRequests
 // Built a second time with KFORGE_GPU_RUNNER as kforge-gpu-runner: tensors are copied to
 // device memory (guards and poison included) and back, kforge_run gets a stream, every
@@ -630,9 +633,34 @@ void RestartWithCheckedMalloc(int argc, char** argv) {
 }
 #endif
 
+/// `kforge-runner confine`: the same confinement as a candidate's runner (processes
+/// allowed), reported on `layers_fd`, then the program. Returns only when it cannot start.
+int ConfineAndExec(ConfineOptions confine, int layers_fd, char** program) {
+  if (!confine.scratch.empty() && ::chdir(confine.scratch.c_str()) != 0) {
+    std::fprintf(stderr, "kforge-runner: cannot enter the scratch directory: %s\n", std::strerror(errno));
+    return 126;
+  }
+  uint32_t layers = ConfineEarly(confine);
+  std::string error;
+  if (!ConfineLate(confine, &layers, &error)) {
+    std::fprintf(stderr, "kforge-runner: %s\n", error.c_str());
+    return 126;
+  }
+  if (layers_fd >= 0) {
+    std::string text = std::to_string(layers) + "\n";
+    [[maybe_unused]] ssize_t n = ::write(layers_fd, text.data(), text.size());
+    ::close(layers_fd);
+  }
+  ::execvp(program[0], program);
+  std::fprintf(stderr, "kforge-runner: cannot run %s: %s\n", program[0], std::strerror(errno));
+  return 127;
+}
+
 [[noreturn]] void Usage() {
   std::fprintf(stderr,
                "usage: kforge-runner exec [--as B] [--fsize B] [--nofile N] -- PROGRAM ARGS...\n"
+               "       kforge-runner confine [limits] [--scratch DIR] [--read PATH]... [--uid U] [--tasks N]\n"
+               "                             [--allow-processes] [--layers-fd FD] -- PROGRAM ARGS...\n"
                "       kforge-runner run [--as B] [--fsize B] [--nofile N] [--tasks N] [--cgroup-fd FD] [--uid U]\n"
                "                         [--scratch DIR] [--read PATH]... [--in-jail] --so CANDIDATE.so\n"
                "kforge-runner is started by kforge; it is not meant to be run by hand.\n");
@@ -691,6 +719,7 @@ int main(int argc, char** argv) {
   const char* so = nullptr;
   [[maybe_unused]] bool malloc_checked = false;
   std::string cublas;
+  int layers_fd = -1;
   int i = 2;
   for (; i < argc; ++i) {
     std::string a = argv[i];
@@ -718,6 +747,10 @@ int main(int argc, char** argv) {
       confine.uid = static_cast<unsigned>(value());
     else if (a == "--cgroup-fd")
       confine.cgroup_procs_fd = static_cast<int>(value());
+    else if (a == "--allow-processes")
+      confine.allow_processes = true;
+    else if (a == "--layers-fd")
+      layers_fd = static_cast<int>(value());
     else if (a == "--malloc-checked")
       malloc_checked = true;
     else if (a == "--cublas" && i + 1 < argc)
@@ -741,6 +774,10 @@ int main(int argc, char** argv) {
     ::execvp(argv[i], argv + i);
     std::fprintf(stderr, "kforge-runner: cannot run %s: %s\n", argv[i], std::strerror(errno));
     return 127;
+  }
+  if (mode == "confine") {
+    if (i >= argc) Usage();
+    return ConfineAndExec(confine, layers_fd, argv + i);
   }
   if (mode == "run" && so != nullptr) {
 #ifndef KFORGE_GPU_RUNNER

@@ -18,6 +18,7 @@
 #include "record/artifact_store.h"
 #include "record/event_log.h"
 #include "service/bundled.h"
+#include "verify/kernelbench.h"
 #include "verify/reference.h"
 #include "verify/static_checks.h"
 
@@ -116,6 +117,20 @@ Task Service::ResolveTask(const std::string& name_or_path) const {
 
 VerifyResult Service::Verify(const VerifyRequest& request, const CancellationToken& cancel) {
   VerifyResult r;
+  if (IsKernelBenchFile(request.task)) {
+    if (request.options.sanitize || request.options.probes || request.options.force_distribution)
+      throw UsageError("--sanitize, --probes and --dist apply to native tasks, not to KernelBench files");
+    KernelBenchOptions kb;
+    kb.backend = request.options.backend;
+    kb.full = request.options.full;
+    kb.seed = request.options.seed ? *request.options.seed : machine_.env().entropy().FreshSeed();
+    kb.cache_dir = request.options.cache_dir;
+    kb.limits = request.options.limits;
+    kb.limits.address_space_bytes = 0;  // Python with torch maps far more than it uses
+    kb.cancel = &cancel;
+    r.verdict = VerifyKernelBench(machine_, request.task, request.candidate_path, kb);
+    return r;
+  }
   r.task = ResolveTask(request.task);
   if (request.options.sanitize && request.options.backend != BackendKind::kCuda)
     throw UsageError("--sanitize needs --backend cuda (compute-sanitizer checks GPU kernels)");

@@ -203,6 +203,7 @@ nlohmann::json Verdict::ToJson() const {
   j["candidate"] = {{"path", candidate_path}, {"sha256", candidate_sha256}};
   j["backend"] = BackendName(backend);
   if (!device.is_null()) j["device"] = device;
+  if (!kernelbench.is_null()) j["kernelbench"] = kernelbench;
   if (!launch_accounting.empty()) j["launch_accounting"] = launch_accounting;
   if (!sanitizer.is_null()) j["sanitizer"] = sanitizer;
   j["sandbox"] = sandbox;
@@ -268,6 +269,7 @@ Verdict Verdict::FromJson(const nlohmann::json& j) {
     v.candidate_sha256 = j["candidate"].at("sha256");
     v.backend = ParseBackend(j.at("backend").get<std::string>());
     v.device = j.value("device", nlohmann::json());
+    v.kernelbench = j.value("kernelbench", nlohmann::json());
     v.launch_accounting = j.value("launch_accounting", "");
     v.sanitizer = j.value("sanitizer", nlohmann::json());
     v.sandbox = j.at("sandbox");
@@ -354,6 +356,19 @@ std::string Verdict::Summary() const {
   if (full) s += fmt::format(", full {}/{} passed", full_pass, full);
   s += fmt::format("   time: compile {:.2f}s{}, run {:.2f}s, reference {:.2f}s, total {:.2f}s\n", compile.seconds,
                    compile.cached ? " (cached)" : "", run_seconds, reference_seconds, total_seconds);
+  if (!kernelbench.is_null()) {
+    int kb_pass = 0, kb_total = 0;
+    if (kernelbench.contains("trials") && kernelbench["trials"].is_array())
+      for (const auto& t : kernelbench["trials"]) {
+        ++kb_total;
+        if (t.is_object() && t.value("passed", false)) ++kb_pass;
+      }
+    s += fmt::format("  KernelBench-compatible verdict: {} ({}/{} trials within torch.allclose){}\n",
+                     kernelbench.value("correct", false) ? "correct" : "incorrect", kb_pass, kb_total,
+                     kernelbench.value("weights", "") == "same" || !kernelbench.contains("weights")
+                         ? ""
+                         : "; weights: " + kernelbench.value("weights", ""));
+  }
   return s;
 }
 

@@ -132,6 +132,9 @@ struct Verdict {
   nlohmann::json sanitizer;
   std::string launch_accounting;  ///< cuda: "cupti", or why kernels could not be counted
   nlohmann::json device;          ///< the GPU (cuda backend): name, arch, driver and runtime versions
+  /// KernelBench tasks (verify/kernelbench.h): the KernelBench-compatible verdict beside this
+  /// certified one, the toolchain, the weights check; null for native tasks.
+  nlohmann::json kernelbench;
 
   CompileEvidence compile;
   std::vector<CaseEvidence> cases;

@@ -108,6 +108,7 @@ uint32_t ApplyLandlock(const ConfineOptions& o) {
   AllowPath(ruleset, "/dev/null", kFsRead | LANDLOCK_ACCESS_FS_WRITE_FILE, all);
   AllowPath(ruleset, "/dev/zero", kFsRead, all);
   AllowPath(ruleset, "/dev/urandom", kFsRead, all);
+  if (o.allow_processes) AllowPath(ruleset, "/proc/cpuinfo", kFsRead, all);  // torch's cpuinfo
   if (o.gpu) {
     AllowPath(ruleset, "/dev", kFsRead | LANDLOCK_ACCESS_FS_WRITE_FILE | kFsIoctlDev, all);
     AllowPath(ruleset, "/sys", kFsRead, all);
@@ -123,7 +124,7 @@ uint32_t ApplyLandlock(const ConfineOptions& o) {
   return kLayerLandlock | (abi >= 6 ? static_cast<uint32_t>(kLayerSignalScope) : 0u);
 }
 
-bool InstallSeccomp(std::string* error) {
+bool InstallSeccomp(bool allow_processes, std::string* error) {
   scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
   if (ctx == nullptr) {
     *error = "seccomp_init failed";
@@ -138,26 +139,31 @@ bool InstallSeccomp(std::string* error) {
   // The filter names this process (the sandboxed child itself, never a recorded value).
   const scmp_datum_t self = static_cast<scmp_datum_t>(ThisProcessId());
   // No network: only local socketpairs, never a connection to a socket by name.
-  rule(SCMP_ACT_TRAP, SCMP_SYS(socket), {SCMP_A0(SCMP_CMP_NE, AF_UNIX)});
-  rule(SCMP_ACT_TRAP, SCMP_SYS(connect), {});
-  rule(SCMP_ACT_TRAP, SCMP_SYS(bind), {});
+  // The PyTorch worker's libraries probe sockets (glibc asks nscd, for one): there the calls
+  // fail instead of ending the process.
+  const uint32_t no_network = allow_processes ? SCMP_ACT_ERRNO(EACCES) : SCMP_ACT_TRAP;
+  rule(no_network, SCMP_SYS(socket), {SCMP_A0(SCMP_CMP_NE, AF_UNIX)});
+  rule(no_network, SCMP_SYS(connect), {});
+  rule(no_network, SCMP_SYS(bind), {});
   // No new processes; threads are allowed. glibc tries clone3 first and falls back to clone
   // on ENOSYS, where the flags are visible to the filter.
-  rule(SCMP_ACT_TRAP, SCMP_SYS(clone), {SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0)});
-  rule(SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), {});
   // Signals only to ourselves (abort, pthread_kill): never to the engine or anyone else.
-  rule(SCMP_ACT_TRAP, SCMP_SYS(kill), {SCMP_A0(SCMP_CMP_NE, self)});
-  rule(SCMP_ACT_TRAP, SCMP_SYS(tgkill), {SCMP_A0(SCMP_CMP_NE, self)});
-  rule(SCMP_ACT_TRAP, SCMP_SYS(rt_sigqueueinfo), {SCMP_A0(SCMP_CMP_NE, self)});
-  rule(SCMP_ACT_TRAP, SCMP_SYS(rt_tgsigqueueinfo), {SCMP_A0(SCMP_CMP_NE, self)});
+  // With processes allowed (the PyTorch worker), signals reach our own children too; the
+  // engine stays out of reach through its other user, its pid namespace or Landlock's scope.
+  if (!allow_processes) {
+    rule(SCMP_ACT_TRAP, SCMP_SYS(clone), {SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0)});
+    rule(SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), {});
+    rule(SCMP_ACT_TRAP, SCMP_SYS(kill), {SCMP_A0(SCMP_CMP_NE, self)});
+    rule(SCMP_ACT_TRAP, SCMP_SYS(tgkill), {SCMP_A0(SCMP_CMP_NE, self)});
+    rule(SCMP_ACT_TRAP, SCMP_SYS(rt_sigqueueinfo), {SCMP_A0(SCMP_CMP_NE, self)});
+    rule(SCMP_ACT_TRAP, SCMP_SYS(rt_tgsigqueueinfo), {SCMP_A0(SCMP_CMP_NE, self)});
+  }
   // The SIGSYS handler reports trapped calls; a candidate may not replace it to hide them.
   rule(SCMP_ACT_TRAP, SCMP_SYS(rt_sigaction), {SCMP_A0(SCMP_CMP_EQ, SIGSYS), SCMP_A1(SCMP_CMP_NE, 0)});
-  for (int nr : {SCMP_SYS(tkill),
-                 SCMP_SYS(fork),
-                 SCMP_SYS(vfork),
-                 SCMP_SYS(execve),
-                 SCMP_SYS(execveat),
-                 SCMP_SYS(ptrace),
+  if (!allow_processes)
+    for (int nr : {SCMP_SYS(tkill), SCMP_SYS(fork), SCMP_SYS(vfork), SCMP_SYS(execve), SCMP_SYS(execveat)})
+      rule(SCMP_ACT_TRAP, nr, {});
+  for (int nr : {SCMP_SYS(ptrace),
                  SCMP_SYS(process_vm_readv),
                  SCMP_SYS(process_vm_writev),
                  SCMP_SYS(pidfd_open),
@@ -227,7 +233,7 @@ bool ConfineLate(const ConfineOptions& o, uint32_t* layers, std::string* error) 
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0) *layers |= kLayerNoNewPrivs;
   if (DropCapabilities()) *layers |= kLayerNoCapabilities;
   *layers |= ApplyLandlock(o);
-  if (!InstallSeccomp(error)) return false;
+  if (!InstallSeccomp(o.allow_processes, error)) return false;
   *layers |= kLayerSeccomp;
   return true;
 }

@@ -35,6 +35,9 @@ struct ConfineOptions {
   /// Without bubblewrap, a runner started by root switches to this user and group first
   /// (0: stay). The engine made the scratch directory theirs and the candidate readable.
   unsigned uid = 0;
+  /// The PyTorch worker (kforge-runner confine): child processes are allowed (Triton and
+  /// torch start compilers), and signals to them; everything else in the filter stays.
+  bool allow_processes = false;
 };
 
 /// While still single-threaded (before the GPU runtime starts its threads): the cgroup and

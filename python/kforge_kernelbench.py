@@ -1,0 +1,74 @@
+"""What kforge's trusted checker and its PyTorch worker agree on about KernelBench files.
+
+A `load_inline` call is built by kforge before any candidate code runs: the checker reads the
+call's arguments from the source (string literals, or module-level names bound to them),
+the engine compiles the extension in its compile sandbox and caches it by `extension_key`,
+and the worker's `load_inline` loads the prebuilt module whose key matches the arguments it
+is called with. Both sides compute the key here, from the same normalised arguments.
+
+Standard library only: the checker runs without importing torch.
+"""
+import hashlib
+import json
+
+# The load_inline arguments that decide what is built (build_directory, verbose and the
+# like do not).
+KEY_ARGUMENTS = ("name", "cpp_sources", "cuda_sources", "functions", "extra_cflags",
+                 "extra_cuda_cflags", "extra_ldflags", "extra_include_paths", "with_cuda",
+                 "with_pytorch_error_handling")
+
+
+def normalise(args):
+    """The load_inline arguments as plain JSON values, in load_inline's own defaults."""
+    def strings(v):
+        if v is None:
+            return []
+        if isinstance(v, str):
+            return [v]
+        return [str(s) for s in v]
+    functions = args.get("functions")
+    if isinstance(functions, str):
+        functions = {functions: functions}
+    elif isinstance(functions, (list, tuple)):
+        functions = {f: f for f in functions}
+    elif functions is not None:
+        functions = {str(k): str(v) for k, v in dict(functions).items()}
+    return {
+        "name": str(args.get("name", "")),
+        "cpp_sources": strings(args.get("cpp_sources")),
+        "cuda_sources": strings(args.get("cuda_sources")),
+        "functions": functions,
+        "extra_cflags": strings(args.get("extra_cflags")),
+        "extra_cuda_cflags": strings(args.get("extra_cuda_cflags")),
+        "extra_ldflags": strings(args.get("extra_ldflags")),
+        "extra_include_paths": strings(args.get("extra_include_paths")),
+        "with_cuda": args.get("with_cuda"),
+        "with_pytorch_error_handling": bool(args.get("with_pytorch_error_handling", True)),
+    }
+
+
+def extension_key(normalised):
+    text = json.dumps(normalised, sort_keys=True, ensure_ascii=True)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def main_cpp(n):
+    """main.cpp as torch.utils.cpp_extension.load_inline writes it."""
+    lines = ["#include <torch/extension.h>"] + list(n["cpp_sources"])
+    if n["functions"] is not None:
+        lines.append("PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {")
+        for name, doc in n["functions"].items():
+            if n["with_pytorch_error_handling"]:
+                lines.append('m.def("{0}", torch::wrap_pybind_function({0}), "{1}");'.format(name, doc))
+            else:
+                lines.append('m.def("{0}", {0}, "{1}");'.format(name, doc))
+        lines.append("}")
+    return "\n".join(lines)
+
+
+def cuda_cu(n):
+    """cuda.cu as load_inline writes it ("" without CUDA sources)."""
+    if not n["cuda_sources"]:
+        return ""
+    return "\n".join(["#include <torch/types.h>", "#include <cuda.h>", "#include <cuda_runtime.h>"] +
+                     list(n["cuda_sources"]))

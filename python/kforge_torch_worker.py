@@ -1,0 +1,267 @@
+"""kforge's PyTorch worker: runs a KernelBench reference `Model` or a candidate `ModelNew` on
+the trials the engine asks for, in a sandboxed process, and writes what came out. It decides
+nothing: the engine compares the outputs, and reads everything written here as untrusted.
+
+    python3 kforge_torch_worker.py JOB.json
+
+The job (JSON, written by the engine):
+    role            "reference" or "candidate"
+    reference       path of the KernelBench reference file (get_inputs, get_init_inputs, Model)
+    candidate       path of the candidate file (ModelNew); role "candidate" only
+    device          "cpu" or "cuda"
+    constants       module-level integer constants of the reference to override (other sizes)
+    extensions      {key: path of the prebuilt extension module} for load_inline
+    trials          [{"name", "seed", "distribution"}]; distribution "kernelbench" draws
+                    get_inputs() as KernelBench does, the others replace floating inputs
+    kernelbench_trials  how many KernelBench trial seeds to derive (their seeds are computed
+                    here as KernelBench does: torch.manual_seed(42), then torch.randint)
+    out             directory for result.json and the output files
+The result (out/result.json): {"ok", "stage", "error", "torch", "parameters": [[name, shape,
+sha256]...], "trials": [{"name", "seed", "ok", "error", "inputs_sha256", "mutated_inputs",
+"outputs": [{"file", "dtype", "shape"}], "forward_ms", "reference64": [files]}]}.
+Role "reference" also runs a float64 copy of the model for the certified comparison.
+"""
+import copy
+import hashlib
+import importlib.machinery
+import importlib.util
+import json
+import os
+import sys
+import time
+import traceback
+import types
+
+SEED = 42  # KernelBench's seed for weights and for the trial seeds
+
+result = {"ok": False, "stage": "start", "error": "", "trials": []}
+out_dir = "."
+
+
+def write_result():
+    tmp = os.path.join(out_dir, "result.json.tmp")
+    with open(tmp, "w") as f:
+        json.dump(result, f, ensure_ascii=True, allow_nan=False, default=str)
+    os.replace(tmp, os.path.join(out_dir, "result.json"))
+
+
+def error_text(e):
+    tail = traceback.format_exception(type(e), e, e.__traceback__)
+    return "".join(tail)[-4000:]
+
+
+def load_module(name, path, prepare=None):
+    with open(path, encoding="utf-8", errors="replace") as f:
+        source = f.read()
+    module = types.ModuleType(name)
+    module.__file__ = path
+    if prepare:
+        prepare(module)
+    sys.modules[name] = module  # @triton.jit reads the source of the functions it compiles
+    exec(compile(source, path, "exec"), module.__dict__)
+    return module
+
+
+def set_seed(torch, seed):
+    torch.manual_seed(seed)
+    if torch.cuda.is_available():
+        torch.cuda.manual_seed(seed)
+
+
+def replace_floats(torch, inputs, distribution, seed, device):
+    """The certified trials' inputs: get_inputs()'s shapes and integer tensors, with every
+    floating tensor drawn again from `distribution` (seeded, on the device)."""
+    if distribution == "kernelbench":
+        return inputs
+    g = torch.Generator(device=device)
+    g.manual_seed(seed)
+    out = []
+    for x in inputs:
+        if not (isinstance(x, torch.Tensor) and x.is_floating_point()):
+            out.append(x)
+            continue
+        n = torch.randn(x.shape, generator=g, device=device, dtype=torch.float64)
+        if distribution == "normal":
+            v = n
+        elif distribution == "uniform":
+            v = torch.rand(x.shape, generator=g, device=device, dtype=torch.float64) * 2 - 1
+        elif distribution == "all_negative":
+            v = -n.abs() - 0.01
+        elif distribution == "negative_offset":
+            v = n - 100
+        elif distribution == "large_magnitude":
+            v = n * 1000
+        elif distribution == "large_offset":
+            v = n + 100
+        elif distribution == "small_magnitude":
+            v = n * 1e-3
+        elif distribution == "signed_rows":
+            rows = torch.ones(x.shape[:-1] + (1,), device=device, dtype=torch.float64) if x.dim() else None
+            if rows is None:
+                v = n.abs()
+            else:
+                sign = (torch.arange(rows.numel(), device=device) % 2 * -2 + 1).to(torch.float64).reshape(rows.shape)
+                v = n.abs() * sign
+        else:
+            raise ValueError("unknown distribution " + distribution)
+        out.append(v.to(x.dtype))
+    return out
+
+
+def tensor_bytes(torch, t):
+    t = t.detach().contiguous().cpu()
+    if t.dtype == torch.bfloat16:
+        t = t.view(torch.int16)
+    return t.numpy().tobytes()
+
+
+DTYPES = {"float32": "float32", "float64": "float64", "float16": "float16", "bfloat16": "bfloat16",
+          "int32": "int32", "int64": "int64"}
+
+
+def write_outputs(torch, out, prefix, trial):
+    items = list(out) if isinstance(out, (tuple, list)) else [out]
+    files = []
+    for i, t in enumerate(items):
+        if type(t) is not torch.Tensor:
+            raise TypeError(f"output {i} is a {type(t).__module__}.{type(t).__name__}, not a plain torch.Tensor")
+        if t.layout != torch.strided or t.is_meta:
+            raise TypeError(f"output {i} is not a materialised strided tensor")
+        dtype = str(t.dtype).replace("torch.", "")
+        if dtype not in DTYPES:
+            raise TypeError(f"output {i} has dtype {dtype}, which kforge does not compare")
+        name = f"{prefix}{trial}_{i}.bin"
+        with open(os.path.join(out_dir, name), "wb") as f:
+            f.write(tensor_bytes(torch, t))
+        files.append({"file": name, "dtype": dtype, "shape": list(t.shape)})
+    return files
+
+
+def inputs_digest(torch, inputs):
+    h = hashlib.sha256()
+    for x in inputs:
+        if isinstance(x, torch.Tensor):
+            h.update(f"{x.dtype}{tuple(x.shape)}".encode())
+            h.update(tensor_bytes(torch, x))
+        else:
+            h.update(repr(x).encode())
+    return h.hexdigest()
+
+
+def same_bytes(torch, a, b):
+    return tensor_bytes(torch, a) == tensor_bytes(torch, b)
+
+
+def prebuilt_load_inline(extensions):
+    import kforge_kernelbench as kb
+
+    def load_inline(name, cpp_sources, cuda_sources=None, functions=None, extra_cflags=None,
+                    extra_cuda_cflags=None, extra_ldflags=None, extra_include_paths=None,
+                    build_directory=None, verbose=False, with_cuda=None, is_python_module=True,
+                    with_pytorch_error_handling=True, keep_intermediates=True, **ignored):
+        key = kb.extension_key(kb.normalise(dict(
+            name=name, cpp_sources=cpp_sources, cuda_sources=cuda_sources, functions=functions,
+            extra_cflags=extra_cflags, extra_cuda_cflags=extra_cuda_cflags, extra_ldflags=extra_ldflags,
+            extra_include_paths=extra_include_paths, with_cuda=with_cuda,
+            with_pytorch_error_handling=with_pytorch_error_handling)))
+        path = extensions.get(key)
+        if path is None:
+            raise RuntimeError(f"kforge: load_inline('{name}') was called with arguments kforge did not build "
+                               "ahead of time; pass its sources as string literals or module-level strings")
+        loader = importlib.machinery.ExtensionFileLoader(name, path)
+        spec = importlib.util.spec_from_file_location(name, path, loader=loader)
+        module = importlib.util.module_from_spec(spec)
+        loader.exec_module(module)
+        return module
+    return load_inline
+
+
+def main():
+    global out_dir
+    with open(sys.argv[1]) as f:
+        job = json.load(f)
+    out_dir = job["out"]
+    role, device = job["role"], job["device"]
+    result["stage"] = "import_torch"
+    import torch
+    import torch.utils.cpp_extension as cpp_extension
+    result["torch"] = torch.__version__
+    if device == "cuda" and not torch.cuda.is_available():
+        raise RuntimeError("PyTorch in this worker sees no CUDA device")
+    cpp_extension.load_inline = prebuilt_load_inline(job.get("extensions", {}))
+
+    result["stage"] = "load_reference"
+    reference = load_module("kforge_reference", job["reference"])
+    for k, v in job.get("constants", {}).items():
+        setattr(reference, k, v)
+    get_inputs, get_init_inputs = reference.get_inputs, reference.get_init_inputs
+    if role == "candidate":
+        result["stage"] = "load_candidate"
+        del reference.Model  # the candidate's process never runs the reference
+        candidate = load_module("kforge_candidate", job["candidate"])
+        model_class = candidate.ModelNew
+    else:
+        model_class = reference.Model
+
+    result["stage"] = "init"
+    set_seed(torch, SEED)
+    init_inputs = [x.to(device) if isinstance(x, torch.Tensor) else x for x in get_init_inputs()]
+    with torch.no_grad():
+        set_seed(torch, SEED)
+        model = model_class(*init_inputs).to(device)
+    result["parameters"] = [[n, list(p.shape), hashlib.sha256(tensor_bytes(torch, p)).hexdigest()]
+                            for n, p in list(model.named_parameters()) + list(model.named_buffers())]
+    model64 = copy.deepcopy(model).double() if role == "reference" else None
+
+    result["stage"] = "trials"
+    torch.manual_seed(SEED)
+    kb_seeds = [torch.randint(0, 2**32 - 1, (1,)).item() for _ in range(job.get("kernelbench_trials", 0))]
+    for index, trial in enumerate(job["trials"]):
+        entry = {"name": trial["name"], "ok": False, "error": "", "outputs": []}
+        result["trials"].append(entry)
+        seed = kb_seeds[trial["kernelbench_index"]] if "kernelbench_index" in trial else trial["seed"]
+        entry["seed"] = seed
+        try:
+            with torch.no_grad():
+                set_seed(torch, seed)
+                inputs = [x.to(device) if isinstance(x, torch.Tensor) else x for x in get_inputs()]
+                inputs = replace_floats(torch, inputs, trial["distribution"], seed, device)
+                entry["inputs_sha256"] = inputs_digest(torch, inputs)
+                clones = [x.clone() if isinstance(x, torch.Tensor) else None for x in inputs]
+                set_seed(torch, seed)
+                start = time.perf_counter()
+                out = model(*inputs)
+                if device == "cuda":
+                    torch.cuda.synchronize()
+                entry["forward_ms"] = (time.perf_counter() - start) * 1e3
+                entry["mutated_inputs"] = [i for i, (x, c) in enumerate(zip(inputs, clones))
+                                           if c is not None and not same_bytes(torch, x, c)]
+                entry["outputs"] = write_outputs(torch, out, "o", index)
+                if model64 is not None:
+                    inputs64 = [c.double() if c is not None and c.is_floating_point() else
+                                (c if c is not None else x) for x, c in zip(inputs, clones)]
+                    set_seed(torch, seed)
+                    out64 = model64(*inputs64)
+                    entry["reference64"] = write_outputs(torch, out64, "r", index)
+            entry["ok"] = True
+        except Exception as e:  # the trial failed; the engine judges it
+            entry["error"] = error_text(e)
+        write_result()
+    result["stage"] = "done"
+    result["ok"] = True
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.stderr.write("usage: kforge_torch_worker.py JOB.json (kforge runs this; it is not meant for hand use)\n")
+        sys.exit(2)
+    sys.path.insert(0, os.path.dirname(__file__))  # relative: the engine runs this from scratch
+    try:
+        main()
+    except BaseException as e:  # noqa: B902 - the engine reads the stage and the error
+        result["error"] = error_text(e)
+    try:
+        write_result()
+    except Exception:
+        sys.exit(3)
+    sys.exit(0)

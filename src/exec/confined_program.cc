@@ -1,0 +1,136 @@
+#include "exec/confined_program.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "core/clock.h"
+#include "core/error.h"
+#include "core/text.h"
+#include "exec/candidate_process.h"
+#include "exec/candidate_uid.h"
+#include "exec/machine.h"
+#include "exec/pids_cgroup.h"
+
+namespace kforge {
+namespace {
+
+constexpr int kLayersFd = 3;
+constexpr int kCgroupFd = 4;
+
+/// Hands a tree to `uid` (the candidate user), so that it can read what it was given.
+void ChownTree(const std::string& root, unsigned uid) {
+  if (::lchown(root.c_str(), uid, uid) != 0) return;
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(root, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec))
+    ::lchown(it->path().c_str(), uid, uid);
+}
+
+}  // namespace
+
+ConfinedProgram::ConfinedProgram(Machine& machine, const SandboxLimits& limits, bool gpu)
+    : machine_(machine), limits_(limits), gpu_(gpu) {
+  dir_ = std::make_unique<TempDir>("kforge-py", machine_.config().temp_dir);
+  scratch_ = dir_->path() + "/scratch";
+  jail_ = dir_->path() + "/jail";
+  MakeDirs(scratch_ + "/kforge");
+  MakeDirs(jail_);
+}
+
+ConfinedProgram::~ConfinedProgram() = default;
+
+std::string ConfinedProgram::Provide(const std::string& host, const std::string& name) {
+  std::error_code ec;
+  std::filesystem::copy(host, scratch_ + "/kforge/" + name,
+                        std::filesystem::copy_options::recursive | std::filesystem::copy_options::overwrite_existing,
+                        ec);
+  if (ec) throw EnvironmentError("cannot copy " + host + " for the worker: " + ec.message());
+  return "kforge/" + name;
+}
+
+std::string ConfinedProgram::Write(const std::string& name, const std::string& text) {
+  WriteFileAtomic(scratch_ + "/" + name, text);
+  return name;
+}
+
+std::string ConfinedProgram::OutputTail(size_t max_bytes) const {
+  return ReadTextTail(dir_->path() + "/program.log", max_bytes);
+}
+
+ExitStatus ConfinedProgram::Run(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+                                int64_t timeout_ms) {
+  SandboxMode mode = machine_.Sandbox();
+  bool bwrap = mode == SandboxMode::kBubblewrap;
+  SandboxSpec spec(mode, jail_, scratch_);
+  std::string runner = machine_.RunnerPath();
+  spec.AddReadOnly(runner, "/kforge/kforge-runner");
+  std::vector<std::string> toolkit;
+  SandboxLimits limits = limits_;
+  if (gpu_) {
+    spec.AllowGpu();
+    for (const char* root : {"/usr/local/cuda"}) {
+      std::error_code ec;
+      std::string real = std::filesystem::canonical(root, ec).string();
+      if (ec) continue;
+      toolkit.push_back(root);
+      if (real != root) toolkit.push_back(real);
+    }
+    for (const auto& path : toolkit) spec.AddReadOnly(path, path);
+    limits.address_space_bytes = 0;  // the CUDA driver reserves large virtual ranges
+  }
+  unsigned uid = 0;
+  const Config& config = machine_.config();
+  if (!bwrap && config.candidate_uid != 0 && ::geteuid() == 0) {
+    std::string why_not;
+    uid_ = CandidateUid::Acquire(config.candidate_uid_locks, config.candidate_uid, config.candidate_uids, &why_not);
+    if (!uid_)
+      throw EnvironmentError("cannot run the worker as a user of its own: " + why_not +
+                             " (KFORGE_CANDIDATE_UID=0 runs it as the engine's user, with no task limit)");
+    uid = uid_->uid();
+    ChownTree(scratch_, uid);
+  }
+  std::vector<std::string> cmd = {bwrap ? "/kforge/kforge-runner" : runner, "confine", "--allow-processes"};
+  for (const auto& a : LimitArgs(limits)) cmd.push_back(a);
+  cmd.insert(cmd.end(), {"--scratch", bwrap ? "/scratch" : scratch_, "--layers-fd", std::to_string(kLayersFd)});
+  if (uid != 0) cmd.insert(cmd.end(), {"--uid", std::to_string(uid)});
+  if (bwrap) cmd.push_back("--in-jail");
+  for (const auto& path : toolkit) cmd.insert(cmd.end(), {"--read", path});
+  std::string no_cgroup;
+  if (limits_.max_tasks > 0) {
+    cmd.insert(cmd.end(), {"--tasks", std::to_string(limits_.max_tasks)});
+    pids_ = PidsCgroup::Create(std::filesystem::path(dir_->path()).filename().string(), limits_.max_tasks, &no_cgroup);
+    if (pids_) cmd.insert(cmd.end(), {"--cgroup-fd", std::to_string(kCgroupFd)});
+  }
+  cmd.push_back("--");
+  cmd.insert(cmd.end(), argv.begin(), argv.end());
+
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw EnvironmentError(std::string("cannot create a pipe: ") + std::strerror(errno));
+  ScopedFd ours(fds[0]), theirs(fds[1]);
+  SpawnOptions opts;
+  opts.argv = spec.Wrap(cmd);
+  opts.output_path = dir_->path() + "/program.log";
+  opts.inherit_fds = {{theirs.get(), kLayersFd}};
+  if (pids_) opts.inherit_fds.push_back({pids_->procs_fd(), kCgroupFd});
+  opts.env = env;
+  opts.replace_env = true;
+  Clock& clock = machine_.env().clock();
+  std::unique_ptr<Subprocess> child = machine_.env().processes().Start(opts);
+  theirs.Reset();
+  ExitStatus status = child->Wait(timeout_ms);
+  // The runner wrote its layers (a few bytes) before the program started; nothing else can
+  // write to this pipe but the program, which had it closed on exec.
+  char buf[32] = {};
+  ssize_t n = ::read(ours.get(), buf, sizeof buf - 1);
+  uint32_t layers = n > 0 ? static_cast<uint32_t>(std::strtoul(buf, nullptr, 10)) : 0;
+  layers_ = SandboxLayerNames(mode, layers);
+  escapes_ = spec.ScanJail(clock.MonotonicNanos() + int64_t{10} * 1000000000, clock);
+  return status;
+}
+
+}  // namespace kforge

@@ -1,0 +1,62 @@
+#pragma once
+// A trusted program (kforge's PyTorch worker) run on untrusted code with a candidate's
+// confinement: bubblewrap where it works, then kforge-runner's own layers (another uid where
+// the engine is root, pids cgroup or RLIMIT_NPROC, no capabilities, no_new_privs, Landlock,
+// seccomp), with child processes allowed because torch and Triton start compilers.
+//
+// Everything the program reads is copied into its scratch directory first (under kforge/),
+// so it is reachable in every mode and as any uid; it runs in scratch and is given relative
+// paths. What it writes there is read back by the engine as untrusted bytes.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/fs.h"
+#include "core/subprocess.h"
+#include "exec/sandbox.h"
+
+namespace kforge {
+
+class CandidateUid;
+class Machine;
+class PidsCgroup;
+
+class ConfinedProgram {
+ public:
+  ConfinedProgram(Machine& machine, const SandboxLimits& limits, bool gpu);
+  ~ConfinedProgram();
+  ConfinedProgram(const ConfinedProgram&) = delete;
+  ConfinedProgram& operator=(const ConfinedProgram&) = delete;
+
+  /// Copies a host file or directory to scratch/kforge/`name` before the run; returns the
+  /// path the program sees (relative to its working directory).
+  std::string Provide(const std::string& host, const std::string& name);
+  /// Writes `text` to scratch/`name`; returns the path the program sees.
+  std::string Write(const std::string& name, const std::string& text);
+  /// Runs argv (argv[0] an absolute path) to completion within `timeout_ms`. The environment
+  /// is replaced by `env` ("NAME=value"). Throws EnvironmentError when it cannot start.
+  ExitStatus Run(const std::vector<std::string>& argv, const std::vector<std::string>& env, int64_t timeout_ms);
+
+  /// Host path of scratch/`name`.
+  std::string ScratchPath(const std::string& name) const { return scratch_ + "/" + name; }
+  /// The program's output (stdout and stderr), its last max_bytes.
+  std::string OutputTail(size_t max_bytes) const;
+  /// The confinement layers that held (CandidateProcess::Layers' names).
+  const std::vector<std::string>& layers() const { return layers_; }
+  /// What the program left outside scratch (bubblewrap mode), after Run.
+  const EscapeScan& escapes() const { return escapes_; }
+
+ private:
+  Machine& machine_;
+  SandboxLimits limits_;
+  bool gpu_;
+  std::unique_ptr<TempDir> dir_;
+  std::string scratch_, jail_;
+  std::vector<std::string> layers_;
+  EscapeScan escapes_;
+  std::unique_ptr<CandidateUid> uid_;
+  std::unique_ptr<PidsCgroup> pids_;
+};
+
+}  // namespace kforge

@@ -1,0 +1,287 @@
+#include "exec/torch_extension.h"
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "core/fs.h"
+#include "core/hash.h"
+#include "core/subprocess.h"
+#include "core/text.h"
+#include "exec/machine.h"
+#include "exec/sandbox.h"
+
+namespace kforge {
+namespace {
+
+// Prints what an extension build needs; imports torch and nothing of the user's.
+constexpr const char* kProbe =
+    "import json, sysconfig, torch, torch.utils.cpp_extension as c\n"
+    "print(json.dumps({'torch': torch.__version__, 'include': c.include_paths(), 'lib': c.library_paths(),\n"
+    "  'python_include': sysconfig.get_paths()['include'], 'abi': bool(torch._C._GLIBCXX_USE_CXX11_ABI),\n"
+    "  'cuda': torch.version.cuda is not None}))\n";
+
+bool TryToolchain(Machine& machine, const std::string& python, TorchToolchain* out, std::string* why) {
+  TempDir tmp("kforge-torch-probe", machine.config().temp_dir);
+  SpawnOptions opts;
+  opts.argv = {python, "-c", kProbe};
+  opts.output_path = tmp.path() + "/out";
+  opts.add_env = {"CUDA_HOME=/usr/local/cuda"};
+  ProcessRunner::Result r = machine.env().processes().Run(opts, 120000);
+  std::string text = ReadTextTail(opts.output_path, 64 * 1024);
+  if (!r.status.ok()) {
+    *why = python + ": " + r.status.Describe() + (text.empty() ? "" : ": " + text.substr(text.rfind('\n', text.size() - 2) + 1));
+    return false;
+  }
+  // The JSON is the last line (torch may warn before it).
+  std::string last = text.substr(text.rfind('{') == std::string::npos ? 0 : text.rfind('{'));
+  nlohmann::json j = nlohmann::json::parse(last, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    *why = python + " printed no toolchain description";
+    return false;
+  }
+  out->python = python;
+  out->torch_version = j.value("torch", "");
+  out->include_paths = j.value("include", std::vector<std::string>{});
+  out->library_paths = j.value("lib", std::vector<std::string>{});
+  out->python_include = j.value("python_include", "");
+  out->cxx11_abi = j.value("abi", true);
+  out->cuda = j.value("cuda", false);
+  return true;
+}
+
+bool StartsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+struct Step {
+  std::vector<std::string> argv;
+  std::string log;
+  bool ok = false;
+  bool timed_out = false;
+  double seconds = 0;
+};
+
+/// Runs one compiler step through `kforge-runner exec` in the compile sandbox, in `work`
+/// (scratch/ and jail/ inside it), with `read_only` host paths visible at the same path.
+Step RunStep(Machine& machine, const std::string& work, const std::vector<std::string>& read_only,
+             std::vector<std::string> argv, SandboxLimits limits, int64_t timeout_ms) {
+  SandboxMode mode = machine.Sandbox();
+  bool bwrap = mode == SandboxMode::kBubblewrap;
+  // A fresh jail for each step: bubblewrap builds its root there and will not build over one.
+  std::error_code ec;
+  std::filesystem::remove_all(work + "/jail", ec);
+  MakeDirs(work + "/jail");
+  SandboxSpec spec(mode, work + "/jail", work + "/scratch");
+  std::string runner = machine.RunnerPath();
+  spec.AddReadOnly(runner, "/kforge/kforge-runner");
+  for (const auto& p : read_only)
+    if (FileExists(p)) spec.AddReadOnly(p, p);  // torch lists include paths that may not exist
+  std::vector<std::string> cmd = {bwrap ? "/kforge/kforge-runner" : runner, "exec"};
+  limits.address_space_bytes = 0;  // cc1plus on torch's headers, nvcc's tools: large ranges
+  for (const auto& a : LimitArgs(limits)) cmd.push_back(a);
+  cmd.push_back("--");
+  // Paths in scratch as the child sees them.
+  const std::string scratch = work + "/scratch/";
+  for (auto a : argv) {
+    if (a.rfind(scratch, 0) == 0) a = spec.ScratchPathInside(a.substr(scratch.size()));
+    cmd.push_back(a);
+  }
+  SpawnOptions opts;
+  opts.argv = spec.Wrap(cmd);
+  opts.output_path = work + "/step.log";
+  ProcessRunner::Result r = machine.env().processes().Run(opts, timeout_ms);
+  Step s;
+  s.argv = std::move(argv);
+  s.seconds = r.seconds;
+  s.log = ReadTextTail(opts.output_path, 64 * 1024);
+  s.timed_out = r.status.kind == ExitStatus::Kind::kTimedOut;
+  s.ok = r.status.ok();
+  if (!s.ok && s.log.empty()) s.log = "compiler " + r.status.Describe();
+  return s;
+}
+
+}  // namespace
+
+TorchToolchain FindTorch(Machine& machine) {
+  const Config& config = machine.config();
+  std::vector<std::string> pythons;
+  if (!config.python.empty()) {
+    pythons.push_back(config.python);
+  } else {
+    std::string on_path = FindInPath("python3", config.path);
+    if (!on_path.empty()) pythons.push_back(on_path);
+    if (on_path != "/usr/bin/python3" && FileExists("/usr/bin/python3")) pythons.push_back("/usr/bin/python3");
+  }
+  std::string whys;
+  for (const auto& p : pythons) {
+    TorchToolchain t;
+    std::string why;
+    if (TryToolchain(machine, p, &t, &why)) return t;
+    whys += (whys.empty() ? "" : "; ") + why;
+  }
+  throw EnvironmentError("KernelBench tasks need Python with PyTorch, and " +
+                         (pythons.empty() ? std::string("no python3 was found") : "none imports torch (" + whys + ")") +
+                         ": install Debian's python3-torch and libtorch-dev, or set KFORGE_PYTHON to a Python that has "
+                         "torch");
+}
+
+std::string ExtensionFlagProblem(const std::string& flag) {
+  static const char* kAllowed[] = {"-O", "-D", "-U", "-std=", "-W", "-march=", "-mtune=", "-mavx", "-mfma", "-funroll",
+                                   "-fopenmp", "-ffast-math", "-fno-", "--use_fast_math", "-use_fast_math", "-lineinfo",
+                                   "-Xptxas", "--ptxas-options", "-maxrregcount", "--maxrregcount",
+                                   "--expt-relaxed-constexpr", "--expt-extended-lambda", "-gencode", "-arch=",
+                                   "-lcublas", "-lcublasLt", "-lcudnn", "-lgomp", "-g"};
+  for (const char* a : kAllowed)
+    if (StartsWith(flag, a) && flag.find_first_of(" \t\n;&|`$") == std::string::npos) return "";
+  return "the extra build flag '" + flag +
+         "' is not taken: kforge builds extensions itself and accepts only flags that tune code generation or "
+         "define macros (-O…, -D…, -U…, -std=…, -W…, -march=…, -f… switches, --use_fast_math, -lineinfo, -Xptxas, "
+         "-gencode, -arch=, -lcublas, -lcudnn)";
+}
+
+CompileResult CompileTorchExtension(Machine& machine, const TorchToolchain& torch, const ExtensionSource& source,
+                                    const CompilerOptions& options) {
+  CompileResult result;
+  const ToolInfo& cxx = machine.HostCompiler();
+  result.compiler = cxx.path;
+  result.compiler_version = cxx.version;
+  for (const auto* list : {&source.extra_cflags, &source.extra_cuda_cflags, &source.extra_ldflags})
+    for (const auto& f : *list)
+      if (std::string why = ExtensionFlagProblem(f); !why.empty()) {
+        result.log = why;
+        return result;
+      }
+  bool cuda = !source.cuda_cu.empty();
+  // The flags of torch.utils.cpp_extension, for this toolchain.
+  std::vector<std::string> common = {"-O2", "-std=c++17", "-fPIC", "-DTORCH_API_INCLUDE_EXTENSION_H",
+                                     std::string("-D_GLIBCXX_USE_CXX11_ABI=") + (torch.cxx11_abi ? "1" : "0")};
+  std::vector<std::string> includes;
+  for (const auto& p : torch.include_paths) includes.insert(includes.end(), {"-isystem", p});
+  includes.insert(includes.end(), {"-isystem", torch.python_include});
+  std::string cuda_root = "/usr/local/cuda";
+  if (cuda) includes.insert(includes.end(), {"-isystem", cuda_root + "/include"});
+  std::vector<std::string> cxx_flags = common;
+  cxx_flags.insert(cxx_flags.end(), source.extra_cflags.begin(), source.extra_cflags.end());
+  result.flags = cxx_flags;
+
+  std::string key_material = source.main_cpp + '\0' + source.cuda_cu + '\0' + source.name + '\0' + torch.torch_version +
+                             '\0' + torch.python + '\0' + cxx.version + '\0' + options.cuda_arch;
+  for (const auto* list : {&source.extra_cflags, &source.extra_cuda_cflags, &source.extra_ldflags})
+    for (const auto& f : *list) key_material += '\0' + f;
+  result.cache_key = Sha256Hex(key_material);
+  std::string cache_root = options.cache_dir.empty() ? machine.config().cache_dir : options.cache_dir;
+  std::string cache_dir = cache_root + "/torch-ext";
+  MakeDirs(cache_dir);
+  result.so_path = cache_dir + "/" + result.cache_key + ".so";
+  std::string log_path = cache_dir + "/" + result.cache_key + ".log";
+  if (FileExists(result.so_path)) {
+    result.ok = result.cached = true;
+    result.log = ReadTextTail(log_path, 64 * 1024);
+    return result;
+  }
+
+  std::vector<std::string> read_only = torch.include_paths;
+  read_only.insert(read_only.end(), torch.library_paths.begin(), torch.library_paths.end());
+  read_only.push_back(torch.python_include);
+  if (cuda) read_only.push_back(cuda_root);
+
+  // The precompiled <torch/extension.h>, for these flags (built once, published atomically).
+  std::string pch_material = torch.torch_version + '\0' + torch.python + '\0' + cxx.version;
+  for (const auto& f : cxx_flags) pch_material += '\0' + f;
+  std::string pch_dir = cache_root + "/torch-pch/" + Sha256Hex(pch_material).substr(0, 24);
+  std::string pch_header = pch_dir + "/kforge_torch.h";
+  double seconds = 0;
+  std::string log;
+  if (!FileExists(pch_header + ".gch")) {
+    TempDir work("kforge-pch", machine.config().temp_dir);
+    MakeDirs(work.path() + "/scratch");
+    MakeDirs(work.path() + "/jail");
+    WriteFileAtomic(work.path() + "/scratch/kforge_torch.h", "#include <torch/extension.h>\n");
+    std::vector<std::string> argv = {cxx.path};
+    argv.insert(argv.end(), cxx_flags.begin(), cxx_flags.end());
+    argv.insert(argv.end(), includes.begin(), includes.end());
+    argv.insert(argv.end(), {"-x", "c++-header", work.path() + "/scratch/kforge_torch.h", "-o",
+                             work.path() + "/scratch/kforge_torch.h.gch"});
+    SandboxLimits limits = options.limits;
+    limits.file_size_bytes = int64_t{4} << 30;  // the header's image is ~650 MB
+    Step pch = RunStep(machine, work.path(), read_only, argv, limits, options.timeout_ms * 4);
+    seconds += pch.seconds;
+    if (pch.ok) {
+      MakeDirs(pch_dir);
+      CopyFileAtomic(work.path() + "/scratch/kforge_torch.h.gch", pch_header + ".gch");
+      WriteFileAtomic(pch_header, "#include <torch/extension.h>\n");
+    } else {
+      log += "(building the precompiled torch header failed; building without it)\n" + pch.log + "\n";
+    }
+  }
+
+  TempDir work("kforge-ext", machine.config().temp_dir);
+  std::string scratch = work.path() + "/scratch";
+  MakeDirs(scratch);
+  MakeDirs(work.path() + "/jail");
+  WriteFileAtomic(scratch + "/main.cpp", source.main_cpp);
+  read_only.push_back(pch_dir);
+  auto finish = [&](const Step& s) {
+    seconds += s.seconds;
+    std::string text = s.log;
+    for (const std::string& dir : {scratch + "/", std::string("/scratch/")})
+      for (size_t pos; (pos = text.find(dir)) != std::string::npos;) text.erase(pos, dir.size());
+    log += text;
+    result.timed_out = result.timed_out || s.timed_out;
+    return s.ok;
+  };
+  std::vector<std::string> argv = {cxx.path};
+  argv.insert(argv.end(), cxx_flags.begin(), cxx_flags.end());
+  argv.insert(argv.end(), includes.begin(), includes.end());
+  argv.push_back("-DTORCH_EXTENSION_NAME=" + source.name);
+  if (FileExists(pch_header + ".gch")) argv.insert(argv.end(), {"-include", pch_header});
+  argv.insert(argv.end(), {"-c", scratch + "/main.cpp", "-o", scratch + "/main.o"});
+  bool ok = finish(RunStep(machine, work.path(), read_only, argv, options.limits, options.timeout_ms));
+  std::vector<std::string> objects = {scratch + "/main.o"};
+  if (ok && cuda) {
+    const ToolInfo& nvcc = machine.Nvcc();
+    WriteFileAtomic(scratch + "/cuda.cu", source.cuda_cu);
+    std::vector<std::string> nv = {nvcc.path,
+                                   "-O2",
+                                   "-std=c++17",
+                                   "-Xcompiler",
+                                   "-fPIC",
+                                   "-arch=" + options.cuda_arch,
+                                   "-DTORCH_API_INCLUDE_EXTENSION_H",
+                                   std::string("-D_GLIBCXX_USE_CXX11_ABI=") + (torch.cxx11_abi ? "1" : "0"),
+                                   "-D__CUDA_NO_HALF_OPERATORS__",
+                                   "-D__CUDA_NO_HALF_CONVERSIONS__",
+                                   "-D__CUDA_NO_BFLOAT16_CONVERSIONS__",
+                                   "-D__CUDA_NO_HALF2_OPERATORS__",
+                                   "--expt-relaxed-constexpr",
+                                   "-DTORCH_EXTENSION_NAME=" + source.name};
+    nv.insert(nv.end(), source.extra_cuda_cflags.begin(), source.extra_cuda_cflags.end());
+    nv.insert(nv.end(), includes.begin(), includes.end());
+    nv.insert(nv.end(), {"-c", scratch + "/cuda.cu", "-o", scratch + "/cuda.o"});
+    std::filesystem::path nvcc_root = std::filesystem::path(nvcc.path).parent_path().parent_path();
+    std::vector<std::string> ro = read_only;
+    ro.push_back(nvcc_root.string());
+    ok = finish(RunStep(machine, work.path(), ro, nv, options.limits, options.timeout_ms));
+    objects.push_back(scratch + "/cuda.o");
+  }
+  if (ok) {
+    std::vector<std::string> link = {cxx.path, "-shared"};
+    link.insert(link.end(), objects.begin(), objects.end());
+    for (const auto& p : torch.library_paths) link.insert(link.end(), {"-L" + p, "-Wl,-rpath," + p});
+    link.insert(link.end(), {"-lc10", "-ltorch", "-ltorch_cpu", "-ltorch_python"});
+    if (cuda)
+      link.insert(link.end(), {"-lc10_cuda", "-ltorch_cuda", "-L" + cuda_root + "/lib64", "-Wl,-rpath," + cuda_root +
+                               "/lib64", "-lcudart"});
+    link.insert(link.end(), source.extra_ldflags.begin(), source.extra_ldflags.end());
+    link.insert(link.end(), {"-o", scratch + "/" + source.name + ".so"});
+    ok = finish(RunStep(machine, work.path(), read_only, link, options.limits, options.timeout_ms));
+  }
+  result.seconds = seconds;
+  result.log = log;
+  if (!ok || !FileExists(scratch + "/" + source.name + ".so")) return result;
+  WriteFileAtomic(log_path, result.log);
+  CopyFileAtomic(scratch + "/" + source.name + ".so", result.so_path);
+  result.ok = true;
+  return result;
+}
+
+}  // namespace kforge

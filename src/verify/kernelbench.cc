@@ -1,0 +1,667 @@
+#include "verify/kernelbench.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "core/cancel.h"
+#include "core/clock.h"
+#include "core/dtype.h"
+#include "core/error.h"
+#include "core/fs.h"
+#include "core/hash.h"
+#include "core/text.h"
+#include "exec/confined_program.h"
+#include "exec/machine.h"
+#include "exec/torch_extension.h"
+#include "verify/compare.h"
+#include "verify/static_checks.h"
+#include "verify/verifier.h"
+
+namespace kforge {
+namespace {
+
+using nlohmann::json;
+
+constexpr int kKernelBenchTrials = 5;
+constexpr int64_t kMaxElements = int64_t{1} << 31;  ///< per output, as read back from a worker
+// Distributions of the certified trials beyond KernelBench's own (python/kforge_torch_worker.py).
+const char* const kLightDistributions[] = {"normal", "all_negative", "negative_offset"};
+const char* const kFullDistributions[] = {"uniform", "large_magnitude", "large_offset", "small_magnitude",
+                                          "signed_rows"};
+
+std::string PythonDir(Machine& machine) {
+  std::string include = machine.IncludeDir();
+  for (const std::string& d : {include + "/../python", include + "/../../python", std::string(KFORGE_SOURCE_DIR "/python")})
+    if (FileExists(d + "/kforge_torch_worker.py")) return d;
+  throw EnvironmentError("cannot find kforge's python/ directory (kforge_torch_worker.py) beside its include/ directory");
+}
+
+std::string ReadSource(const std::string& path, const char* what) {
+  std::string text, error;
+  if (!TryReadFile(path, &text, &error)) throw UsageError(std::string("cannot read the ") + what + " " + path + ": " + error);
+  return text;
+}
+
+/// A JSON document a confined process wrote, or null when it wrote none that parses.
+json ReadJson(const std::string& path) {
+  std::string text, error;
+  if (!TryReadFile(path, &text, &error) || text.size() > (64u << 20)) return nullptr;
+  json j = json::parse(text, nullptr, false);
+  return j.is_discarded() ? json(nullptr) : j;
+}
+
+std::string Str(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? UntrustedText(it->get<std::string>()) : "";
+}
+
+/// The last few lines of a Python traceback: where it failed and why.
+std::string TracebackTail(const std::string& text, int lines = 4) {
+  size_t end = text.find_last_not_of(" \t\r\n");
+  if (end == std::string::npos) return "";
+  size_t begin = end + 1;
+  for (int i = 0; i < lines && begin > 0; ++i) {
+    size_t nl = text.rfind('\n', begin - 1);
+    begin = nl == std::string::npos ? 0 : nl;
+    if (nl == std::string::npos) break;
+  }
+  if (begin < text.size() && text[begin] == '\n') ++begin;
+  return text.substr(begin, end + 1 - begin);
+}
+
+struct Tensor {
+  DType dtype = DType::kFloat32;
+  std::vector<int64_t> shape;
+  std::string bytes;
+  int64_t elements() const {
+    int64_t n = 1;
+    for (auto d : shape) n *= d;
+    return n;
+  }
+};
+
+/// Reads one output a worker described; "" or why it cannot be used.
+std::string LoadTensor(const std::string& dir, const json& d, Tensor* t) {
+  if (!d.is_object()) return "an output description is not an object";
+  std::string file = Str(d, "file"), dtype = Str(d, "dtype");
+  if (file.empty() || file.size() > 64 || file.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_.") != std::string::npos ||
+      file.find("..") != std::string::npos)
+    return "an output names an unexpected file";
+  if (!TryParseDType(dtype, &t->dtype)) return "an output has dtype '" + dtype + "', which kforge does not compare";
+  auto shape = d.find("shape");
+  if (shape == d.end() || !shape->is_array() || shape->size() > 8) return "an output has no usable shape";
+  t->shape.clear();
+  int64_t n = 1;
+  for (const auto& v : *shape) {
+    if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > kMaxElements) return "an output has a bad dimension";
+    t->shape.push_back(v.get<int64_t>());
+    n *= std::max<int64_t>(1, t->shape.back());
+    if (n > kMaxElements) return "an output has more elements than kforge compares";
+  }
+  std::string error;
+  std::string path = dir + "/" + file;
+  std::error_code ec;
+  auto size = std::filesystem::file_size(path, ec);
+  if (ec || static_cast<int64_t>(size) != t->elements() * static_cast<int64_t>(DTypeSize(t->dtype)))
+    return "an output file does not hold the tensor its description names";
+  if (!TryReadFile(path, &t->bytes, &error)) return "an output file cannot be read: " + error;
+  return "";
+}
+
+std::vector<double> AsDoubles(const Tensor& t) {
+  std::vector<double> v(static_cast<size_t>(t.elements()));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = LoadAsDouble(t.bytes.data(), t.dtype, i);
+  return v;
+}
+
+std::string ShapeText(const std::vector<int64_t>& s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+/// KernelBench's tolerance for torch.allclose (atol = rtol), by output dtype.
+double KernelBenchTolerance(DType t) { return t == DType::kFloat16 || t == DType::kBFloat16 ? 1e-2 : 1e-4; }
+
+/// The certified tolerance against the float64 reference, by output dtype.
+Tolerance CertifiedTolerance(DType t) {
+  switch (t) {
+    case DType::kFloat16: return {1e-3, 1e-3, 0, ""};
+    case DType::kBFloat16: return {8e-3, 8e-3, 0, ""};
+    case DType::kFloat64: return {1e-10, 1e-10, 0, ""};
+    default: return {1e-5, 1e-4, 0, ""};
+  }
+}
+
+struct Trial {
+  std::string name, distribution;
+  uint64_t seed = 0;
+  int kernelbench_index = -1;  ///< >= 0: one of KernelBench's own trials
+  TrialSet set = TrialSet::kLight;
+};
+
+struct WorkerRun {
+  json result;  ///< null when the worker wrote none
+  ExitStatus status;
+  std::string output;
+  std::vector<std::string> layers;
+  EscapeScan escapes;
+  std::string out_dir;  ///< host path of its outputs
+  std::unique_ptr<ConfinedProgram> program;
+  double seconds = 0;
+};
+
+class KernelBenchVerifier {
+ public:
+  KernelBenchVerifier(Machine& machine, const KernelBenchOptions& options) : machine_(machine), options_(options) {}
+
+  Verdict Run(const std::string& reference_path, const std::string& candidate_path);
+
+ private:
+  json Check(const std::string& reference, const std::string& candidate);
+  WorkerRun Worker(const char* role, const std::vector<Trial>& trials, const json& constants);
+  void Judge(const std::vector<Trial>& trials, const WorkerRun& ref, const WorkerRun& cand, Verdict* v);
+  ConfinedProgram* Prepare(ConfinedProgram* p);
+
+  Machine& machine_;
+  KernelBenchOptions options_;
+  std::string python_dir_, reference_, candidate_;
+  TorchToolchain torch_;
+  json extensions_ = json::object();  ///< key -> host path of the built module
+  json kernelbench_trials_ = json::array();
+};
+
+ConfinedProgram* KernelBenchVerifier::Prepare(ConfinedProgram* p) {
+  p->Provide(python_dir_ + "/kforge_kernelbench.py", "kforge_kernelbench.py");
+  p->Provide(python_dir_ + "/kforge_check_modelnew.py", "kforge_check_modelnew.py");
+  p->Provide(python_dir_ + "/kforge_torch_worker.py", "kforge_torch_worker.py");
+  p->Provide(reference_, "reference.py");
+  if (!candidate_.empty()) p->Provide(candidate_, "candidate.py");
+  return p;
+}
+
+std::vector<std::string> WorkerEnv(bool gpu) {
+  std::vector<std::string> env = {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=.", "PYTHONDONTWRITEBYTECODE=1",
+                                  "PYTHONHASHSEED=0", "CUDA_HOME=/usr/local/cuda", "OMP_NUM_THREADS=2",
+                                  "TRITON_CACHE_DIR=triton-cache", "TORCH_EXTENSIONS_DIR=torch-extensions",
+                                  "LC_ALL=C.UTF-8"};
+  // Fresh heap memory is filled with 0x7f bytes (3.4e38 as float32): an output left unwritten
+  // (torch.empty returned as is) cannot pass by finding a right answer in recycled memory.
+  if (!gpu) env.push_back("GLIBC_TUNABLES=glibc.malloc.perturb=128:glibc.malloc.mmap_threshold=33554432");
+  return env;
+}
+
+json KernelBenchVerifier::Check(const std::string& reference, const std::string& candidate) {
+  ConfinedProgram program(machine_, options_.limits, false);
+  reference_ = reference;
+  candidate_ = candidate;
+  Prepare(&program);
+  std::vector<std::string> argv = {torch_.python, "-I", "kforge/kforge_check_modelnew.py", "--reference",
+                                   "kforge/reference.py", "--out", "check.json"};
+  if (!candidate.empty()) argv.insert(argv.end() - 2, {"--candidate", "kforge/candidate.py"});
+  ExitStatus status = program.Run(argv, WorkerEnv(false), 120000);
+  json j = ReadJson(program.ScratchPath("check.json"));
+  if (!status.ok() || !j.is_object())
+    throw EnvironmentError("kforge's static check of the KernelBench files did not finish (" + status.Describe() +
+                           "): " + UntrustedText(program.OutputTail(2000)));
+  return j;
+}
+
+WorkerRun KernelBenchVerifier::Worker(const char* role, const std::vector<Trial>& trials, const json& constants) {
+  WorkerRun run;
+  bool gpu = options_.backend == BackendKind::kCuda;
+  run.program = std::make_unique<ConfinedProgram>(machine_, options_.limits, gpu);
+  ConfinedProgram* p = run.program.get();
+  std::string saved = candidate_;
+  if (std::string(role) == "reference") candidate_.clear();  // the reference's process never sees it
+  Prepare(p);
+  candidate_ = saved;
+  json job = {{"role", role},
+              {"reference", "kforge/reference.py"},
+              {"device", gpu ? "cuda" : "cpu"},
+              {"constants", constants},
+              {"kernelbench_trials", kKernelBenchTrials},
+              {"out", "out"},
+              {"extensions", json::object()},
+              {"trials", json::array()}};
+  if (std::string(role) == "candidate") {
+    job["candidate"] = "kforge/candidate.py";
+    for (auto& [key, path] : extensions_.items())
+      job["extensions"][key] = p->Provide(path.get<std::string>(), "ext_" + key.substr(0, 16) + ".so");
+  }
+  for (const auto& t : trials) {
+    json jt = {{"name", t.name}, {"distribution", t.distribution}, {"seed", t.seed}};
+    if (t.kernelbench_index >= 0) jt["kernelbench_index"] = t.kernelbench_index;
+    job["trials"].push_back(jt);
+  }
+  MakeDirs(p->ScratchPath("out"));
+  p->Write("job.json", job.dump());
+  Clock& clock = machine_.env().clock();
+  int64_t start = clock.MonotonicNanos();
+  run.status = p->Run({torch_.python, "-I", "kforge/kforge_torch_worker.py", "job.json"}, WorkerEnv(gpu),
+                      options_.worker_timeout_ms);
+  run.seconds = (clock.MonotonicNanos() - start) / 1e9;
+  run.result = ReadJson(p->ScratchPath("out/result.json"));
+  run.output = UntrustedText(p->OutputTail(4000));
+  run.layers = p->layers();
+  run.escapes = p->escapes();
+  run.out_dir = p->ScratchPath("out");
+  return run;
+}
+
+void AddCase(Verdict* v, CaseEvidence c) { v->cases.push_back(std::move(c)); }
+
+/// What went wrong in a worker as a whole (it wrote no usable result, or stopped early).
+std::string WorkerProblem(const WorkerRun& run, const char* who) {
+  if (run.status.kind == ExitStatus::Kind::kTimedOut) return std::string("the ") + who + "'s process timed out";
+  if (!run.result.is_object())
+    return std::string("the ") + who + "'s process ended (" + run.status.Describe() + ") without a result: " +
+           TracebackTail(run.output, 3);
+  if (!run.result.value("ok", false) && run.result.value("stage", "") != "trials")
+    return std::string("the ") + who + " failed at " + Str(run.result, "stage") + ": " +
+           TracebackTail(Str(run.result, "error"), 3);
+  return "";
+}
+
+void KernelBenchVerifier::Judge(const std::vector<Trial>& trials, const WorkerRun& ref, const WorkerRun& cand,
+                                Verdict* v) {
+  const json& rt = ref.result["trials"];
+  const json* ct = cand.result.is_object() && cand.result.contains("trials") && cand.result["trials"].is_array()
+                       ? &cand.result["trials"]
+                       : nullptr;
+  for (size_t i = 0; i < trials.size(); ++i) {
+    const Trial& t = trials[i];
+    CaseEvidence c;
+    c.set = t.set;
+    c.name = t.name;
+    c.distribution = t.distribution;
+    c.seed = t.seed;
+    const json& r = i < rt.size() ? rt[i] : json();
+    if (!r.is_object() || !r.value("ok", false)) {
+      // The reference cannot run these inputs (sizes it does not support): not a trial.
+      if (t.set == TrialSet::kFull && t.name.rfind("sizes", 0) == 0) continue;
+      throw UsageError("the reference failed on trial " + t.name + ": " + TracebackTail(Str(r, "error"), 3));
+    }
+    if (r.contains("seed") && r["seed"].is_number_unsigned()) c.seed = r["seed"].get<uint64_t>();
+    c.reference_ms = r.value("forward_ms", 0.0);
+    const json& k = ct && i < ct->size() ? (*ct)[i] : json();
+    auto fail = [&](FailureClass f, std::string message) {
+      c.failure = f;
+      c.message = std::move(message);
+    };
+    if (!k.is_object()) {
+      fail(cand.status.kind == ExitStatus::Kind::kTimedOut ? FailureClass::kTimeout : FailureClass::kRuntimeError,
+           WorkerProblem(cand, "candidate").empty() ? "the candidate's process stopped before this trial"
+                                                    : WorkerProblem(cand, "candidate"));
+      AddCase(v, std::move(c));
+      continue;
+    }
+    if (k.contains("forward_ms") && k["forward_ms"].is_number()) c.run_ms = k["forward_ms"].get<double>();
+    if (!k.value("ok", false)) {
+      std::string err = Str(k, "error");
+      bool oom = err.find("out of memory") != std::string::npos || err.find("MemoryError") != std::string::npos;
+      fail(oom ? FailureClass::kResourceLimit : FailureClass::kRuntimeError, TracebackTail(err, 3));
+      AddCase(v, std::move(c));
+      continue;
+    }
+    if (Str(k, "inputs_sha256") != Str(r, "inputs_sha256")) {
+      fail(FailureClass::kIntegrity, "the candidate's process drew different inputs than the reference's");
+      AddFinding(&v->integrity, "runtime.inputs_differ",
+                 "trial " + t.name + ": the inputs in the candidate's process differ from the reference's");
+      AddCase(v, std::move(c));
+      continue;
+    }
+    if (k.contains("mutated_inputs") && k["mutated_inputs"].is_array() && !k["mutated_inputs"].empty()) {
+      for (const auto& m : k["mutated_inputs"])
+        if (m.is_number_integer()) c.mutated_inputs.push_back("input" + std::to_string(m.get<int64_t>()));
+      fail(FailureClass::kInputMutated, "the candidate wrote into its inputs");
+      AddCase(v, std::move(c));
+      continue;
+    }
+    const json& ro = r["outputs"];
+    const json& r64 = r.contains("reference64") ? r["reference64"] : ro;
+    const json& co = k.contains("outputs") ? k["outputs"] : json();
+    if (!co.is_array() || co.size() != ro.size()) {
+      fail(FailureClass::kWrongResult, "the candidate returned " + std::to_string(co.is_array() ? co.size() : 0) +
+                                           " outputs; the reference returns " + std::to_string(ro.size()));
+      AddCase(v, std::move(c));
+      continue;
+    }
+    json kb_trial = {{"trial", t.name}, {"seed", c.seed}, {"passed", true}};
+    for (size_t o = 0; o < ro.size(); ++o) {
+      Tensor ref32, ref64, got;
+      std::string problem = LoadTensor(ref.out_dir, ro[o], &ref32);
+      if (problem.empty()) problem = LoadTensor(ref.out_dir, r64[o], &ref64);
+      if (!problem.empty()) throw EnvironmentError("the reference's output cannot be read: " + problem);
+      problem = LoadTensor(cand.out_dir, co[o], &got);
+      std::string name = "output" + std::to_string(o);
+      if (problem.empty() && got.shape != ref32.shape)
+        problem = name + " has shape " + ShapeText(got.shape) + "; the reference's is " + ShapeText(ref32.shape);
+      if (problem.empty() && got.dtype != ref32.dtype)
+        problem = name + " is " + std::string(DTypeName(got.dtype)) + "; the reference's is " +
+                  std::string(DTypeName(ref32.dtype));
+      if (!problem.empty()) {
+        fail(FailureClass::kWrongResult, problem);
+        kb_trial["passed"] = false;
+        kb_trial["issue"] = problem;
+        break;
+      }
+      std::vector<double> g = AsDoubles(got), e32 = AsDoubles(ref32), e64 = AsDoubles(ref64);
+      // KernelBench: torch.allclose(ref, new, atol, rtol), NaN never equal.
+      double tol = KernelBenchTolerance(got.dtype), max_diff = 0, sum_diff = 0;
+      bool close = true;
+      for (size_t x = 0; x < g.size(); ++x) {
+        double d = std::fabs(g[x] - e32[x]);
+        bool ok = (g[x] == e32[x]) || d <= tol + tol * std::fabs(e32[x]);
+        if (std::isnan(g[x]) || std::isnan(e32[x])) ok = false;
+        close = close && ok;
+        if (std::isfinite(d)) {
+          max_diff = std::max(max_diff, d);
+          sum_diff += d;
+        }
+      }
+      if (!close) kb_trial["passed"] = false;
+      kb_trial["max_difference"] = std::max(kb_trial.value("max_difference", 0.0), max_diff);
+      kb_trial["avg_difference"] = g.empty() ? 0.0 : sum_diff / static_cast<double>(g.size());
+      // Certified: against float64, scale-aware, allowing what float32's own reference errs by.
+      double err32 = 0;
+      for (size_t x = 0; x < e32.size(); ++x)
+        if (std::isfinite(e32[x]) && std::isfinite(e64[x])) err32 = std::max(err32, std::fabs(e32[x] - e64[x]));
+      std::vector<double> unavoidable(g.size(), 4 * err32);
+      TensorSpec spec{name, got.dtype, {}};
+      CompareInput in;
+      in.spec = &spec;
+      in.shape = got.shape;
+      in.got = got.bytes.data();
+      in.reference = &e64;
+      in.tolerance = CertifiedTolerance(got.dtype);
+      in.unavoidable = &unavoidable;
+      OutputEvidence ev;
+      ev.name = name;
+      ev.compare = CompareOutput(in);
+      if (!ev.compare.passed() && c.passed())
+        fail(ev.compare.nan_inf_mismatches > 0 ? FailureClass::kNanInf
+             : ev.compare.rel_l2_error < 1e-2  ? FailureClass::kPrecision
+                                               : FailureClass::kWrongResult,
+             name + ": " + std::to_string(ev.compare.mismatches) + " of " + std::to_string(ev.compare.elements) +
+                 " elements outside the certified tolerance");
+      c.outputs.push_back(std::move(ev));
+    }
+    if (t.kernelbench_index >= 0) kernelbench_trials_.push_back(kb_trial);
+    AddCase(v, std::move(c));
+  }
+}
+
+/// The native static checks, for a torch extension's source: torch's headers and its tensor
+/// plumbing are the extension's ABI here, so those findings give way to a check of what it
+/// calls: allocation, views and data pointers are allowed; the framework's operators are not.
+std::vector<IntegrityFinding> ExtensionChecks(const std::string& source, BackendKind backend) {
+  StaticCheckOptions so;
+  so.backend = backend;
+  std::vector<IntegrityFinding> out;
+  for (auto& f : RunStaticChecks(source, so)) {
+    bool torch_abi = (f.check == "static.forbidden_include" &&
+                      (f.detail.find("torch/") != std::string::npos || f.detail.find("ATen/") != std::string::npos ||
+                       f.detail.find("c10/") != std::string::npos)) ||
+                     (f.check == "static.forbidden_library" &&
+                      (f.detail.find("'torch::'") != std::string::npos || f.detail.find("'at::'") != std::string::npos ||
+                       f.detail.find("'c10::'") != std::string::npos));
+    if (!torch_abi) out.push_back(std::move(f));
+  }
+  static const std::set<std::string> kPlumbing = {
+      "empty", "empty_like", "empty_strided", "zeros", "zeros_like", "ones", "ones_like", "full", "full_like",
+      "from_blob", "TensorOptions", "Tensor", "device", "dtype", "scalarTypeToTypeMeta", "wrap_pybind_function",
+      "getCurrentCUDAStream", "check", "IntArrayRef", "Scalar", "Device", "kCUDA", "kCPU"};
+  static const std::set<std::string> kCompute = {
+      "matmul", "mm", "bmm", "addmm", "linear", "einsum", "sum", "mean", "softmax", "log_softmax", "relu", "gelu",
+      "silu", "sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt", "pow", "conv1d", "conv2d", "conv3d", "layer_norm",
+      "batch_norm", "group_norm", "add", "sub", "mul", "div", "max", "min", "amax", "amin", "norm", "var", "std",
+      "cumsum", "clamp", "clamp_min", "clamp_max", "where", "abs", "neg", "scaled_dot_product_attention", "dropout",
+      "copy_", "add_", "mul_", "sub_", "div_", "relu_", "addmm_", "argmax", "topk", "sort", "cat", "stack"};
+  static const std::regex kNamespaced(R"(\b(?:torch|at)::(?:native::)?([A-Za-z_]\w*)\s*\()");
+  static const std::regex kMethod(R"(\.\s*([A-Za-z_]\w*)\s*\()");
+  std::istringstream lines(source);
+  std::string line;
+  for (int n = 1; std::getline(lines, line); ++n) {
+    if (line.rfind("m.def(", 0) == 0) continue;  // load_inline's own bindings
+    for (std::sregex_iterator it(line.begin(), line.end(), kNamespaced), end; it != end; ++it) {
+      std::string name = (*it)[1];
+      if (!kPlumbing.count(name) && name.rfind("k", 0) != 0)
+        AddFinding(&out, "wrapper.framework_compute",
+                   "the extension calls torch's " + name + "(): the kernel must compute, not the framework", n);
+    }
+    for (std::sregex_iterator it(line.begin(), line.end(), kMethod), end; it != end; ++it)
+      if (kCompute.count((*it)[1]))
+        AddFinding(&out, "wrapper.framework_compute",
+                   "the extension calls the tensor method ." + std::string((*it)[1]) + "(): a framework operator", n);
+  }
+  return out;
+}
+
+/// Module-level integer constants varied to odd sizes (about half, plus one): catches
+/// kernels that assume the file's sizes (multiples of a block, of 4 for vector loads).
+json OddSizes(const json& constants) {
+  json out = json::object();
+  for (auto& [name, value] : constants.items())
+    if (value.is_number_integer() && value.get<int64_t>() >= 8) out[name] = value.get<int64_t>() / 2 + 1;
+  return out;
+}
+
+/// Whether ModelNew's parameters are the reference's in another order (a common false
+/// failure: different creation order, different random weights).
+std::string WeightsCheck(const json& ref, const json& cand) {
+  if (!ref.is_array() || !cand.is_array()) return "unknown";
+  std::vector<std::string> a, b;
+  for (const auto& p : ref)
+    if (p.is_array() && p.size() == 3) a.push_back(p[1].dump() + p[2].dump());
+  for (const auto& p : cand)
+    if (p.is_array() && p.size() == 3) b.push_back(p[1].dump() + p[2].dump());
+  if (a == b) return "same";
+  std::multiset<std::string> sa(a.begin(), a.end()), sb(b.begin(), b.end());
+  std::set<std::string> shapes_a, shapes_b;
+  for (const auto& p : ref) shapes_a.insert(p[1].dump());
+  for (const auto& p : cand) shapes_b.insert(p[1].dump());
+  if (sa == sb) return "same_values_other_order";
+  if (shapes_a == shapes_b && a.size() == b.size()) return "different_values";
+  return "different";
+}
+
+Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::string& candidate_path) {
+  Clock& clock = machine_.env().clock();
+  const int64_t start = clock.MonotonicNanos();
+  Verdict v;
+  v.backend = options_.backend;
+  v.seed = options_.seed;
+  v.full_requested = options_.full;
+  v.kforge_version = std::string(KforgeVersion());
+  v.sandbox = std::string(SandboxModeName(machine_.Sandbox()));
+  std::string reference_text = ReadSource(reference_path, "reference");
+  std::string candidate_text = ReadSource(candidate_path, "candidate");
+  v.task_name = std::filesystem::path(reference_path).stem().string();
+  v.task_origin = reference_path;
+  v.task_sha256 = Sha256Hex(reference_text);
+  v.candidate_path = candidate_path;
+  v.candidate_sha256 = Sha256Hex(candidate_text);
+  python_dir_ = PythonDir(machine_);
+  torch_ = FindTorch(machine_);
+  json kb = {{"procedure", "KernelBench main (eval.py after v0.1): seed 42, 5 trials, torch.allclose atol=rtol=1e-4 "
+                           "(float32), 1e-2 (float16, bfloat16)"},
+             {"python", torch_.python},
+             {"torch", torch_.torch_version}};
+  auto finish = [&](Verdict& out) -> Verdict {
+    kb["trials"] = kernelbench_trials_;
+    bool kb_ran = kernelbench_trials_.size() == static_cast<size_t>(kKernelBenchTrials);
+    bool kb_pass = kb_ran;
+    for (const auto& t : kernelbench_trials_) kb_pass = kb_pass && t.value("passed", false);
+    kb["correct"] = kb_pass;
+    kb["compiled"] = out.compile.ok;
+    out.kernelbench = kb;
+    out.total_seconds = (clock.MonotonicNanos() - start) / 1e9;
+    return out;
+  };
+
+  // L0: the files' shape and the wrapper's integrity, read without running either.
+  json check = Check(reference_path, candidate_path);
+  const json& rc = check["reference"];
+  if (!rc.is_object() || !rc.value("ok", false))
+    throw UsageError(reference_path + " is not a KernelBench reference: " +
+                     (rc.is_object() ? Str(rc, "problem") : std::string("the check wrote nothing")));
+  const json& cc = check["candidate"];
+  if (!cc.is_object() || !cc.value("ok", false)) {
+    v.failure = FailureClass::kBuildError;
+    v.message = cc.is_object() ? Str(cc, "problem") : "the candidate could not be analysed";
+    return finish(v);
+  }
+  for (const auto& f : cc.value("findings", json::array()))
+    if (f.is_object()) AddFinding(&v.integrity, Str(f, "check"), Str(f, "detail"), f.value("line", 0));
+  std::vector<ExtensionSource> sources;
+  for (const auto& e : cc.value("extensions", json::array())) {
+    if (!e.is_object()) continue;
+    ExtensionSource s;
+    s.name = Str(e, "name");
+    s.key = Str(e, "key");
+    s.main_cpp = Str(e, "main_cpp");
+    s.cuda_cu = Str(e, "cuda_cu");
+    for (auto [field, list] : {std::pair{"extra_cflags", &s.extra_cflags}, std::pair{"extra_cuda_cflags", &s.extra_cuda_cflags},
+                               std::pair{"extra_ldflags", &s.extra_ldflags}})
+      for (const auto& f : e.value(field, json::array()))
+        if (f.is_string()) list->push_back(f.get<std::string>());
+    if (s.name.empty() || s.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") !=
+                              std::string::npos) {
+      AddFinding(&v.integrity, "wrapper.extension_name", "load_inline's name '" + s.name + "' is not an identifier",
+                 e.value("line", 0));
+      continue;
+    }
+    for (auto [text, backend] : {std::pair{&s.main_cpp, BackendKind::kCpu}, std::pair{&s.cuda_cu, BackendKind::kCuda}})
+      if (!text->empty())
+        for (auto& f : ExtensionChecks(*text, backend))
+          AddFinding(&v.integrity, f.check, s.name + (backend == BackendKind::kCuda ? " (cuda.cu" : " (main.cpp") +
+                                                ", line " + std::to_string(f.line) + "): " + f.detail, 0);
+    sources.push_back(std::move(s));
+  }
+  if (!v.integrity.empty()) {
+    v.level = Level::kNone;
+    v.failure = FailureClass::kIntegrity;
+    v.message = "integrity: " + v.integrity.front().check + ": " + v.integrity.front().detail;
+    return finish(v);
+  }
+  v.level = Level::kL0Static;
+
+  // L1: every extension built before any candidate code runs.
+  CompilerOptions co;
+  co.cache_dir = options_.cache_dir;
+  co.timeout_ms = 300000;
+  co.limits = options_.limits;
+  if (options_.backend == BackendKind::kCuda) co.cuda_arch = machine_.Device().arch;
+  v.compile.attempted = true;
+  v.compile.ok = true;
+  v.compile.cached = true;
+  v.compile.compiler = "torch extension (" + machine_.HostCompiler().path + ")";
+  for (const auto& s : sources) {
+    if (options_.cancel && options_.cancel->cancelled()) throw CancelledError(options_.cancel->reason());
+    CompileResult r = CompileTorchExtension(machine_, torch_, s, co);
+    v.compile.seconds += r.seconds;
+    v.compile.cached = v.compile.cached && r.cached;
+    v.compile.version = r.compiler_version;
+    v.compile.flags = r.flags;
+    v.compile.log += UntrustedText(r.log);
+    if (!r.ok) {
+      v.compile.ok = false;
+      v.failure = FailureClass::kBuildError;
+      v.message = "the extension '" + s.name + "' does not build" + (r.timed_out ? " (timed out)" : "") + ": " +
+                  TracebackTail(UntrustedText(r.log), 6);
+      return finish(v);
+    }
+    extensions_[s.key] = r.so_path;
+  }
+  v.level = Level::kL1Compile;
+
+  // L2: KernelBench's 5 trials and the certified distributions; --full adds more, and sizes.
+  std::vector<Trial> light, full;
+  for (int i = 0; i < kKernelBenchTrials; ++i)
+    light.push_back({"kernelbench_" + std::to_string(i), "kernelbench", 0, i, TrialSet::kLight});
+  uint64_t s = options_.seed * 1000003u + 17;
+  for (const char* d : kLightDistributions) light.push_back({d, d, s++, -1, TrialSet::kLight});
+  for (const char* d : kFullDistributions) full.push_back({d, d, s++, -1, TrialSet::kFull});
+  json constants = rc.value("constants", json::object());
+  std::vector<Trial> sized = {{"sizes_kernelbench", "kernelbench", s++, -1, TrialSet::kFull},
+                              {"sizes_all_negative", "all_negative", s++, -1, TrialSet::kFull}};
+
+  auto run_set = [&](const std::vector<Trial>& trials, const json& consts) -> bool {
+    if (options_.cancel && options_.cancel->cancelled()) throw CancelledError(options_.cancel->reason());
+    WorkerRun ref = Worker("reference", trials, consts);
+    v.reference_seconds += ref.seconds;
+    if (std::string why = WorkerProblem(ref, "reference"); !why.empty()) {
+      if (&trials == &sized) return true;  // the reference does not take other sizes
+      throw UsageError(why);
+    }
+    WorkerRun cand = Worker("candidate", trials, consts);
+    v.run_seconds += cand.seconds;
+    v.sandbox_layers = cand.layers;
+    if (cand.escapes.count > 0)
+      AddFinding(&v.integrity, "sandbox.write_outside_scratch",
+                 std::to_string(cand.escapes.count) + " paths, first " +
+                     (cand.escapes.first.empty() ? std::string("?") : cand.escapes.first.front()));
+    if (cand.result.is_object() && cand.result.contains("parameters"))
+      kb["weights"] = WeightsCheck(ref.result["parameters"], cand.result["parameters"]);
+    std::string problem = WorkerProblem(cand, "candidate");
+    if (!problem.empty()) {
+      v.failure = cand.status.kind == ExitStatus::Kind::kTimedOut ? FailureClass::kTimeout : FailureClass::kRuntimeError;
+      v.message = problem;
+      return false;
+    }
+    size_t before = v.cases.size();
+    Judge(trials, ref, cand, &v);
+    if (!v.integrity.empty()) {
+      v.failure = FailureClass::kIntegrity;
+      v.message = "integrity: " + v.integrity.front().check + ": " + v.integrity.front().detail;
+      return false;
+    }
+    for (size_t i = before; i < v.cases.size(); ++i)
+      if (!v.cases[i].passed()) {
+        v.failure = v.cases[i].failure;
+        v.message = std::string(TrialSetName(v.cases[i].set)) + " trial " + v.cases[i].name + " (" +
+                    v.cases[i].distribution + "): " + v.cases[i].message;
+        std::string w = kb.value("weights", "");
+        if (w == "same_values_other_order" || w == "different_values")
+          v.message += "; note: ModelNew's weights differ from Model's (" + w +
+                       "): it creates its parameters in a different order or way, so it gets different random "
+                       "weights under the same seed; create them as Model does before blaming the kernel";
+        return false;
+      }
+    return true;
+  };
+  if (!run_set(light, json::object())) return finish(v);
+  v.level = Level::kL2Light;
+  if (options_.full) {
+    if (!run_set(full, json::object())) return finish(v);
+    json odd = OddSizes(constants);
+    if (!odd.empty()) {
+      v.random_shapes.push_back({});
+      for (auto& [name, value] : odd.items()) v.random_shapes.back()[name] = value.get<int64_t>();
+      if (!run_set(sized, odd)) return finish(v);
+    }
+    v.level = Level::kL2Full;
+  }
+  v.passed = true;
+  return finish(v);
+}
+
+}  // namespace
+
+bool IsKernelBenchFile(const std::string& path) {
+  return path.size() > 3 && path.compare(path.size() - 3, 3, ".py") == 0;
+}
+
+Verdict VerifyKernelBench(Machine& machine, const std::string& reference_path, const std::string& candidate_path,
+                          const KernelBenchOptions& options) {
+  KernelBenchVerifier verifier(machine, options);
+  return verifier.Run(reference_path, candidate_path);
+}
+
+}  // namespace kforge

@@ -1,0 +1,53 @@
+#pragma once
+// KernelBench tasks: a reference file (class Model, get_inputs(), get_init_inputs()) and a
+// candidate file (class ModelNew) taken as they are, and judged twice.
+//
+// *KernelBench-compatible*: the benchmark's own procedure (KernelBench main's eval.py, after
+// v0.1): weights built under torch.manual_seed(42) for both models, 5 trials whose seeds are
+// torch.randint(0, 2**32 - 1) draws after torch.manual_seed(42), get_inputs() under each,
+// torch.allclose with atol = rtol = 1e-4 for float32 and 1e-2 for float16/bfloat16 (v0 and
+// v0.1 used 1e-2 for float32 too), against the float32 reference.
+//
+// *Certified*: what the benchmark misses. The same 5 trials plus inputs from other
+// distributions (all-negative, -100 offset, large, small, signed rows: KernelBench draws only
+// torch.rand/randn), and with --full the file's integer size constants varied to odd sizes;
+// a float64 reference with a scale-aware tolerance (all-zero outputs of a tiny-output task do
+// not pass); input mutation and output type checks; the wrapper's static integrity
+// (python/kforge_check_modelnew.py) and the native static checks on the extension sources.
+//
+// Where things run: the checker, the reference and the candidate each run in a confined
+// process of their own (exec/confined_program.h); the candidate's process never holds the
+// reference's outputs, and the comparison is the engine's (compare.h), never Python's.
+// Extensions are built before any candidate code runs (exec/torch_extension.h).
+#include <cstdint>
+#include <string>
+
+#include "core/backend_kind.h"
+#include "exec/sandbox.h"
+#include "verify/verdict.h"
+
+namespace kforge {
+
+class CancellationToken;
+class Machine;
+
+struct KernelBenchOptions {
+  BackendKind backend = BackendKind::kCpu;  ///< cpu, or cuda (the worker runs on the GPU)
+  bool full = false;
+  uint64_t seed = 0;  ///< seeds the certified trials' distributions (KernelBench's own are fixed)
+  int64_t worker_timeout_ms = 10 * 60 * 1000;  ///< one worker process, all of its trials
+  std::string cache_dir;
+  SandboxLimits limits;
+  const CancellationToken* cancel = nullptr;
+};
+
+/// The file looks like a KernelBench reference or candidate (a .py file).
+bool IsKernelBenchFile(const std::string& path);
+
+/// Verifies `candidate_path` against the reference file. Throws UsageError when a file is
+/// missing or the reference is not in KernelBench's format, EnvironmentError when there is
+/// no Python with PyTorch; everything the candidate does is a verdict.
+Verdict VerifyKernelBench(Machine& machine, const std::string& reference_path, const std::string& candidate_path,
+                          const KernelBenchOptions& options);
+
+}  // namespace kforge
