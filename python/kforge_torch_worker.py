@@ -13,6 +13,7 @@ The job (JSON, written by the engine):
     extensions      {key: path of the prebuilt extension module} for load_inline
     trials          [{"name", "seed", "distribution"}]; distribution "kernelbench" draws
                     get_inputs() as KernelBench does, the others replace floating inputs
+    poison_nbytes   sizes of blocks to fill with 0xff bytes and free before each forward
     kernelbench_trials  how many KernelBench trial seeds to derive (their seeds are computed
                     here as KernelBench does: torch.manual_seed(42), then torch.randint)
     out             directory for result.json and the output files
@@ -183,6 +184,7 @@ def main():
     out_dir = job["out"]
     role, device = job["role"], job["device"]
     result["stage"] = "import_torch"
+    write_result()
     import torch
     import torch.utils.cpp_extension as cpp_extension
     result["torch"] = torch.__version__
@@ -191,12 +193,14 @@ def main():
     cpp_extension.load_inline = prebuilt_load_inline(job.get("extensions", {}))
 
     result["stage"] = "load_reference"
+    write_result()
     reference = load_module("kforge_reference", job["reference"])
     for k, v in job.get("constants", {}).items():
         setattr(reference, k, v)
     get_inputs, get_init_inputs = reference.get_inputs, reference.get_init_inputs
     if role == "candidate":
         result["stage"] = "load_candidate"
+        write_result()
         del reference.Model  # the candidate's process never runs the reference
         candidate = load_module("kforge_candidate", job["candidate"])
         model_class = candidate.ModelNew
@@ -204,6 +208,7 @@ def main():
         model_class = reference.Model
 
     result["stage"] = "init"
+    write_result()
     set_seed(torch, SEED)
     init_inputs = [x.to(device) if isinstance(x, torch.Tensor) else x for x in get_init_inputs()]
     with torch.no_grad():
@@ -214,11 +219,13 @@ def main():
     model64 = copy.deepcopy(model).double() if role == "reference" else None
 
     result["stage"] = "trials"
+    write_result()
     torch.manual_seed(SEED)
     kb_seeds = [torch.randint(0, 2**32 - 1, (1,)).item() for _ in range(job.get("kernelbench_trials", 0))]
     for index, trial in enumerate(job["trials"]):
         entry = {"name": trial["name"], "ok": False, "error": "", "outputs": []}
         result["trials"].append(entry)
+        write_result()  # the engine's deadline for this trial starts now
         seed = kb_seeds[trial["kernelbench_index"]] if "kernelbench_index" in trial else trial["seed"]
         entry["seed"] = seed
         try:
@@ -228,6 +235,10 @@ def main():
                 inputs = replace_floats(torch, inputs, trial["distribution"], seed, device)
                 entry["inputs_sha256"] = inputs_digest(torch, inputs)
                 clones = [x.clone() if isinstance(x, torch.Tensor) else None for x in inputs]
+                # Freed blocks of the outputs' sizes, filled with 0xff bytes: memory an output
+                # is allocated in and never written shows that pattern, whatever the allocator.
+                poison = [torch.full((n,), 255, dtype=torch.uint8, device=device) for n in job.get("poison_nbytes", [])]
+                del poison
                 set_seed(torch, seed)
                 start = time.perf_counter()
                 out = model(*inputs)

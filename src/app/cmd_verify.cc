@@ -26,8 +26,7 @@ CommandAction SetupVerify(CLI::App& sub, Machine& machine, CancellationToken& in
   sub.add_option("task", a->task,
                  "bundled task name (see 'kforge tasks'), path to a task file, or a KernelBench reference .py")
       ->required();
-  sub.add_option("candidate", a->candidate,
-                 "candidate source file exporting kforge_run, or a KernelBench ModelNew .py")
+  sub.add_option("candidate", a->candidate, "candidate source file exporting kforge_run, or a KernelBench ModelNew .py")
       ->required();
   sub.add_flag("--full", a->full, "after the light set passes, certify on the full set");
   sub.add_flag("--json", a->json, "print the verdict as one JSON object on stdout");

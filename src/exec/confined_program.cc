@@ -1,9 +1,11 @@
 #include "exec/confined_program.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -63,7 +65,7 @@ std::string ConfinedProgram::OutputTail(size_t max_bytes) const {
 }
 
 ExitStatus ConfinedProgram::Run(const std::vector<std::string>& argv, const std::vector<std::string>& env,
-                                int64_t timeout_ms) {
+                                int64_t timeout_ms, const std::function<bool()>& keep_going) {
   SandboxMode mode = machine_.Sandbox();
   bool bwrap = mode == SandboxMode::kBubblewrap;
   SandboxSpec spec(mode, jail_, scratch_);
@@ -110,7 +112,8 @@ ExitStatus ConfinedProgram::Run(const std::vector<std::string>& argv, const std:
   cmd.insert(cmd.end(), argv.begin(), argv.end());
 
   int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) throw EnvironmentError(std::string("cannot create a pipe: ") + std::strerror(errno));
+  if (::pipe2(fds, O_CLOEXEC) != 0)
+    throw EnvironmentError(std::string("cannot create a pipe: ") + std::strerror(errno));
   ScopedFd ours(fds[0]), theirs(fds[1]);
   SpawnOptions opts;
   opts.argv = spec.Wrap(cmd);
@@ -122,7 +125,22 @@ ExitStatus ConfinedProgram::Run(const std::vector<std::string>& argv, const std:
   Clock& clock = machine_.env().clock();
   std::unique_ptr<Subprocess> child = machine_.env().processes().Start(opts);
   theirs.Reset();
-  ExitStatus status = child->Wait(timeout_ms);
+  const int64_t deadline = clock.MonotonicNanos() + timeout_ms * 1000000;
+  ExitStatus status;
+  for (;;) {
+    int64_t left_ms = (deadline - clock.MonotonicNanos()) / 1000000;
+    pollfd p{child->exit_fd(), POLLIN, 0};
+    if (left_ms <= 0 ||
+        (::poll(&p, 1, static_cast<int>(std::min<int64_t>(left_ms, 100))) == 0 && keep_going && !keep_going())) {
+      child->Kill();
+      status.kind = ExitStatus::Kind::kTimedOut;
+      break;
+    }
+    if (p.revents != 0) {
+      status = child->Wait(1000);
+      break;
+    }
+  }
   // The runner wrote its layers (a few bytes) before the program started; nothing else can
   // write to this pipe but the program, which had it closed on exec.
   char buf[32] = {};

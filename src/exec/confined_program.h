@@ -8,6 +8,7 @@
 // so it is reachable in every mode and as any uid; it runs in scratch and is given relative
 // paths. What it writes there is read back by the engine as untrusted bytes.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,9 +35,12 @@ class ConfinedProgram {
   std::string Provide(const std::string& host, const std::string& name);
   /// Writes `text` to scratch/`name`; returns the path the program sees.
   std::string Write(const std::string& name, const std::string& text);
-  /// Runs argv (argv[0] an absolute path) to completion within `timeout_ms`. The environment
-  /// is replaced by `env` ("NAME=value"). Throws EnvironmentError when it cannot start.
-  ExitStatus Run(const std::vector<std::string>& argv, const std::vector<std::string>& env, int64_t timeout_ms);
+  /// Runs argv (argv[0] an absolute path) to completion within `timeout_ms`, asking
+  /// `keep_going` (when given) every 100 ms whether to let it run on: false ends it as timed
+  /// out. The environment is replaced by `env` ("NAME=value"). Throws EnvironmentError when
+  /// it cannot start.
+  ExitStatus Run(const std::vector<std::string>& argv, const std::vector<std::string>& env, int64_t timeout_ms,
+                 const std::function<bool()>& keep_going = {});
 
   /// Host path of scratch/`name`.
   std::string ScratchPath(const std::string& name) const { return scratch_ + "/" + name; }

@@ -1,5 +1,8 @@
 #include "exec/torch_extension.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -30,7 +33,8 @@ bool TryToolchain(Machine& machine, const std::string& python, TorchToolchain* o
   ProcessRunner::Result r = machine.env().processes().Run(opts, 120000);
   std::string text = ReadTextTail(opts.output_path, 64 * 1024);
   if (!r.status.ok()) {
-    *why = python + ": " + r.status.Describe() + (text.empty() ? "" : ": " + text.substr(text.rfind('\n', text.size() - 2) + 1));
+    *why = python + ": " + r.status.Describe() +
+           (text.empty() ? "" : ": " + text.substr(text.rfind('\n', text.size() - 2) + 1));
     return false;
   }
   // The JSON is the last line (torch may warn before it).
@@ -125,11 +129,35 @@ TorchToolchain FindTorch(Machine& machine) {
 }
 
 std::string ExtensionFlagProblem(const std::string& flag) {
-  static const char* kAllowed[] = {"-O", "-D", "-U", "-std=", "-W", "-march=", "-mtune=", "-mavx", "-mfma", "-funroll",
-                                   "-fopenmp", "-ffast-math", "-fno-", "--use_fast_math", "-use_fast_math", "-lineinfo",
-                                   "-Xptxas", "--ptxas-options", "-maxrregcount", "--maxrregcount",
-                                   "--expt-relaxed-constexpr", "--expt-extended-lambda", "-gencode", "-arch=",
-                                   "-lcublas", "-lcublasLt", "-lcudnn", "-lgomp", "-g"};
+  static const char* kAllowed[] = {"-O",
+                                   "-D",
+                                   "-U",
+                                   "-std=",
+                                   "-W",
+                                   "-march=",
+                                   "-mtune=",
+                                   "-mavx",
+                                   "-mfma",
+                                   "-funroll",
+                                   "-fopenmp",
+                                   "-ffast-math",
+                                   "-fno-",
+                                   "--use_fast_math",
+                                   "-use_fast_math",
+                                   "-lineinfo",
+                                   "-Xptxas",
+                                   "--ptxas-options",
+                                   "-maxrregcount",
+                                   "--maxrregcount",
+                                   "--expt-relaxed-constexpr",
+                                   "--expt-extended-lambda",
+                                   "-gencode",
+                                   "-arch=",
+                                   "-lcublas",
+                                   "-lcublasLt",
+                                   "-lcudnn",
+                                   "-lgomp",
+                                   "-g"};
   for (const char* a : kAllowed)
     if (StartsWith(flag, a) && flag.find_first_of(" \t\n;&|`$") == std::string::npos) return "";
   return "the extra build flag '" + flag +
@@ -191,6 +219,10 @@ CompileResult CompileTorchExtension(Machine& machine, const TorchToolchain& torc
   std::string pch_header = pch_dir + "/kforge_torch.h";
   double seconds = 0;
   std::string log;
+  // One build of the header at a time on this machine (parallel verifies wait for it).
+  MakeDirs(cache_root + "/torch-pch");
+  ScopedFd lock(::open((pch_dir + ".lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644));
+  if (lock.get() >= 0) ::flock(lock.get(), LOCK_EX);
   if (!FileExists(pch_header + ".gch")) {
     TempDir work("kforge-pch", machine.config().temp_dir);
     MakeDirs(work.path() + "/scratch");
@@ -213,6 +245,8 @@ CompileResult CompileTorchExtension(Machine& machine, const TorchToolchain& torc
       log += "(building the precompiled torch header failed; building without it)\n" + pch.log + "\n";
     }
   }
+
+  if (lock.get() >= 0) ::flock(lock.get(), LOCK_UN);
 
   TempDir work("kforge-ext", machine.config().temp_dir);
   std::string scratch = work.path() + "/scratch";
@@ -269,8 +303,8 @@ CompileResult CompileTorchExtension(Machine& machine, const TorchToolchain& torc
     for (const auto& p : torch.library_paths) link.insert(link.end(), {"-L" + p, "-Wl,-rpath," + p});
     link.insert(link.end(), {"-lc10", "-ltorch", "-ltorch_cpu", "-ltorch_python"});
     if (cuda)
-      link.insert(link.end(), {"-lc10_cuda", "-ltorch_cuda", "-L" + cuda_root + "/lib64", "-Wl,-rpath," + cuda_root +
-                               "/lib64", "-lcudart"});
+      link.insert(link.end(), {"-lc10_cuda", "-ltorch_cuda", "-L" + cuda_root + "/lib64",
+                               "-Wl,-rpath," + cuda_root + "/lib64", "-lcudart"});
     link.insert(link.end(), source.extra_ldflags.begin(), source.extra_ldflags.end());
     link.insert(link.end(), {"-o", scratch + "/" + source.name + ".so"});
     ok = finish(RunStep(machine, work.path(), read_only, link, options.limits, options.timeout_ms));

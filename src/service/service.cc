@@ -128,6 +128,7 @@ VerifyResult Service::Verify(const VerifyRequest& request, const CancellationTok
     kb.limits = request.options.limits;
     kb.limits.address_space_bytes = 0;  // Python with torch maps far more than it uses
     kb.cancel = &cancel;
+    kb.call_timeout_ms = request.options.case_timeout_ms;
     r.verdict = VerifyKernelBench(machine_, request.task, request.candidate_path, kb);
     return r;
   }

@@ -36,6 +36,9 @@ struct KernelBenchOptions {
   bool full = false;
   uint64_t seed = 0;  ///< seeds the certified trials' distributions (KernelBench's own are fixed)
   int64_t worker_timeout_ms = 10 * 60 * 1000;  ///< one worker process, all of its trials
+  /// The candidate's import, and each of its trials (drawing inputs, one forward, writing
+  /// the outputs), gets this much beyond a fixed allowance of 10 s (a hang ends there).
+  int64_t call_timeout_ms = 10000;
   std::string cache_dir;
   SandboxLimits limits;
   const CancellationToken* cancel = nullptr;
