@@ -95,12 +95,20 @@ ExitStatus ConfinedProgram::Run(const std::vector<std::string>& argv, const std:
                              " (KFORGE_CANDIDATE_UID=0 runs it as the engine's user, with no task limit)");
     uid = uid_->uid();
     ChownTree(scratch_, uid);
+    // Python opens its script by absolute path: the run directory must be passable (not
+    // listable) for the candidate user; scratch inside it is that user's alone.
+    ::chmod(dir_->path().c_str(), 0711);
   }
   std::vector<std::string> cmd = {bwrap ? "/kforge/kforge-runner" : runner, "confine", "--allow-processes"};
   for (const auto& a : LimitArgs(limits)) cmd.push_back(a);
   cmd.insert(cmd.end(), {"--scratch", bwrap ? "/scratch" : scratch_, "--layers-fd", std::to_string(kLayersFd)});
   if (uid != 0) cmd.insert(cmd.end(), {"--uid", std::to_string(uid)});
   if (bwrap) cmd.push_back("--in-jail");
+  // The CUDA driver initialises inside the worker after its confinement, and fails (error
+  // 304, measured on the H200) under Landlock and under the seccomp filter, each alone; the
+  // native runner initialises it first. Until the worker can do the same, a GPU worker runs
+  // without those two layers, and the verdict's layer list says so.
+  if (gpu_) cmd.insert(cmd.end(), {"--gpu", "--without", "landlock", "--without", "seccomp"});
   for (const auto& path : toolkit) cmd.insert(cmd.end(), {"--read", path});
   std::string no_cgroup;
   if (limits_.max_tasks > 0) {

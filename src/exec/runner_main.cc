@@ -660,7 +660,7 @@ int ConfineAndExec(ConfineOptions confine, int layers_fd, char** program) {
   std::fprintf(stderr,
                "usage: kforge-runner exec [--as B] [--fsize B] [--nofile N] -- PROGRAM ARGS...\n"
                "       kforge-runner confine [limits] [--scratch DIR] [--read PATH]... [--uid U] [--tasks N]\n"
-               "                             [--allow-processes] [--layers-fd FD] -- PROGRAM ARGS...\n"
+               "                             [--allow-processes] [--gpu] [--layers-fd FD] -- PROGRAM ARGS...\n"
                "       kforge-runner run [--as B] [--fsize B] [--nofile N] [--tasks N] [--cgroup-fd FD] [--uid U]\n"
                "                         [--scratch DIR] [--read PATH]... [--in-jail] --so CANDIDATE.so\n"
                "kforge-runner is started by kforge; it is not meant to be run by hand.\n");
@@ -749,7 +749,16 @@ int main(int argc, char** argv) {
       confine.cgroup_procs_fd = static_cast<int>(value());
     else if (a == "--allow-processes")
       confine.allow_processes = true;
-    else if (a == "--layers-fd")
+    else if (a == "--gpu")
+      confine.gpu = true;
+    else if (a == "--without" && i + 1 < argc) {
+      std::string layer = argv[++i];
+      confine.without |= layer == "landlock"          ? kLayerLandlock
+                         : layer == "seccomp"         ? kLayerSeccomp
+                         : layer == "user_namespace"  ? kLayerUserNamespace
+                         : layer == "no_capabilities" ? kLayerNoCapabilities
+                                                      : 0u;
+    } else if (a == "--layers-fd")
       layers_fd = static_cast<int>(value());
     else if (a == "--malloc-checked")
       malloc_checked = true;

@@ -127,6 +127,8 @@ VerifyResult Service::Verify(const VerifyRequest& request, const CancellationTok
     kb.cache_dir = request.options.cache_dir;
     kb.limits = request.options.limits;
     kb.limits.address_space_bytes = 0;  // Python with torch maps far more than it uses
+    // Outputs go back to the engine as files (a KernelBench level-1 tensor is 1 GiB or more).
+    kb.limits.file_size_bytes = std::max<int64_t>(kb.limits.file_size_bytes, int64_t{16} << 30);
     kb.cancel = &cancel;
     kb.call_timeout_ms = request.options.case_timeout_ms;
     r.verdict = VerifyKernelBench(machine_, request.task, request.candidate_path, kb);

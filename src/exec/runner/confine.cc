@@ -93,7 +93,9 @@ uint32_t ApplyLandlock(const ConfineOptions& o) {
     size = 2 * sizeof(uint64_t);
   }
   if (abi >= 6) {
-    attr.scoped = kScopeAbstractUnix | kScopeSignal;
+    // The CUDA driver, initialised after confinement in the PyTorch worker, talks to its
+    // daemon over an abstract socket: the worker keeps that scope open (signals stay scoped).
+    attr.scoped = (o.gpu && o.allow_processes ? 0 : kScopeAbstractUnix) | kScopeSignal;
     size = sizeof attr;
   }
   int ruleset = static_cast<int>(::syscall(SYS_landlock_create_ruleset, &attr, size, 0));
@@ -108,7 +110,12 @@ uint32_t ApplyLandlock(const ConfineOptions& o) {
   AllowPath(ruleset, "/dev/null", kFsRead | LANDLOCK_ACCESS_FS_WRITE_FILE, all);
   AllowPath(ruleset, "/dev/zero", kFsRead, all);
   AllowPath(ruleset, "/dev/urandom", kFsRead, all);
-  if (o.allow_processes) AllowPath(ruleset, "/proc/cpuinfo", kFsRead, all);  // torch's cpuinfo
+  // The PyTorch worker initialises the GPU after its confinement (the runner does it before):
+  // the driver reads system-wide /proc files then. Never another process's directory.
+  if (o.allow_processes)
+    for (const char* p : {"/proc/cpuinfo", "/proc/meminfo", "/proc/stat", "/proc/devices", "/proc/modules",
+                          "/proc/version", "/proc/filesystems", "/proc/sys", "/proc/mounts", "/proc/interrupts"})
+      AllowPath(ruleset, p, kFsRead, all);
   if (o.gpu) {
     AllowPath(ruleset, "/dev", kFsRead | LANDLOCK_ACCESS_FS_WRITE_FILE | kFsIoctlDev, all);
     AllowPath(ruleset, "/sys", kFsRead, all);
@@ -141,10 +148,14 @@ bool InstallSeccomp(bool allow_processes, std::string* error) {
   // No network: only local socketpairs, never a connection to a socket by name.
   // The PyTorch worker's libraries probe sockets (glibc asks nscd, for one): there the calls
   // fail instead of ending the process.
+  // With sockets of no other family, connect and bind reach local sockets only; the worker
+  // (the CUDA driver talks to its daemon) keeps them.
   const uint32_t no_network = allow_processes ? SCMP_ACT_ERRNO(EACCES) : SCMP_ACT_TRAP;
   rule(no_network, SCMP_SYS(socket), {SCMP_A0(SCMP_CMP_NE, AF_UNIX)});
-  rule(no_network, SCMP_SYS(connect), {});
-  rule(no_network, SCMP_SYS(bind), {});
+  if (!allow_processes) {
+    rule(no_network, SCMP_SYS(connect), {});
+    rule(no_network, SCMP_SYS(bind), {});
+  }
   // No new processes; threads are allowed. glibc tries clone3 first and falls back to clone
   // on ENOSYS, where the flags are visible to the filter.
   // Signals only to ourselves (abort, pthread_kill): never to the engine or anyone else.
@@ -217,7 +228,8 @@ uint32_t ConfineEarly(const ConfineOptions& o) {
     layers |= kLayerOtherUid;
   // RLIMIT_NPROC never binds uid 0 (the kernel exempts root's user, namespace or not).
   if (::getuid() != 0) layers |= kLayerTaskLimit;
-  if (InOwnUserNamespace() || ::unshare(CLONE_NEWUSER) == 0) layers |= kLayerUserNamespace;
+  if (!(o.without & kLayerUserNamespace) && (InOwnUserNamespace() || ::unshare(CLONE_NEWUSER) == 0))
+    layers |= kLayerUserNamespace;
   return layers;
 }
 
@@ -231,8 +243,9 @@ bool ConfineLate(const ConfineOptions& o, uint32_t* layers, std::string* error) 
     if (::setrlimit(RLIMIT_NPROC, &r) == 0) *layers |= kLayerTaskLimit;
   }
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0) *layers |= kLayerNoNewPrivs;
-  if (DropCapabilities()) *layers |= kLayerNoCapabilities;
-  *layers |= ApplyLandlock(o);
+  if (!(o.without & kLayerNoCapabilities) && DropCapabilities()) *layers |= kLayerNoCapabilities;
+  if (!(o.without & kLayerLandlock)) *layers |= ApplyLandlock(o);
+  if (o.without & kLayerSeccomp) return true;
   if (!InstallSeccomp(o.allow_processes, error)) return false;
   *layers |= kLayerSeccomp;
   return true;

@@ -38,6 +38,9 @@ struct ConfineOptions {
   /// The PyTorch worker (kforge-runner confine): child processes are allowed (Triton and
   /// torch start compilers), and signals to them; everything else in the filter stays.
   bool allow_processes = false;
+  /// Diagnosis only (kforge-runner confine --without NAME): layers (runner_protocol.h's
+  /// kLayer bits) not to apply, to find which one a program cannot live with.
+  uint32_t without = 0;
 };
 
 /// While still single-threaded (before the GPU runtime starts its threads): the cgroup and

@@ -1,0 +1,55 @@
+#include "testing/kernelbench_cases.h"
+
+#include <gtest/gtest.h>
+
+#include <cctype>
+
+#include "testing/testing.h"
+
+namespace kforge::testing {
+
+nlohmann::json KernelBenchCases(const std::string& list) {
+  return ReadJson(SourceDir() + "/examples/kernelbench/manifest.json")[list];
+}
+
+std::string KernelBenchCaseName(const nlohmann::json& c) {
+  std::string name = c["candidate"].get<std::string>() + "_on_" + c["reference"].get<std::string>();
+  for (char& ch : name)
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return name;
+}
+
+void CheckKernelBenchCase(const nlohmann::json& c, const std::vector<std::string>& extra_args) {
+  std::string dir = SourceDir() + "/examples/kernelbench/";
+  std::vector<std::string> args = {"verify", dir + c["reference"].get<std::string>(),
+                                   dir + c["candidate"].get<std::string>(), "--json", "--seed", "7"};
+  args.insert(args.end(), extra_args.begin(), extra_args.end());
+  if (c.value("full", false)) args.push_back("--full");
+  if (c.contains("timeout")) args.insert(args.end(), {"--timeout", c["timeout"].get<std::string>()});
+  auto r = RunCli(args, "", 900);
+  SCOPED_TRACE(c.dump() + "\n" + r.out.substr(0, 4000) + "\n" + r.err.substr(0, 4000));
+  if (c.contains("exit")) {
+    EXPECT_EQ(r.exit_code, c["exit"].get<int>());
+    EXPECT_NE(r.err.find(c["error"].get<std::string>()), std::string::npos);
+    return;
+  }
+  bool passed = c["passed"].get<bool>();
+  EXPECT_EQ(r.exit_code, passed ? 0 : 1);
+  nlohmann::json v = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(v.is_object());
+  EXPECT_EQ(v["passed"], passed);
+  ASSERT_TRUE(v["kernelbench"].is_object());
+  if (c.contains("kernelbench_correct")) EXPECT_EQ(v["kernelbench"]["correct"], c["kernelbench_correct"]);
+  if (c.contains("failure_class")) EXPECT_EQ(v["failure_class"], c["failure_class"]);
+  if (c.contains("check")) {
+    bool found = false;
+    for (const auto& f : v["integrity"]) found = found || f["check"] == c["check"];
+    EXPECT_TRUE(found) << "no integrity finding " << c["check"];
+  }
+  if (passed) {
+    EXPECT_EQ(v["level"], c.value("full", false) ? "L2_full" : "L2_light");
+    EXPECT_EQ(v["kernelbench"]["trials"].size(), 5u);
+  }
+}
+
+}  // namespace kforge::testing
