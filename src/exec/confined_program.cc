@@ -69,6 +69,10 @@ ExitStatus ConfinedProgram::Run(const std::vector<std::string>& argv, const std:
   SandboxMode mode = machine_.Sandbox();
   bool bwrap = mode == SandboxMode::kBubblewrap;
   SandboxSpec spec(mode, jail_, scratch_);
+  for (const auto& e : env) {
+    size_t eq = e.find('=');
+    if (eq != std::string::npos) spec.SetEnv(e.substr(0, eq), e.substr(eq + 1));
+  }
   std::string runner = machine_.RunnerPath();
   spec.AddReadOnly(runner, "/kforge/kforge-runner");
   std::vector<std::string> toolkit;

@@ -97,7 +97,9 @@ std::vector<std::string> SandboxSpec::Wrap(const std::vector<std::string>& comma
   }
   argv.insert(argv.end(),
               {"--chdir", kScratchInside, "--clearenv", "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin", "--setenv",
-               "HOME", kScratchInside, "--setenv", "TMPDIR", "/tmp", "--setenv", "LANG", "C.UTF-8", "--"});
+               "HOME", kScratchInside, "--setenv", "TMPDIR", "/tmp", "--setenv", "LANG", "C.UTF-8"});
+  for (const auto& [name, value] : env_) argv.insert(argv.end(), {"--setenv", name, value});
+  argv.push_back("--");
   argv.insert(argv.end(), command.begin(), command.end());
   return argv;
 }

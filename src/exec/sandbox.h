@@ -53,6 +53,9 @@ class SandboxSpec {
   void AddReadOnly(const std::string& host, const std::string& inside);
   /// Gives the child the NVIDIA device nodes and the driver's view of /sys.
   void AllowGpu() { gpu_ = true; }
+  /// Sets a variable in the child's environment, which bubblewrap otherwise clears (without
+  /// bubblewrap the spawner's environment is the child's; pass it there too).
+  void SetEnv(const std::string& name, const std::string& value) { env_.emplace_back(name, value); }
   /// The full argv: bwrap and its options (when on), then `command`.
   std::vector<std::string> Wrap(const std::vector<std::string>& command) const;
   /// Path of a scratch file as the child sees it.
@@ -76,6 +79,7 @@ class SandboxSpec {
   std::map<std::string, Expected> ExpectedJail() const;
 
   std::vector<std::pair<std::string, std::string>> read_only_;
+  std::vector<std::pair<std::string, std::string>> env_;
   bool gpu_ = false;
 };
 

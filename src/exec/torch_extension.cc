@@ -24,7 +24,46 @@ constexpr const char* kProbe =
     "  'python_include': sysconfig.get_paths()['include'], 'abi': bool(torch._C._GLIBCXX_USE_CXX11_ABI),\n"
     "  'cuda': torch.version.cuda is not None}))\n";
 
+/// What identifies an installation for the cached probe: the interpreter's and torch's
+/// header directory's modification times ("" when either is missing).
+std::string Fingerprint(const std::string& python, const std::string& torch_include) {
+  std::error_code ec1, ec2;
+  auto a = std::filesystem::last_write_time(python, ec1);
+  auto b = std::filesystem::last_write_time(torch_include, ec2);
+  if (ec1 || ec2) return "";
+  return std::to_string(a.time_since_epoch().count()) + ":" + std::to_string(b.time_since_epoch().count());
+}
+
+nlohmann::json ToolchainJson(const TorchToolchain& t) {
+  return {{"python", t.python},     {"torch", t.torch_version},           {"include", t.include_paths},
+          {"lib", t.library_paths}, {"python_include", t.python_include}, {"abi", t.cxx11_abi},
+          {"cuda", t.cuda}};
+}
+
+void FromToolchainJson(const nlohmann::json& j, TorchToolchain* out) {
+  out->python = j.value("python", "");
+  out->torch_version = j.value("torch", "");
+  out->include_paths = j.value("include", std::vector<std::string>{});
+  out->library_paths = j.value("lib", std::vector<std::string>{});
+  out->python_include = j.value("python_include", "");
+  out->cxx11_abi = j.value("abi", true);
+  out->cuda = j.value("cuda", false);
+}
+
 bool TryToolchain(Machine& machine, const std::string& python, TorchToolchain* out, std::string* why) {
+  // Importing torch takes seconds: the answer is cached until the interpreter or torch changes.
+  std::string cache = machine.config().cache_dir + "/torch-toolchain-" + Sha256Hex(python).substr(0, 16) + ".json";
+  std::string cached, ignored;
+  if (TryReadFile(cache, &cached, &ignored)) {
+    nlohmann::json j = nlohmann::json::parse(cached, nullptr, false);
+    if (j.is_object() && j.contains("toolchain") && j["toolchain"].is_object()) {
+      FromToolchainJson(j["toolchain"], out);
+      if (out->python == python && !out->include_paths.empty() &&
+          j.value("fingerprint", "") == Fingerprint(python, out->include_paths.front()) &&
+          !j.value("fingerprint", "").empty())
+        return true;
+    }
+  }
   TempDir tmp("kforge-torch-probe", machine.config().temp_dir);
   SpawnOptions opts;
   opts.argv = {python, "-c", kProbe};
@@ -44,13 +83,14 @@ bool TryToolchain(Machine& machine, const std::string& python, TorchToolchain* o
     *why = python + " printed no toolchain description";
     return false;
   }
-  out->python = python;
-  out->torch_version = j.value("torch", "");
-  out->include_paths = j.value("include", std::vector<std::string>{});
-  out->library_paths = j.value("lib", std::vector<std::string>{});
-  out->python_include = j.value("python_include", "");
-  out->cxx11_abi = j.value("abi", true);
-  out->cuda = j.value("cuda", false);
+  j["python"] = python;
+  FromToolchainJson(j, out);
+  if (!out->include_paths.empty()) {
+    MakeDirs(machine.config().cache_dir);
+    WriteFileAtomic(cache, nlohmann::json{{"toolchain", ToolchainJson(*out)},
+                                          {"fingerprint", Fingerprint(python, out->include_paths.front())}}
+                               .dump());
+  }
   return true;
 }
 

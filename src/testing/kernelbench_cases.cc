@@ -21,8 +21,9 @@ std::string KernelBenchCaseName(const nlohmann::json& c) {
 
 void CheckKernelBenchCase(const nlohmann::json& c, const std::vector<std::string>& extra_args) {
   std::string dir = SourceDir() + "/examples/kernelbench/";
-  std::vector<std::string> args = {"verify", dir + c["reference"].get<std::string>(),
-                                   dir + c["candidate"].get<std::string>(), "--json", "--seed", "7"};
+  std::vector<std::string> args = {
+      "verify", dir + c["reference"].get<std::string>(), dir + c["candidate"].get<std::string>(), "--json", "--seed",
+      "7"};
   args.insert(args.end(), extra_args.begin(), extra_args.end());
   if (c.value("full", false)) args.push_back("--full");
   if (c.contains("timeout")) args.insert(args.end(), {"--timeout", c["timeout"].get<std::string>()});
@@ -41,6 +42,9 @@ void CheckKernelBenchCase(const nlohmann::json& c, const std::vector<std::string
   ASSERT_TRUE(v["kernelbench"].is_object());
   if (c.contains("kernelbench_correct")) EXPECT_EQ(v["kernelbench"]["correct"], c["kernelbench_correct"]);
   if (c.contains("failure_class")) EXPECT_EQ(v["failure_class"], c["failure_class"]);
+  if (c.contains("weights")) EXPECT_EQ(v["kernelbench"]["weights"], c["weights"]);
+  if (c.contains("message"))
+    EXPECT_NE(v["message"].get<std::string>().find(c["message"].get<std::string>()), std::string::npos);
   if (c.contains("check")) {
     bool found = false;
     for (const auto& f : v["integrity"]) found = found || f["check"] == c["check"];

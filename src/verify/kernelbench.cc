@@ -401,13 +401,19 @@ void KernelBenchVerifier::Judge(const std::vector<Trial>& trials, const WorkerRu
       }
       int64_t unwritten = 0;
       const size_t width = DTypeSize(got.dtype);
-      for (size_t x = 0; x + width <= got.bytes.size(); x += width)
-        unwritten += std::all_of(got.bytes.begin() + static_cast<std::ptrdiff_t>(x),
-                                 got.bytes.begin() + static_cast<std::ptrdiff_t>(x + width),
-                                 [](char b) { return static_cast<unsigned char>(b) == 0xff; });
+      // An element made of one of the poison bytes: 0xff (freed blocks the worker filled) or
+      // 0x7f (every fresh heap allocation on the CPU, glibc's malloc perturb).
+      for (size_t x = 0; x + width <= got.bytes.size(); x += width) {
+        auto first = got.bytes.begin() + static_cast<std::ptrdiff_t>(x);
+        unsigned char b0 = static_cast<unsigned char>(*first);
+        unwritten +=
+            (b0 == 0xff || b0 == 0x7f) && std::all_of(first, first + static_cast<std::ptrdiff_t>(width),
+                                                      [&](char b) { return static_cast<unsigned char>(b) == b0; });
+      }
       if (unwritten > 0) {
         problem = name + ": " + std::to_string(unwritten) + " of " + std::to_string(got.elements()) +
-                  " elements still hold the 0xff bytes kforge left in freed memory (allocated, never written)";
+                  " elements still hold the poison kforge left in memory (0xff or 0x7f bytes: allocated, never "
+                  "written)";
         fail(FailureClass::kUnwrittenOutput, problem);
       }
       std::vector<double> g = AsDoubles(got), e32 = AsDoubles(ref32), e64 = AsDoubles(ref64);
@@ -537,23 +543,30 @@ json OddSizes(const json& constants) {
   return out;
 }
 
-/// Whether ModelNew's parameters are the reference's in another order (a common false
-/// failure: different creation order, different random weights).
+/// Whether ModelNew holds the reference's weights: each of Model's parameters and buffers is
+/// looked up in ModelNew by name (then by value). "different_values": a parameter of the same
+/// name and shape holds other values — the common false failure where ModelNew creates its
+/// parameters in another order or way and so draws other random weights under the same seed.
 std::string WeightsCheck(const json& ref, const json& cand) {
   if (!ref.is_array() || !cand.is_array()) return "unknown";
-  std::vector<std::string> a, b;
-  for (const auto& p : ref)
-    if (p.is_array() && p.size() == 3) a.push_back(p[1].dump() + p[2].dump());
-  for (const auto& p : cand)
-    if (p.is_array() && p.size() == 3) b.push_back(p[1].dump() + p[2].dump());
-  if (a == b) return "same";
-  std::multiset<std::string> sa(a.begin(), a.end()), sb(b.begin(), b.end());
-  std::set<std::string> shapes_a, shapes_b;
-  for (const auto& p : ref) shapes_a.insert(p[1].dump());
-  for (const auto& p : cand) shapes_b.insert(p[1].dump());
-  if (sa == sb) return "same_values_other_order";
-  if (shapes_a == shapes_b && a.size() == b.size()) return "different_values";
-  return "different";
+  int differing = 0, missing = 0;
+  for (const auto& p : ref) {
+    if (!p.is_array() || p.size() != 3) continue;
+    bool by_name = false, same = false;
+    for (const auto& q : cand) {
+      if (!q.is_array() || q.size() != 3) continue;
+      if (q[0] == p[0] && q[1] == p[1]) {
+        by_name = true;
+        same = q[2] == p[2];
+        break;
+      }
+    }
+    if (!by_name)
+      for (const auto& q : cand) same = same || (q.is_array() && q.size() == 3 && q[2] == p[2]);
+    if (by_name && !same) ++differing;
+    if (!by_name && !same) ++missing;
+  }
+  return differing > 0 ? "different_values" : missing > 0 ? "missing" : "same";
 }
 
 Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::string& candidate_path) {
@@ -724,10 +737,11 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
         v.message = std::string(TrialSetName(v.cases[i].set)) + " trial " + v.cases[i].name + " (" +
                     v.cases[i].distribution + "): " + v.cases[i].message;
         std::string w = kb.value("weights", "");
-        if (w == "same_values_other_order" || w == "different_values")
-          v.message += "; note: ModelNew's weights differ from Model's (" + w +
-                       "): it creates its parameters in a different order or way, so it gets different random "
-                       "weights under the same seed; create them as Model does before blaming the kernel";
+        if (w == "different_values")
+          v.message +=
+              "; note: ModelNew's weights differ from Model's: it creates its parameters in a different "
+              "order or way, so it gets other random weights under the same seed; create them as Model "
+              "does before blaming the kernel";
         return false;
       }
     return true;
