@@ -359,9 +359,14 @@ TEST(CliTest, DoctorReportsTheLayersThatHoldInEachMode) {
   if (j["bubblewrap"] == true) {
     EXPECT_NE(j["sandbox_bwrap"]["layers"].dump().find("bubblewrap"), std::string::npos);
   }
+  // PyTorch, for KernelBench files: where it is, or what to install.
+  ASSERT_TRUE(j["pytorch"].is_string()) << r.out;
+  std::string torch = j["pytorch"];
+  EXPECT_TRUE(torch.find("(torch ") != std::string::npos || torch.find("python3-torch") != std::string::npos) << torch;
   auto text = RunCli({"doctor"});
   EXPECT_EQ(text.exit_code, 0);
   EXPECT_NE(text.out.find("KFORGE_SANDBOX=none"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("PyTorch (KernelBench files): "), std::string::npos) << text.out;
 }
 
 TEST(CliTest, HelpEverywhere) {

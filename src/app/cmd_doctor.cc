@@ -21,6 +21,7 @@
 #include "exec/machine.h"
 #include "exec/pids_cgroup.h"
 #include "exec/sandbox.h"
+#include "exec/torch_extension.h"
 #include "service/bundled.h"
 
 namespace kforge {
@@ -108,6 +109,13 @@ nlohmann::json Diagnose(Machine& machine) {
   } catch (const Error& e) {
     j["compute_sanitizer"] = std::string("missing: ") + e.what();
   }
+  // KernelBench files need a Python with PyTorch (the worker and the extension build).
+  try {
+    TorchToolchain t = FindTorch(machine);
+    j["pytorch"] = t.python + " (torch " + t.torch_version + (t.cuda ? ", CUDA" : ", CPU only") + ")";
+  } catch (const EnvironmentError& e) {
+    j["pytorch"] = std::string("missing: ") + e.what();
+  }
   return j;
 }
 
@@ -148,7 +156,8 @@ CommandAction SetupDoctor(CLI::App& sub, Machine& machine, CancellationToken& in
               << SandboxText("sandbox, KFORGE_SANDBOX=none:", j.value("sandbox_none", nlohmann::json()))
               << "GPU: " << (j["gpu"].is_string() ? j["gpu"].get<std::string>() : j["gpu"].value("name", "?")) << "\n"
               << "nvcc: " << Line(j["nvcc"]) << "\n"
-              << "compute-sanitizer: " << Line(j["compute_sanitizer"]) << "\n";
+              << "compute-sanitizer: " << Line(j["compute_sanitizer"]) << "\n"
+              << "PyTorch (KernelBench files): " << Line(j["pytorch"]) << "\n";
     return 0;
   };
 }
