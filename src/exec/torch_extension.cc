@@ -198,8 +198,10 @@ std::string ExtensionFlagProblem(const std::string& flag) {
                                    "-lcudnn",
                                    "-lgomp",
                                    "-g"};
+  // -Wl, -Wa and -Wp pass options on to the linker, assembler and preprocessor: not warnings.
+  bool pass_through = StartsWith(flag, "-Wl,") || StartsWith(flag, "-Wa,") || StartsWith(flag, "-Wp,");
   for (const char* a : kAllowed)
-    if (StartsWith(flag, a) && flag.find_first_of(" \t\n;&|`$") == std::string::npos) return "";
+    if (!pass_through && StartsWith(flag, a) && flag.find_first_of(" \t\n;&|`$") == std::string::npos) return "";
   return "the extra build flag '" + flag +
          "' is not taken: kforge builds extensions itself and accepts only flags that tune code generation or "
          "define macros (-O…, -D…, -U…, -std=…, -W…, -march=…, -f… switches, --use_fast_math, -lineinfo, -Xptxas, "
