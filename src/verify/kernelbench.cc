@@ -318,7 +318,7 @@ std::string WorkerProblem(const WorkerRun& run, const char* who) {
 
 void KernelBenchVerifier::Judge(const std::vector<Trial>& trials, const WorkerRun& ref, const WorkerRun& cand,
                                 Verdict* v) {
-  const json& rt = ref.result["trials"];
+  const json rt = ref.result.value("trials", json::array());
   const json* ct = cand.result.is_object() && cand.result.contains("trials") && cand.result["trials"].is_array()
                        ? &cand.result["trials"]
                        : nullptr;
@@ -371,8 +371,10 @@ void KernelBenchVerifier::Judge(const std::vector<Trial>& trials, const WorkerRu
       AddCase(v, std::move(c));
       continue;
     }
-    const json& ro = r["outputs"];
-    const json& r64 = r.contains("reference64") ? r["reference64"] : ro;
+    const json ro = r.value("outputs", json::array());
+    const json r64 = r.contains("reference64") ? r["reference64"] : ro;
+    if (!ro.is_array() || !r64.is_array() || r64.size() != ro.size())
+      throw EnvironmentError("the reference's worker described its outputs inconsistently (trial " + t.name + ")");
     const json& co = k.contains("outputs") ? k["outputs"] : json();
     if (!co.is_array() || co.size() != ro.size()) {
       fail(FailureClass::kWrongResult, "the candidate returned " + std::to_string(co.is_array() ? co.size() : 0) +
@@ -716,7 +718,7 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
                  std::to_string(cand.escapes.count) + " paths, first " +
                      (cand.escapes.first.empty() ? std::string("?") : cand.escapes.first.front()));
     if (cand.result.is_object() && cand.result.contains("parameters"))
-      kb["weights"] = WeightsCheck(ref.result["parameters"], cand.result["parameters"]);
+      kb["weights"] = WeightsCheck(ref.result.value("parameters", json()), cand.result["parameters"]);
     std::string problem = WorkerProblem(cand, "candidate");
     if (!problem.empty()) {
       v.failure =

@@ -83,9 +83,10 @@ TEST(ModelNewCheckTest, EachForbiddenThingIsNamed) {
 }
 
 TEST(ModelNewCheckTest, SourcesBuiltAtRunTimeCannotBeBuiltAhead) {
-  auto c = Check("", "import torch.nn as nn\nfrom torch.utils.cpp_extension import load_inline\n"
-                     "ext = load_inline(name='e', cpp_sources=open('k.cpp').read(), functions=['k'])\n"
-                     "class ModelNew(nn.Module):\n    def forward(self, x):\n        return ext.k(x)\n");
+  auto c = Check("",
+                 "import torch.nn as nn\nfrom torch.utils.cpp_extension import load_inline\n"
+                 "ext = load_inline(name='e', cpp_sources=open('k.cpp').read(), functions=['k'])\n"
+                 "class ModelNew(nn.Module):\n    def forward(self, x):\n        return ext.k(x)\n");
   EXPECT_TRUE(Has(c, "wrapper.unresolved_extension")) << c.dump();
 }
 
