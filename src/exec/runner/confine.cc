@@ -251,4 +251,27 @@ bool ConfineLate(const ConfineOptions& o, uint32_t* layers, std::string* error) 
   return true;
 }
 
+/// `kforge-runner confine`: the same confinement as a candidate's runner (processes
+/// allowed), reported on `layers_fd`, then the program. Returns only when it cannot start.
+int ConfineAndExec(ConfineOptions confine, int layers_fd, char** program) {
+  if (!confine.scratch.empty() && ::chdir(confine.scratch.c_str()) != 0) {
+    std::fprintf(stderr, "kforge-runner: cannot enter the scratch directory: %s\n", std::strerror(errno));
+    return 126;
+  }
+  uint32_t layers = ConfineEarly(confine);
+  std::string error;
+  if (!ConfineLate(confine, &layers, &error)) {
+    std::fprintf(stderr, "kforge-runner: %s\n", error.c_str());
+    return 126;
+  }
+  if (layers_fd >= 0) {
+    std::string text = std::to_string(layers) + "\n";
+    [[maybe_unused]] ssize_t n = ::write(layers_fd, text.data(), text.size());
+    ::close(layers_fd);
+  }
+  ::execvp(program[0], program);
+  std::fprintf(stderr, "kforge-runner: cannot run %s: %s\n", program[0], std::strerror(errno));
+  return 127;
+}
+
 }  // namespace kforge

@@ -52,4 +52,9 @@ uint32_t ConfineEarly(const ConfineOptions& options);
 /// Returns false with `error` set when the seccomp filter cannot be installed.
 bool ConfineLate(const ConfineOptions& options, uint32_t* layers, std::string* error);
 
+/// `kforge-runner confine`: this confinement (processes allowed for the PyTorch worker), its
+/// layers written to `layers_fd` (when >= 0) as a decimal number, then `program` is executed.
+/// Returns only when it cannot start.
+int ConfineAndExec(ConfineOptions confine, int layers_fd, char** program);
+
 }  // namespace kforge
