@@ -27,6 +27,7 @@ void WriteRepairContext(const RepairContext& ctx, const std::string& dir) {
   WriteFileAtomic(dir + "/history.txt", history);
   std::string task = "task: " + ctx.task->name + " (" + ctx.task->category + ")\n" + ctx.task->description + "\n";
   WriteFileAtomic(dir + "/task.txt", task);
+  if (ctx.format == TaskFormat::kKernelBench) WriteFileAtomic(dir + "/reference.py", ctx.task_text);
   WriteFileAtomic(dir + "/probes.txt",
                   ctx.probes_enabled
                       ? "Probes are enabled: #include <kforge/probe.h> and place KFORGE_PROBE(\"name\", ptr, count) at "

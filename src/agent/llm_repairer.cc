@@ -14,17 +14,32 @@ using nlohmann::json;
 
 constexpr size_t kMaxSourceBytes = 1 << 20;
 
-constexpr char kSystem[] =
+constexpr char kVerification[] =
     "You repair and write compute kernels for kforge. kforge compiles each candidate you propose, runs it in a "
     "sandbox on fresh seeded inputs, compares it with a double-precision reference and certifies it on a full set "
     "of shapes and adversarial inputs. Only kforge decides whether a candidate is correct; nothing you say about "
-    "correctness is taken into account.\n"
+    "correctness is taken into account.\n";
+constexpr char kNativeAbi[] =
     "The candidate is one C++ (or CUDA) source file exporting the task's `kforge_run` entry point, exactly as the "
     "current candidate does. Keep its signature. Do not special-case the test inputs, read files, start threads or "
-    "processes, or cache results across calls: kforge's integrity checks reject that.\n"
+    "processes, or cache results across calls: kforge's integrity checks reject that.\n";
+constexpr char kKernelBenchAbi[] =
+    "The task is a KernelBench reference (Python: class Model, get_inputs, get_init_inputs). The candidate is one "
+    "Python file defining class ModelNew with Model's constructor arguments and forward signature, whose forward "
+    "computes the operator in a custom kernel: C++ or CUDA built with torch.utils.cpp_extension.load_inline, or a "
+    "Triton kernel. Tensor plumbing (allocation, views, .contiguous()) is allowed; computing the operator with "
+    "torch functions, calling Model, try/except fallbacks, inspecting frames or globals, patching torch or timers, "
+    "and private streams are integrity violations. Create parameters as Model does, in the same order.\n";
+constexpr char kTools[] =
     "Work through the tools: read what you need, then call propose_candidate once with the whole corrected file "
     "(`source`) or a unified diff of the current candidate (`diff`), with a one-sentence `description` of the "
     "change. Proposing ends your turn; kforge validates the proposal and tells you the result next turn.";
+
+std::string SystemPrompt(TaskFormat format) {
+  return std::string(kVerification) + (format == TaskFormat::kKernelBench ? kKernelBenchAbi : kNativeAbi) + kTools;
+}
+
+const char* FenceLanguage(TaskFormat format) { return format == TaskFormat::kKernelBench ? "python" : "cpp"; }
 
 json Schema(json properties, std::vector<std::string> required = {}) {
   json s = {{"type", "object"}, {"properties", std::move(properties)}};
@@ -59,8 +74,10 @@ TurnResult LlmSession::Turn(const RepairContext& ctx, ToolHost& tools) {
   TurnResult result;
   const size_t first_new = messages_.size();  // this turn's messages go to its transcript
   if (messages_.empty()) {                    // the stable prefix: system text and task (tools go with every call)
-    messages_.push_back({"system", kSystem});
-    messages_.push_back({"user", "The task (JSON):\n" + ctx.task_text});
+    messages_.push_back({"system", SystemPrompt(ctx.format)});
+    messages_.push_back({"user", (ctx.format == TaskFormat::kKernelBench ? "The KernelBench reference (Python):\n"
+                                                                         : "The task (JSON):\n") +
+                                     ctx.task_text});
   }
   messages_.push_back({"user", TurnPrompt(ctx)});
   std::optional<Proposal> proposal;
@@ -170,11 +187,13 @@ std::string TurnPrompt(const RepairContext& ctx) {
   } else if (ctx.verdict.is_object() && ctx.verdict.value("passed", false)) {
     p += fmt::format("Round {} (attempt {}). The current candidate ({}) passes; change it as required below.\n\n",
                      ctx.round, ctx.attempt, ctx.file_name);
-    p += "## Current candidate\n```cpp\n" + ctx.source + (ctx.source.back() == '\n' ? "" : "\n") + "```\n\n";
+    p += fmt::format("## Current candidate\n```{}\n", FenceLanguage(ctx.format)) + ctx.source +
+         (ctx.source.back() == '\n' ? "" : "\n") + "```\n\n";
   } else {
     p += fmt::format("Round {} (attempt {}). The current candidate ({}) fails kforge's verification.\n\n", ctx.round,
                      ctx.attempt, ctx.file_name);
-    p += "## Current candidate\n```cpp\n" + ctx.source + (ctx.source.back() == '\n' ? "" : "\n") + "```\n\n";
+    p += fmt::format("## Current candidate\n```{}\n", FenceLanguage(ctx.format)) + ctx.source +
+         (ctx.source.back() == '\n' ? "" : "\n") + "```\n\n";
   }
   if (!ctx.requirement.empty()) p += "## Requirement (from the user)\n" + ctx.requirement + "\n\n";
   if (ctx.verdict.is_object() && !ctx.verdict.value("passed", false)) {

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "core/task.h"
+
 namespace kforge {
 
 struct Task;
@@ -16,11 +18,12 @@ class CancellationToken;
 
 struct RepairContext {
   const Task* task = nullptr;
-  std::string task_text;                   ///< the task file as recorded (JSON)
-  std::string source;                      ///< the candidate to repair
-  std::string file_name = "candidate.cc";  ///< its name for tools and people ("candidate.cu" on cuda)
-  nlohmann::json verdict;                  ///< the failing verdict (JSON, as stored)
-  nlohmann::json forensics;                ///< the engine's diagnosis (JSON, as stored)
+  TaskFormat format = TaskFormat::kTaskFile;  ///< kKernelBench: the task is a reference .py, candidates ModelNew
+  std::string task_text;                      ///< the task file as recorded (JSON, or the KernelBench reference)
+  std::string source;                         ///< the candidate to repair
+  std::string file_name = "candidate.cc";     ///< its name for tools and people ("candidate.cu" on cuda)
+  nlohmann::json verdict;                     ///< the failing verdict (JSON, as stored)
+  nlohmann::json forensics;                   ///< the engine's diagnosis (JSON, as stored)
   std::string forensics_text;
   std::vector<KbHit> kb_hits;        ///< ranked knowledge-base entries for this diagnosis
   std::vector<std::string> history;  ///< the failure class of every earlier validation, in order

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/hash.h"
+#include "core/names.h"
 
 namespace kforge {
 namespace {
@@ -356,5 +357,11 @@ int64_t NumElements(const std::vector<int64_t>& shape) {
   for (int64_t d : shape) n *= d;
   return n;
 }
+
+constexpr NameEntry<TaskFormat> kTaskFormatNames[] = {{TaskFormat::kTaskFile, "task_file"},
+                                                      {TaskFormat::kKernelBench, "kernelbench"}};
+
+std::string_view TaskFormatName(TaskFormat f) { return NameIn(kTaskFormatNames, f); }
+bool TryParseTaskFormat(std::string_view name, TaskFormat* out) { return ParseIn(kTaskFormatNames, name, out); }
 
 }  // namespace kforge

@@ -23,6 +23,8 @@
 #include "record/artifact_store.h"
 #include "verify/forensics.h"
 #include "verify/inputs.h"
+#include "verify/kernelbench.h"
+#include "verify/kernelbench_task.h"
 #include "verify/verifier.h"
 
 namespace kforge {
@@ -67,6 +69,12 @@ nlohmann::json ValidationTrace(const nlohmann::json& verdict) {
           {"run_ms", run_ms}};
 }
 
+/// The task as the engine indexes it: a parsed task file, or a KernelBench reference's name
+/// and category.
+Task RunTask(TaskFormat format, const std::string& text, const std::string& origin) {
+  return format == TaskFormat::kKernelBench ? KernelBenchTask(text, origin) : ParseTask(text, origin);
+}
+
 /// The registry a run's repairers come from: the environment's, or the built-in one.
 RepairerRegistry BuiltinRepairersFor(const RepairEnv& env) {
   return env.repairers != nullptr ? *env.repairers : BuiltinRepairers();
@@ -91,8 +99,13 @@ std::unique_ptr<RepairRun> RepairRun::Create(const std::string& run_dir, const s
                      "' or choose another --out");
   // Validate before creating anything: the task, its reference, and the repairer (a missing
   // command, script or endpoint is refused here, not after the run exists).
-  Task task = ParseTask(task_text, task_origin);
-  Verifier check(task, *env.machine);
+  Task task = RunTask(config.task_format, task_text, task_origin);
+  if (config.task_format == TaskFormat::kKernelBench) {
+    if (std::string why = KernelBenchReferenceProblem(task_text); !why.empty())
+      throw UsageError(task_origin + " is not a KernelBench reference: " + why);
+  } else {
+    Verifier check(task, *env.machine);  // its reference exists
+  }
   const std::unique_ptr<Repairer> repairer = BuiltinRepairersFor(env).Make(config.repairer, env.machine->env());
   // No initial candidate: the repairer writes one, if it can.
   if (candidate_source.empty() && !repairer->writes_from_task())
@@ -143,7 +156,13 @@ void RepairRun::Load() {
     throw UsageError("the run in " + dir_ +
                      " has no run_started event (it was interrupted while being "
                      "created); start a new run");
-  task_ = ParseTask(artifacts_->Get(state_.task_artifact), state_.task_name + " (recorded)");
+  const std::string task_text = artifacts_->Get(state_.task_artifact);
+  if (state_.config.task_format == TaskFormat::kKernelBench) {
+    task_ = KernelBenchTask(task_text, state_.task_name + ".py");
+    WriteFileAtomic(dir_ + "/reference.py", task_text);  // the KernelBench verifier reads files
+  } else {
+    task_ = ParseTask(task_text, state_.task_name + " (recorded)");
+  }
   kb_ = std::make_unique<KnowledgeBase>(env_.kb_dir, machine_.config().kb_state_dir);
   if (!state_.kb_snapshot.empty()) kb_->Restore(nlohmann::json::parse(artifacts_->Get(state_.kb_snapshot)));
   repairer_ = BuiltinRepairersFor(env_).Make(state_.config.repairer, machine_.env());
@@ -178,10 +197,11 @@ Scored RepairRun::Validate(const std::string& source, int round, int index, cons
   opts.probes = round > state_.config.probes_after_round || (index >= 0 && state_.probes_requested);
   opts.diagnose = true;
   opts.cancel = env_.cancel;
-  Verifier verifier(task_, machine_);
   std::string cand_hash = artifacts_->Put(source);
-  Verdict v =
-      verifier.VerifySource(source, "candidate-" + cand_hash.substr(0, 12) + state_.config.SourceExtension(), opts);
+  const std::string file_name = "candidate-" + cand_hash.substr(0, 12) + state_.config.SourceExtension();
+  Verdict v = state_.config.task_format == TaskFormat::kKernelBench
+                  ? ValidateKernelBench(source, file_name, opts)
+                  : Verifier(task_, machine_).VerifySource(source, file_name, opts);
   nlohmann::json vj = v.ToJson();
   Forensics f = Diagnose(task_, v);
   Scored s;
@@ -220,6 +240,22 @@ Scored RepairRun::Validate(const std::string& source, int round, int index, cons
   return s;
 }
 
+Verdict RepairRun::ValidateKernelBench(const std::string& source, const std::string& file_name,
+                                       const VerifyOptions& opts) {
+  KernelBenchOptions kb;
+  kb.backend = opts.backend;
+  kb.full = opts.full;
+  kb.seed = *opts.seed;
+  kb.call_timeout_ms = opts.case_timeout_ms;
+  kb.cache_dir = opts.cache_dir;
+  kb.limits = opts.limits;
+  kb.cancel = opts.cancel;
+  const std::string work = dir_ + "/work";
+  MakeDirs(work);
+  WriteFileAtomic(work + "/" + file_name, source);
+  return VerifyKernelBench(machine_, dir_ + "/reference.py", work + "/" + file_name, kb);
+}
+
 void RepairRun::RequestRepair() {
   const bool write = !state_.current;  // no candidate yet: the repairer writes one from the task
   RepairRequestedEvent request{write ? 0 : state_.round + 1,
@@ -242,6 +278,7 @@ void RepairRun::RequestRepair() {
 void RepairRun::CallRepairer() {
   RepairContext ctx;
   ctx.task = &task_;
+  ctx.format = state_.config.task_format;
   ctx.task_text = artifacts_->Get(state_.task_artifact);
   ctx.cancel = env_.cancel;
   ctx.file_name = "candidate" + state_.config.SourceExtension();

@@ -20,6 +20,8 @@ class RepairSession;
 class Clock;
 class Machine;
 class CancellationToken;
+struct Verdict;
+struct VerifyOptions;
 
 struct RepairEnv {
   /// The toolchain and, through it, the environment (clock, entropy, processes, the
@@ -64,6 +66,8 @@ class RepairRun {
   Event Append(const RunEvent& event);
   Scored Validate(const std::string& source, int round, int index, const std::string& origin,
                   const std::string& previous);
+  /// A ModelNew candidate of a KernelBench run, by the KernelBench verifier (both verdicts).
+  Verdict ValidateKernelBench(const std::string& source, const std::string& file_name, const VerifyOptions& opts);
   void RequestRepair();
   void CallRepairer();
   void CloseRound();

@@ -16,6 +16,7 @@ bool TryParseRepairPolicy(std::string_view name, RepairPolicy* out) { return Par
 
 nlohmann::json RunConfig::ToJson() const {
   return {{"backend", BackendName(backend)},
+          {"task_format", TaskFormatName(task_format)},
           {"repairer", RepairerKindName(repairer.kind)},
           {"repairer_command", repairer.command},
           {"repairer_script", repairer.script},
@@ -49,6 +50,9 @@ nlohmann::json RunConfig::ToJson() const {
 RunConfig RunConfig::FromJson(const nlohmann::json& j) {
   RunConfig c;
   if (j.contains("backend")) c.backend = ParseBackend(j.value("backend", "cpu"));
+  if (!TryParseTaskFormat(j.value("task_format", "task_file"), &c.task_format))
+    throw UsageError("the run was made with an unknown task format '" + j.value("task_format", "") +
+                     "'; a newer kforge made it");
   if (!TryParseRepairerKind(j.value("repairer", "recipe"), &c.repairer.kind))
     throw UsageError("the run was made with an unknown repairer '" + j.value("repairer", "") +
                      "'; a newer kforge made it");

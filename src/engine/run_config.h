@@ -9,6 +9,7 @@
 
 #include "agent/registry.h"
 #include "core/backend_kind.h"
+#include "core/task.h"
 
 namespace kforge {
 
@@ -19,8 +20,9 @@ std::string_view RepairPolicyName(RepairPolicy p);
 bool TryParseRepairPolicy(std::string_view name, RepairPolicy* out);
 
 struct RunConfig {
-  BackendKind backend = BackendKind::kCpu;  ///< where candidates run
-  RepairerSpec repairer;                    ///< who proposes (kind, command, script)
+  BackendKind backend = BackendKind::kCpu;         ///< where candidates run
+  TaskFormat task_format = TaskFormat::kTaskFile;  ///< a JSON task, or a KernelBench reference (.py)
+  RepairerSpec repairer;                           ///< who proposes (kind, command, script)
   RepairPolicy policy = RepairPolicy::kDebug;
   uint64_t seed = 0;
   int rounds_per_attempt = 5;
@@ -44,7 +46,9 @@ struct RunConfig {
   std::vector<std::string> carried_notes;
 
   /// File extension of candidate sources in the run directory and for repairers.
-  std::string SourceExtension() const { return std::string(kforge::SourceExtension(backend)); }
+  std::string SourceExtension() const {
+    return task_format == TaskFormat::kKernelBench ? ".py" : std::string(kforge::SourceExtension(backend));
+  }
 
   nlohmann::json ToJson() const;
   static RunConfig FromJson(const nlohmann::json& j);

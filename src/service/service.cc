@@ -19,6 +19,7 @@
 #include "record/event_log.h"
 #include "service/bundled.h"
 #include "verify/kernelbench.h"
+#include "verify/kernelbench_task.h"
 #include "verify/reference.h"
 #include "verify/static_checks.h"
 
@@ -58,9 +59,10 @@ std::string TaskText(const Task& task) {
   return text;
 }
 
-std::string ReadCandidate(const std::string& path) {
+std::string ReadCandidate(const std::string& path, const char* what = "candidate") {
   std::string source, error;
-  if (!TryReadFile(path, &source, &error)) throw UsageError("cannot read candidate " + path + ": " + error);
+  if (!TryReadFile(path, &source, &error))
+    throw UsageError(std::string("cannot read ") + what + " " + path + ": " + error);
   return source;
 }
 
@@ -126,9 +128,6 @@ VerifyResult Service::Verify(const VerifyRequest& request, const CancellationTok
     kb.seed = request.options.seed ? *request.options.seed : machine_.env().entropy().FreshSeed();
     kb.cache_dir = request.options.cache_dir;
     kb.limits = request.options.limits;
-    kb.limits.address_space_bytes = 0;  // Python with torch maps far more than it uses
-    // Outputs go back to the engine as files (a KernelBench level-1 tensor is 1 GiB or more).
-    kb.limits.file_size_bytes = std::max<int64_t>(kb.limits.file_size_bytes, int64_t{16} << 30);
     kb.cancel = &cancel;
     kb.call_timeout_ms = request.options.case_timeout_ms;
     r.verdict = VerifyKernelBench(machine_, request.task, request.candidate_path, kb);
@@ -159,7 +158,20 @@ CheckResult Service::Check(const CheckRequest& request) {
 
 RunResult Service::Repair(const RepairRequest& request, const CancellationToken& cancel, const ProgressFn& progress,
                           const BetweenRoundsFn& between_rounds) {
-  Task task = ResolveTask(request.task);
+  RunConfig config = request.config;
+  Task task;
+  std::string task_text;
+  if (IsKernelBenchFile(request.task)) {  // a KernelBench reference: candidates are ModelNew files
+    task_text = ReadCandidate(request.task, "KernelBench reference");
+    task = KernelBenchTask(task_text, request.task);
+    config.task_format = TaskFormat::kKernelBench;
+    if (!request.candidate_path.empty() && !IsKernelBenchFile(request.candidate_path))
+      throw UsageError("the candidate for the KernelBench reference " + request.task +
+                       " must be a ModelNew .py file, not " + request.candidate_path);
+  } else {
+    task = ResolveTask(request.task);
+    task_text = TaskText(task);
+  }
   std::string candidate;
   if (!request.candidate_path.empty()) {
     candidate = ReadCandidate(request.candidate_path);
@@ -167,8 +179,8 @@ RunResult Service::Repair(const RepairRequest& request, const CancellationToken&
       throw UsageError("the candidate " + request.candidate_path +
                        " is empty; leave it out to have the repairer write one");
   }
-  return StartRun(TaskText(task), task.origin, candidate, request.config, request.seed, OutDir(request.out, task.name),
-                  cancel, progress, between_rounds);
+  return StartRun(task_text, task.origin, candidate, config, request.seed, OutDir(request.out, task.name), cancel,
+                  progress, between_rounds);
 }
 
 std::string Service::OutDir(const std::string& requested, const std::string& task_name) const {
@@ -221,7 +233,10 @@ GenerateResult Service::Generate(const GenerateRequest& request, const Cancellat
     if (!earlier.started || !from)
       throw UsageError("the run in " + request.from_run + " has no candidate to change; start from its task instead");
     task_text = artifacts.Get(earlier.task_artifact);
-    task_origin = earlier.task_name + " (from the run in " + request.from_run + ")";
+    config.task_format = earlier.config.task_format;
+    task_origin = config.task_format == TaskFormat::kKernelBench
+                      ? earlier.task_name + ".py"
+                      : earlier.task_name + " (from the run in " + request.from_run + ")";
     candidate = artifacts.Get(from->candidate);
     if (!request.backend_set) config.backend = earlier.config.backend;
     config.requirement = request.request;
@@ -231,6 +246,13 @@ GenerateResult Service::Generate(const GenerateRequest& request, const Cancellat
     config.carried_notes = {"earlier run " + request.from_run + ": " +
                             (earlier.success ? "certified" : "not certified (" + earlier.finish_reason + ")")};
     for (auto& n : RoundNotes(typed)) config.carried_notes.push_back(std::move(n));
+  } else if (is_task && IsKernelBenchFile(request.request)) {
+    // B and C for a KernelBench reference: ModelNew written, or an existing one repaired.
+    result.kind = request.candidate_path.empty() ? GenerateKind::kTask : GenerateKind::kExistingKernel;
+    task_text = ReadCandidate(request.request, "KernelBench reference");
+    task_origin = request.request;
+    config.task_format = TaskFormat::kKernelBench;
+    if (!request.candidate_path.empty()) candidate = ReadCandidate(request.candidate_path);
   } else if (is_task) {
     // B and C: a task, and perhaps an existing kernel.
     Task task = ResolveTask(request.request);
@@ -259,7 +281,9 @@ GenerateResult Service::Generate(const GenerateRequest& request, const Cancellat
     }
     task_text = draft.text;
   }
-  Task task = ParseTask(task_text, task_origin.empty() ? "generated task" : task_origin);
+  Task task = config.task_format == TaskFormat::kKernelBench
+                  ? KernelBenchTask(task_text, task_origin)
+                  : ParseTask(task_text, task_origin.empty() ? "generated task" : task_origin);
   const std::string out = OutDir(request.out, task.name);
   result.task_text = task_text;
   if (result.kind == GenerateKind::kDescription) {

@@ -144,6 +144,7 @@ void DiagnoseValues(const CompareResult& r, Forensics* f) {
 /// With all-ones inputs a reduction over K elements returns exactly K (sum) or 1 (mean);
 /// an integer offset from that counts the elements the candidate drops or adds.
 void DiagnoseOnes(const Task& task, const CaseEvidence& c, Forensics* f) {
+  if (task.inputs.empty() || task.outputs.empty()) return;  // shapes the task does not declare
   int64_t k = EvalExpr(task.reduction_size, c.params);
   if (k <= 1) return;  // elementwise: all-ones inputs give identical outputs, nothing to learn
   // Block arithmetic only makes sense when each output reduces a whole row (sum, mean, ...),
@@ -196,6 +197,24 @@ bool Forensics::Has(const std::string& name) const {
          std::find(symptoms.begin(), symptoms.end(), name) != symptoms.end();
 }
 
+/// A run-time error's message, where it is one of PyTorch's own checks on a tensor handed to an
+/// extension (TORCH_CHECK(x.is_contiguous()), data_ptr<float>() on another dtype).
+void DiagnoseMessage(const Verdict& v, Forensics* f) {
+  if (v.failure != FailureClass::kRuntimeError) return;
+  auto has = [&](const char* text) { return v.message.find(text) != std::string::npos; };
+  if (has("must be contiguous") || has("not contiguous") || has("non-contiguous") ||
+      has("compatible with input tensor's size and stride")) {
+    Add(&f->symptoms, "noncontiguous_input");
+    f->notes.push_back(
+        "an extension was handed a non-contiguous tensor (a transpose, permute or slice): "
+        "make it .contiguous() before the call, or index it by its strides");
+  }
+  if (has("expected scalar type") || has("but found Double") || has("but found Half") || has("but found BFloat16")) {
+    Add(&f->symptoms, "dtype_mismatch");
+    f->notes.push_back("an extension was handed a tensor of another dtype than its kernel reads");
+  }
+}
+
 Forensics Diagnose(const Task& task, const Verdict& v) {
   Forensics f;
   f.failure = v.failure;
@@ -212,6 +231,9 @@ Forensics Diagnose(const Task& task, const Verdict& v) {
       break;
     case FailureClass::kIntegrity:
       Add(&f.symptoms, "sandbox_violation");
+      break;
+    case FailureClass::kRuntimeError:
+      Add(&f.symptoms, "crash");
       break;
     default:
       break;
@@ -236,9 +258,6 @@ Forensics Diagnose(const Task& task, const Verdict& v) {
     else
       full_failed = true;
     switch (c.failure) {
-      case FailureClass::kRuntimeError:
-        Add(&f.symptoms, "crash");
-        break;
       case FailureClass::kNanInf:
         Add(&f.symptoms, "nan_inf");
         break;
@@ -311,7 +330,16 @@ Forensics Diagnose(const Task& task, const Verdict& v) {
     std::string list;
     for (const auto& d : f.failing_distributions) list += (list.empty() ? "" : ", ") + d;
     f.notes.push_back("fails only for inputs drawn from: " + list);
+    const bool negative_only =
+        std::all_of(f.failing_distributions.begin(), f.failing_distributions.end(), [](const std::string& d) {
+          return d == "all_negative" || d == "negative_offset" || d == "deep_negative" || d == "signed_rows";
+        });
+    if (negative_only) {
+      Add(&f.symptoms, "negative_inputs_fail");
+      f.notes.push_back("only inputs with negative rows fail: look for a maximum or threshold that starts at 0");
+    }
   }
+  DiagnoseMessage(v, &f);
   if (f.Has("nan_inf")) {
     bool large = false, special = false;
     for (const auto& d : f.failing_distributions) {
@@ -328,7 +356,8 @@ Forensics Diagnose(const Task& task, const Verdict& v) {
     for (size_t o = 0; o < first_numeric->outputs.size(); ++o) {
       const auto& out = first_numeric->outputs[o];
       if (out.compare.passed()) continue;
-      std::vector<int64_t> shape = ResolveShape(task.outputs[o], first_numeric->params);
+      std::vector<int64_t> shape =
+          o < task.outputs.size() ? ResolveShape(task.outputs[o], first_numeric->params) : out.shape;
       DiagnosePattern(shape, out.compare, &f);
       DiagnoseValues(out.compare, &f);
       if (out.compare.worst_ratio > 1 && out.compare.worst_ratio < 10 && out.compare.nan_inf_mismatches == 0 &&
@@ -337,7 +366,7 @@ Forensics Diagnose(const Task& task, const Verdict& v) {
         f.notes.push_back(fmt::format("errors are within {:.2g}x of the tolerance", out.compare.worst_ratio));
       }
       // Relative error around 2^-11 is the precision of a half-precision value.
-      DType dt = task.outputs[o].dtype;
+      DType dt = o < task.outputs.size() ? task.outputs[o].dtype : DType::kFloat32;
       if ((dt == DType::kFloat16 || dt == DType::kBFloat16) && v.failure == FailureClass::kPrecision &&
           out.compare.max_rel_error < (dt == DType::kFloat16 ? 4e-3 : 3e-2))
         Add(&f.symptoms, "fp16_ceiling");

@@ -16,9 +16,10 @@ struct Task;
 /// first_rows, specific_rows, specific_columns, tile_edge, boundary_band, scattered.
 /// Stable symptom names (what): nan_inf, overflow_on_large_inputs, special_values,
 /// unwritten_output, constant_scale, constant_offset, precision_grows_with_reduction,
-/// near_pass, fp16_ceiling, distribution_dependent, passes_light_fails_full,
+/// near_pass, fp16_ceiling, distribution_dependent, negative_inputs_fail, passes_light_fails_full,
 /// out_of_bounds_write, input_mutated, crash, timeout, resource_limit, sandbox_violation,
-/// build_error, probe_mismatch, probe_nan_inf.
+/// build_error, probe_mismatch, probe_nan_inf; from PyTorch's own checks in a run-time
+/// error's message: noncontiguous_input, dtype_mismatch.
 struct Forensics {
   FailureClass failure = FailureClass::kNone;
   std::vector<std::string> patterns;

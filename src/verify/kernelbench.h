@@ -40,6 +40,8 @@ struct KernelBenchOptions {
   /// the outputs), gets this much beyond a fixed allowance of 10 s (a hang ends there).
   int64_t call_timeout_ms = 10000;
   std::string cache_dir;
+  /// The candidate's limits; the address space is left unlimited (Python with torch maps far
+  /// more than it uses) and files may reach 16 GiB (outputs come back as files).
   SandboxLimits limits;
   const CancellationToken* cancel = nullptr;
 };

@@ -372,4 +372,12 @@ std::string Verdict::Summary() const {
   return s;
 }
 
+FailureClass ClassifyNumeric(const CompareResult& r) {
+  if (r.unwritten > 0) return FailureClass::kUnwrittenOutput;
+  if (r.nan_inf_mismatches > 0) return FailureClass::kNanInf;
+  double fraction = r.elements ? static_cast<double>(r.mismatches) / r.elements : 0;
+  if (r.rel_l2_error <= 3e-2 && fraction >= 0.1) return FailureClass::kPrecision;
+  return FailureClass::kWrongResult;
+}
+
 }  // namespace kforge

@@ -49,6 +49,8 @@ struct OutputEvidence {
   std::string name;
   CompareResult compare;
   std::vector<int64_t> guard_damage;  ///< byte offsets relative to the tensor start
+  /// The compared shape, where the task does not declare it (KernelBench outputs).
+  std::vector<int64_t> shape;
 };
 
 /// One KFORGE_PROBE of the candidate, beside the reference's intermediate of the same name.
@@ -151,5 +153,10 @@ struct Verdict {
   /// A short human-readable report.
   std::string Summary() const;
 };
+
+/// The failure class of an output outside its tolerance: unwritten, NaN/Inf, errors within 3%
+/// (relative L2) spread over at least a tenth of the elements (lost precision), or else a
+/// wrong result.
+FailureClass ClassifyNumeric(const CompareResult& r);
 
 }  // namespace kforge

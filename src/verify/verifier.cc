@@ -72,16 +72,6 @@ ProbeEvidence CompareProbe(const ProbeStats& p, const Intermediates& inter) {
   return e;
 }
 
-/// Errors within 3% (relative L2) spread over at least a tenth of the elements look like
-/// lost precision; anything else is a wrong result.
-FailureClass ClassifyNumeric(const CompareResult& r) {
-  if (r.unwritten > 0) return FailureClass::kUnwrittenOutput;
-  if (r.nan_inf_mismatches > 0) return FailureClass::kNanInf;
-  double fraction = r.elements ? static_cast<double>(r.mismatches) / r.elements : 0;
-  if (r.rel_l2_error <= 3e-2 && fraction >= 0.1) return FailureClass::kPrecision;
-  return FailureClass::kWrongResult;
-}
-
 FailureClass ClassifyOutcome(CaseRun::Outcome o) {
   switch (o) {
     case CaseRun::Outcome::kReturned:
