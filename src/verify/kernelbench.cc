@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <future>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
@@ -180,7 +181,9 @@ class KernelBenchVerifier {
   WorkerRun Worker(const char* role, const std::vector<Trial>& trials, const json& constants,
                    const json& poison_nbytes = json::array());
   void Judge(const std::vector<Trial>& trials, const WorkerRun& ref, const WorkerRun& cand, Verdict* v);
-  ConfinedProgram* Prepare(ConfinedProgram* p);
+  /// Copies kforge's Python, the reference and (unless `with_candidate` is false: the
+  /// reference's process never sees it) the candidate into the program's scratch.
+  ConfinedProgram* Prepare(ConfinedProgram* p, bool with_candidate);
 
   Machine& machine_;
   KernelBenchOptions options_;
@@ -190,12 +193,12 @@ class KernelBenchVerifier {
   json kernelbench_trials_ = json::array();
 };
 
-ConfinedProgram* KernelBenchVerifier::Prepare(ConfinedProgram* p) {
+ConfinedProgram* KernelBenchVerifier::Prepare(ConfinedProgram* p, bool with_candidate) {
   p->Provide(python_dir_ + "/kforge_kernelbench.py", "kforge_kernelbench.py");
   p->Provide(python_dir_ + "/kforge_check_modelnew.py", "kforge_check_modelnew.py");
   p->Provide(python_dir_ + "/kforge_torch_worker.py", "kforge_torch_worker.py");
   p->Provide(reference_, "reference.py");
-  if (!candidate_.empty()) p->Provide(candidate_, "candidate.py");
+  if (with_candidate && !candidate_.empty()) p->Provide(candidate_, "candidate.py");
   return p;
 }
 
@@ -219,7 +222,7 @@ json KernelBenchVerifier::Check(const std::string& reference, const std::string&
   ConfinedProgram program(machine_, options_.limits, false);
   reference_ = reference;
   candidate_ = candidate;
-  Prepare(&program);
+  Prepare(&program, true);
   std::vector<std::string> argv = {
       torch_.python, "-I",        "kforge/kforge_check_modelnew.py", "--reference", "kforge/reference.py",
       "--out",       "check.json"};
@@ -238,10 +241,7 @@ WorkerRun KernelBenchVerifier::Worker(const char* role, const std::vector<Trial>
   bool gpu = options_.backend == BackendKind::kCuda;
   run.program = std::make_unique<ConfinedProgram>(machine_, options_.limits, gpu);
   ConfinedProgram* p = run.program.get();
-  std::string saved = candidate_;
-  if (std::string(role) == "reference") candidate_.clear();  // the reference's process never sees it
-  Prepare(p);
-  candidate_ = saved;
+  Prepare(p, std::string(role) == "candidate");
   json job = {{"role", role},
               {"reference", "kforge/reference.py"},
               {"device", gpu ? "cuda" : "cpu"},
@@ -659,6 +659,22 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
   }
   v.level = Level::kL0Static;
 
+  // The trials: KernelBench's 5 and the certified distributions; --full adds more, and sizes.
+  std::vector<Trial> trials;
+  for (int i = 0; i < kKernelBenchTrials; ++i)
+    trials.push_back({"kernelbench_" + std::to_string(i), "kernelbench", 0, i, TrialSet::kLight});
+  uint64_t s = options_.seed * 1000003u + 17;
+  for (const char* d : kLightDistributions) trials.push_back({d, d, s++, -1, TrialSet::kLight});
+  if (options_.full)
+    for (const char* d : kFullDistributions) trials.push_back({d, d, s++, -1, TrialSet::kFull});
+  json constants = rc.value("constants", json::object());
+  std::vector<Trial> sized = {{"sizes_kernelbench", "kernelbench", s++, -1, TrialSet::kFull},
+                              {"sizes_all_negative", "all_negative", s++, -1, TrialSet::kFull}};
+  // The reference needs nothing of the candidate's: its worker runs while the extensions
+  // build (only reads what Check set; the builds write extensions_, which it does not read).
+  std::future<WorkerRun> early_reference =
+      std::async(std::launch::async, [&] { return Worker("reference", trials, json::object()); });
+
   // L1: every extension built before any candidate code runs.
   CompilerOptions co;
   co.cache_dir = options_.cache_dir;
@@ -688,23 +704,13 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
   }
   v.level = Level::kL1Compile;
 
-  // L2: KernelBench's 5 trials and the certified distributions; --full adds more, and sizes.
-  std::vector<Trial> light, full;
-  for (int i = 0; i < kKernelBenchTrials; ++i)
-    light.push_back({"kernelbench_" + std::to_string(i), "kernelbench", 0, i, TrialSet::kLight});
-  uint64_t s = options_.seed * 1000003u + 17;
-  for (const char* d : kLightDistributions) light.push_back({d, d, s++, -1, TrialSet::kLight});
-  for (const char* d : kFullDistributions) full.push_back({d, d, s++, -1, TrialSet::kFull});
-  json constants = rc.value("constants", json::object());
-  std::vector<Trial> sized = {{"sizes_kernelbench", "kernelbench", s++, -1, TrialSet::kFull},
-                              {"sizes_all_negative", "all_negative", s++, -1, TrialSet::kFull}};
-
-  auto run_set = [&](const std::vector<Trial>& trials, const json& consts) -> bool {
+  // L2: one reference and one candidate process for the light set (and with --full, the full
+  // set's distributions), judged in order; then, with --full, the odd sizes.
+  auto run_set = [&](const std::vector<Trial>& set, const json& consts, WorkerRun ref) -> bool {
     if (options_.cancel && options_.cancel->cancelled()) throw CancelledError(options_.cancel->reason());
-    WorkerRun ref = Worker("reference", trials, consts);
     v.reference_seconds += ref.seconds;
     if (std::string why = WorkerProblem(ref, "reference"); !why.empty()) {
-      if (&trials == &sized) return true;  // the reference does not take other sizes
+      if (&set == &sized) return true;  // the reference does not take other sizes
       throw UsageError(why);
     }
     json poison = json::array();  // the reference's output sizes (not its values)
@@ -713,7 +719,7 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
         Tensor t;
         if (LoadTensor(ref.out_dir, o, &t).empty()) poison.push_back(t.bytes.size());
       }
-    WorkerRun cand = Worker("candidate", trials, consts, poison);
+    WorkerRun cand = Worker("candidate", set, consts, poison);
     v.run_seconds += cand.seconds;
     v.sandbox_layers = cand.layers;
     if (cand.escapes.count > 0)
@@ -730,13 +736,14 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
       return false;
     }
     size_t before = v.cases.size();
-    Judge(trials, ref, cand, &v);
+    Judge(set, ref, cand, &v);
     if (!v.integrity.empty()) {
       v.failure = FailureClass::kIntegrity;
       v.message = "integrity: " + v.integrity.front().check + ": " + v.integrity.front().detail;
       return false;
     }
-    for (size_t i = before; i < v.cases.size(); ++i)
+    for (size_t i = before; i < v.cases.size(); ++i) {
+      if (v.cases[i].set == TrialSet::kFull && v.level < Level::kL2Light) v.level = Level::kL2Light;
       if (!v.cases[i].passed()) {
         v.failure = v.cases[i].failure;
         v.message = std::string(TrialSetName(v.cases[i].set)) + " trial " + v.cases[i].name + " (" +
@@ -749,17 +756,17 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
               "does before blaming the kernel";
         return false;
       }
+    }
     return true;
   };
-  if (!run_set(light, json::object())) return finish(v);
+  if (!run_set(trials, json::object(), early_reference.get())) return finish(v);
   v.level = Level::kL2Light;
   if (options_.full) {
-    if (!run_set(full, json::object())) return finish(v);
     json odd = OddSizes(constants);
     if (!odd.empty()) {
       v.random_shapes.push_back({});
       for (auto& [name, value] : odd.items()) v.random_shapes.back()[name] = value.get<int64_t>();
-      if (!run_set(sized, odd)) return finish(v);
+      if (!run_set(sized, odd, Worker("reference", sized, odd))) return finish(v);
     }
     v.level = Level::kL2Full;
   }
