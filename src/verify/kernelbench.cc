@@ -356,7 +356,8 @@ void KernelBenchVerifier::Judge(const std::vector<Trial>& trials, const WorkerRu
     if (k.contains("forward_ms") && k["forward_ms"].is_number()) c.run_ms = k["forward_ms"].get<double>();
     if (!k.value("ok", false)) {
       std::string err = Str(k, "error");
-      bool oom = err.find("out of memory") != std::string::npos || err.find("MemoryError") != std::string::npos;
+      bool oom = err.find("out of memory") != std::string::npos || err.find("MemoryError") != std::string::npos ||
+                 err.find("can't allocate memory") != std::string::npos;
       fail(oom ? FailureClass::kResourceLimit : FailureClass::kRuntimeError, TracebackTail(err, 3));
       AddCase(v, std::move(c));
       continue;
