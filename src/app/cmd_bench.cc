@@ -1,27 +1,55 @@
 // kforge bench TASK CANDIDATE: L3 performance of a verified CUDA candidate against the
 // task's baseline, with the roofline fraction from the device's calibrated ceilings.
+// kforge bench REFERENCE.py MODELNEW.py [--backend cuda]: KernelBench's timing of a certified
+// ModelNew and its Model (mean of CUDA-event trials, L2 thrashed), and the speedup.
+#include <fmt/format.h>
+
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 
 #include "app/commands.h"
+#include "core/error.h"
 #include "service/service.h"
+#include "verify/kernelbench.h"
 
 namespace kforge {
+namespace {
+
+/// KernelBench's timing as a person reads it: the procedure, both means and the speedup.
+std::string KernelBenchTimingText(const nlohmann::json& t) {
+  if (!t.is_object()) return "  not timed: only a certified candidate is timed\n";
+  if (t.contains("error")) return "  not timed: " + t.value("error", "") + "\n";
+  auto line = [&](const char* who, const char* key) {
+    const nlohmann::json& s = t[key];
+    return fmt::format("  {:<10} mean {:.4f} ms  std {:.4f}  min {:.4f}  max {:.4f}  ({} trials, {})\n", who,
+                       s.value("mean_ms", 0.0), s.value("std_ms", 0.0), s.value("min_ms", 0.0), s.value("max_ms", 0.0),
+                       s.value("trials", 0), s.value("clock", ""));
+  };
+  return "  timing: " + t.value("procedure", "") + "\n" + line("Model", "reference") + line("ModelNew", "candidate") +
+         fmt::format("  speedup over Model: {:.3f}x\n", t.value("speedup", 0.0));
+}
+
+}  // namespace
 
 CommandAction SetupBench(CLI::App& sub, Machine& machine, CancellationToken& interrupt) {
   struct Args {
     std::string task, candidate;
     BenchOptions options;
+    std::string backend = "cuda";
     uint64_t seed = 0;
     bool json = false;
   };
   auto a = std::make_shared<Args>();
-  sub.add_option("task", a->task, "bundled task name or path to a task file")->required();
-  sub.add_option("candidate", a->candidate, "CUDA candidate source (.cu) exporting kforge_run")->required();
-  sub.add_option("--reps", a->options.reps, "timed repetitions")->check(CLI::Range(1, 100000));
-  sub.add_option("--warmup", a->options.warmup, "untimed calls first")->check(CLI::Range(0, 100000));
+  sub.add_option("task", a->task, "bundled task name, path to a task file, or a KernelBench reference .py")->required();
+  sub.add_option("candidate", a->candidate, "CUDA candidate source (.cu) exporting kforge_run, or a ModelNew .py")
+      ->required();
+  sub.add_option("--backend", a->backend, "KernelBench files: cuda (CUDA events, the default) or cpu (perf_counter)");
+  auto* reps = sub.add_option("--reps", a->options.reps, "timed repetitions (KernelBench files: 100)")
+                   ->check(CLI::Range(1, 100000));
+  auto* warmup = sub.add_option("--warmup", a->options.warmup, "untimed calls first (KernelBench files: 3)")
+                     ->check(CLI::Range(0, 100000));
   sub.add_option("--case", a->options.case_name, "time this case (default: the task's bench case)");
   sub.add_option("--baseline", a->options.baseline_path, "compare against this kernel instead of the bundled baseline");
   sub.add_flag("--full", a->options.full, "certify on the full set before timing (default: the light set)");
@@ -31,9 +59,26 @@ CommandAction SetupBench(CLI::App& sub, Machine& machine, CancellationToken& int
       "Needs an NVIDIA GPU (exit 2 without one). The candidate is verified first and never timed if it fails.\n"
       "Exit status: 0 timed and plausible, 1 the candidate failed verification or its timing is suspect, 2 usage or "
       "environment error.");
-  return [a, seed, &machine, &interrupt]() -> int {
+  return [a, seed, reps, warmup, &machine, &interrupt]() -> int {
     BenchRequest request{a->task, a->candidate, a->options};
     if (*seed) request.options.seed = a->seed;
+    if (IsKernelBenchFile(a->task)) {
+      if (!reps->count()) request.options.reps = 100;  // KernelBench's trials and warm-up
+      if (!warmup->count()) request.options.warmup = 3;
+      VerifyResult v = Service(machine).BenchKernelBench(request, ParseBackend(a->backend), interrupt);
+      const nlohmann::json& t = v.verdict.kernelbench.is_object()
+                                    ? v.verdict.kernelbench.value("timing", nlohmann::json())
+                                    : nlohmann::json();
+      if (a->json)
+        std::cout << v.ToJson().dump(2) << "\n";
+      else
+        std::cout << v.verdict.Summary() << KernelBenchTimingText(t);
+      return ExitCodeOf(v.verdict.passed && t.is_object() && !t.contains("error") ? Outcome::kPassed
+                                                                                  : Outcome::kFailed);
+    }
+    if (a->backend != "cuda")
+      throw UsageError(
+          "kforge bench times CUDA candidates of native tasks; --backend cpu applies to KernelBench files");
     BenchReport r = Service(machine).Bench(request, interrupt);
     if (a->json)
       std::cout << r.ToJson().dump(2) << "\n";

@@ -329,6 +329,25 @@ BenchReport Service::Bench(const BenchRequest& request, const CancellationToken&
   return RunBench(machine_, task, request.candidate_path, opts);
 }
 
+VerifyResult Service::BenchKernelBench(const BenchRequest& request, BackendKind backend,
+                                       const CancellationToken& cancel) {
+  if (!request.options.case_name.empty() || !request.options.baseline_path.empty())
+    throw UsageError(
+        "--case and --baseline apply to native tasks; a KernelBench file is timed on get_inputs() "
+        "against its own Model");
+  KernelBenchOptions kb;
+  kb.backend = backend;
+  kb.full = request.options.full;
+  kb.seed = request.options.seed ? *request.options.seed : machine_.env().entropy().FreshSeed();
+  kb.cache_dir = machine_.config().cache_dir;
+  kb.cancel = &cancel;
+  kb.timing_trials = request.options.reps;
+  kb.timing_warmup = request.options.warmup;
+  VerifyResult r;
+  r.verdict = VerifyKernelBench(machine_, request.task, request.candidate_path, kb);
+  return r;
+}
+
 DeviceReport Service::Device(bool calibrate) {
   DeviceReport r;
   r.device = machine_.Device();  // throws EnvironmentError without a GPU

@@ -172,6 +172,9 @@ class Service {
   DecisionReplay CheckDecisions(const std::string& run_dir) const;
 
   BenchReport Bench(const BenchRequest& request, const CancellationToken& cancel);
+  /// kforge bench REF.py MODELNEW.py: the KernelBench verifier, then KernelBench's timing of
+  /// a certified candidate and its reference (verdict.kernelbench.timing).
+  VerifyResult BenchKernelBench(const BenchRequest& request, BackendKind backend, const CancellationToken& cancel);
   /// The GPU the cuda backend would use (throws EnvironmentError without one), with its
   /// stored ceilings, or freshly measured ones when `calibrate`.
   DeviceReport Device(bool calibrate);

@@ -56,4 +56,31 @@ void CheckKernelBenchCase(const nlohmann::json& c, const std::vector<std::string
   }
 }
 
+void CheckKernelBenchTiming(const std::string& reference, const std::string& candidate,
+                            const std::vector<std::string>& extra_args, const std::string& clock) {
+  std::string dir = SourceDir() + "/examples/kernelbench/";
+  std::vector<std::string> args = {"bench", dir + reference, dir + candidate, "--json", "--reps", "20", "--seed", "3"};
+  args.insert(args.end(), extra_args.begin(), extra_args.end());
+  auto r = RunCli(args, "", 900);
+  SCOPED_TRACE(r.out.substr(0, 4000) + "\n" + r.err.substr(0, 4000));
+  ASSERT_EQ(r.exit_code, 0);
+  nlohmann::json v = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(v.is_object());
+  EXPECT_EQ(v["passed"], true);
+  const nlohmann::json& t = v["kernelbench"]["timing"];
+  ASSERT_TRUE(t.is_object());
+  EXPECT_FALSE(t.contains("error"));
+  for (const char* side : {"reference", "candidate"}) {
+    const nlohmann::json& s = t[side];
+    ASSERT_TRUE(s.is_object()) << side;
+    EXPECT_EQ(s["trials"], 20);
+    EXPECT_EQ(s["clock"], clock);
+    EXPECT_GT(s["min_ms"].get<double>(), 0);
+    EXPECT_LE(s["min_ms"].get<double>(), s["mean_ms"].get<double>());
+    EXPECT_LE(s["mean_ms"].get<double>(), s["max_ms"].get<double>());
+  }
+  EXPECT_NEAR(t["speedup"].get<double>(),
+              t["reference"]["mean_ms"].get<double>() / t["candidate"]["mean_ms"].get<double>(), 1e-9);
+}
+
 }  // namespace kforge::testing

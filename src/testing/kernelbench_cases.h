@@ -12,6 +12,11 @@ nlohmann::json KernelBenchCases(const std::string& list);
 /// Runs `kforge verify REFERENCE CANDIDATE --json` (plus `extra_args`) for one case and
 /// checks exit status, verdict, KernelBench-compatible verdict and integrity findings.
 void CheckKernelBenchCase(const nlohmann::json& c, const std::vector<std::string>& extra_args);
+/// Runs `kforge bench REFERENCE CANDIDATE --json --reps 20` (plus `extra_args`) on a correct
+/// candidate and checks KernelBench's timing in the verdict: both sides timed 20 times with
+/// `clock` ("cuda_event", "perf_counter"), statistics in order, the speedup their ratio.
+void CheckKernelBenchTiming(const std::string& reference, const std::string& candidate,
+                            const std::vector<std::string>& extra_args, const std::string& clock);
 /// A test name made of the case's files.
 std::string KernelBenchCaseName(const nlohmann::json& c);
 

@@ -20,6 +20,7 @@
 #include "exec/machine.h"
 #include "exec/torch_extension.h"
 #include "verify/compare.h"
+#include "verify/extension_checks.h"
 #include "verify/static_checks.h"
 #include "verify/verifier.h"
 
@@ -179,7 +180,9 @@ class KernelBenchVerifier {
  private:
   json Check(const std::string& reference, const std::string& candidate);
   WorkerRun Worker(const char* role, const std::vector<Trial>& trials, const json& constants,
-                   const json& poison_nbytes = json::array());
+                   const json& poison_nbytes = json::array(), const json& timing = json());
+  /// KernelBench's timing of the reference and the candidate, each in its own process.
+  json Timing();
   void Judge(const std::vector<Trial>& trials, const WorkerRun& ref, const WorkerRun& cand, Verdict* v);
   /// Copies kforge's Python, the reference and (unless `with_candidate` is false: the
   /// reference's process never sees it) the candidate into the program's scratch.
@@ -236,7 +239,7 @@ json KernelBenchVerifier::Check(const std::string& reference, const std::string&
 }
 
 WorkerRun KernelBenchVerifier::Worker(const char* role, const std::vector<Trial>& trials, const json& constants,
-                                      const json& poison_nbytes) {
+                                      const json& poison_nbytes, const json& timing) {
   WorkerRun run;
   bool gpu = options_.backend == BackendKind::kCuda;
   run.program = std::make_unique<ConfinedProgram>(machine_, options_.limits, gpu);
@@ -251,6 +254,7 @@ WorkerRun KernelBenchVerifier::Worker(const char* role, const std::vector<Trial>
               {"poison_nbytes", poison_nbytes},
               {"extensions", json::object()},
               {"trials", json::array()}};
+  if (!timing.is_null()) job["timing"] = timing;
   if (std::string(role) == "candidate") {
     job["candidate"] = "kforge/candidate.py";
     for (auto& [key, path] : extensions_.items())
@@ -284,6 +288,8 @@ WorkerRun KernelBenchVerifier::Worker(const char* role, const std::vector<Trial>
     }
     bool candidate_code = is_candidate && (stage == "load_candidate" || stage == "init" || stage == "trials");
     int64_t allowance_ms = candidate_code ? 10000 + 2 * options_.call_timeout_ms : 180000;
+    if (is_candidate && stage == "timing")  // every timed call gets the per-call limit
+      allowance_ms = 10000 + (options_.timing_warmup + options_.timing_trials + 1) * options_.call_timeout_ms;
     return (now - state_since) / 1000000 <= allowance_ms;
   };
   run.status = p->Run({torch_.python, "-I", "kforge/kforge_torch_worker.py", "job.json"}, WorkerEnv(gpu),
@@ -318,6 +324,32 @@ std::string WorkerProblem(const WorkerRun& run, const char* who) {
     return std::string("the ") + who + " failed at " + Str(run.result, "stage") + ": " +
            TracebackTail(Str(run.result, "error"), 3);
   return "";
+}
+
+json KernelBenchVerifier::Timing() {
+  const json spec = {{"warmup", options_.timing_warmup}, {"trials", options_.timing_trials}, {"discard_first", 1}};
+  json out = {
+      {"procedure", "KernelBench main (time_execution_with_cuda_event): " + std::to_string(options_.timing_warmup) +
+                        " warm-up calls, " + std::to_string(options_.timing_trials) +
+                        " timed after one discarded, CUDA events, L2 thrashed (256 MB) after each call; on the CPU "
+                        "perf_counter"}};
+  for (const char* role : {"reference", "candidate"}) {
+    WorkerRun run = Worker(role, {}, json::object(), json::array(), spec);
+    const json* t = run.result.is_object() && run.result.contains("timing") ? &run.result["timing"] : nullptr;
+    if (t == nullptr || !t->is_object() || !(*t)["mean_ms"].is_number()) {
+      std::string why = WorkerProblem(run, role);
+      out["error"] = std::string("the ") + role + " could not be timed" + (why.empty() ? "" : ": " + why);
+      return out;
+    }
+    json stats = json::object();
+    for (const char* k : {"mean_ms", "std_ms", "min_ms", "max_ms"}) stats[k] = t->value(k, 0.0);
+    stats["trials"] = t->value("trials", 0);
+    stats["clock"] = t->value("clock", "");
+    out[role] = stats;
+  }
+  double cand = out["candidate"]["mean_ms"].get<double>();
+  if (cand > 0) out["speedup"] = out["reference"]["mean_ms"].get<double>() / cand;
+  return out;
 }
 
 void KernelBenchVerifier::Judge(const std::vector<Trial>& trials, const WorkerRun& ref, const WorkerRun& cand,
@@ -466,78 +498,6 @@ void KernelBenchVerifier::Judge(const std::vector<Trial>& trials, const WorkerRu
     if (t.kernelbench_index >= 0) kernelbench_trials_.push_back(kb_trial);
     AddCase(v, std::move(c));
   }
-}
-
-/// The native static checks, for a torch extension's source: torch's headers and its tensor
-/// plumbing are the extension's ABI here, so those findings give way to a check of what it
-/// calls: allocation, views and data pointers are allowed; the framework's operators are not.
-std::vector<IntegrityFinding> ExtensionChecks(const std::string& source, BackendKind backend) {
-  StaticCheckOptions so;
-  so.backend = backend;
-  std::vector<IntegrityFinding> out;
-  for (auto& f : RunStaticChecks(source, so)) {
-    bool torch_abi = (f.check == "static.forbidden_include" &&
-                      (f.detail.find("torch/") != std::string::npos || f.detail.find("ATen/") != std::string::npos ||
-                       f.detail.find("c10/") != std::string::npos)) ||
-                     (f.check == "static.forbidden_library" &&
-                      (f.detail.find("'torch::'") != std::string::npos ||
-                       f.detail.find("'at::'") != std::string::npos || f.detail.find("'c10::'") != std::string::npos));
-    if (!torch_abi) out.push_back(std::move(f));
-  }
-  static const std::set<std::string> kPlumbing = {"empty",
-                                                  "empty_like",
-                                                  "empty_strided",
-                                                  "zeros",
-                                                  "zeros_like",
-                                                  "ones",
-                                                  "ones_like",
-                                                  "full",
-                                                  "full_like",
-                                                  "from_blob",
-                                                  "TensorOptions",
-                                                  "Tensor",
-                                                  "device",
-                                                  "dtype",
-                                                  "scalarTypeToTypeMeta",
-                                                  "wrap_pybind_function",
-                                                  "getCurrentCUDAStream",
-                                                  "check",
-                                                  "IntArrayRef",
-                                                  "Scalar",
-                                                  "Device",
-                                                  "kCUDA",
-                                                  "kCPU"};
-  static const std::set<std::string> kCompute = {
-      "matmul",     "mm",     "bmm",    "addmm",      "linear",
-      "einsum",     "sum",    "mean",   "softmax",    "log_softmax",
-      "relu",       "gelu",   "silu",   "sigmoid",    "tanh",
-      "exp",        "log",    "sqrt",   "rsqrt",      "pow",
-      "conv1d",     "conv2d", "conv3d", "layer_norm", "batch_norm",
-      "group_norm", "add",    "sub",    "mul",        "div",
-      "max",        "min",    "amax",   "amin",       "norm",
-      "var",        "std",    "cumsum", "clamp",      "clamp_min",
-      "clamp_max",  "where",  "abs",    "neg",        "scaled_dot_product_attention",
-      "dropout",    "copy_",  "add_",   "mul_",       "sub_",
-      "div_",       "relu_",  "addmm_", "argmax",     "topk",
-      "sort",       "cat",    "stack"};
-  static const std::regex kNamespaced(R"(\b(?:torch|at)::(?:native::)?([A-Za-z_]\w*)\s*\()");
-  static const std::regex kMethod(R"(\.\s*([A-Za-z_]\w*)\s*\()");
-  std::istringstream lines(source);
-  std::string line;
-  for (int n = 1; std::getline(lines, line); ++n) {
-    if (line.rfind("m.def(", 0) == 0) continue;  // load_inline's own bindings
-    for (std::sregex_iterator it(line.begin(), line.end(), kNamespaced), end; it != end; ++it) {
-      std::string name = (*it)[1];
-      if (!kPlumbing.count(name) && name.rfind("k", 0) != 0)
-        AddFinding(&out, "wrapper.framework_compute",
-                   "the extension calls torch's " + name + "(): the kernel must compute, not the framework", n);
-    }
-    for (std::sregex_iterator it(line.begin(), line.end(), kMethod), end; it != end; ++it)
-      if (kCompute.count((*it)[1]))
-        AddFinding(&out, "wrapper.framework_compute",
-                   "the extension calls the tensor method ." + std::string((*it)[1]) + "(): a framework operator", n);
-  }
-  return out;
 }
 
 /// Module-level integer constants varied to odd sizes (about half, plus one): catches
@@ -772,6 +732,7 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
     v.level = Level::kL2Full;
   }
   v.passed = true;
+  if (options_.timing_trials > 0) kb["timing"] = Timing();  // only a certified candidate is timed
   return finish(v);
 }
 

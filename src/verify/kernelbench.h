@@ -39,6 +39,10 @@ struct KernelBenchOptions {
   /// The candidate's import, and each of its trials (drawing inputs, one forward, writing
   /// the outputs), gets this much beyond a fixed allowance of 10 s (a hang ends there).
   int64_t call_timeout_ms = 10000;
+  /// With a number of trials, a certified candidate and its reference are timed as KernelBench
+  /// times them (kernelbench.timing in the verdict: mean, std, min, max, speedup).
+  int timing_trials = 0;
+  int timing_warmup = 3;
   std::string cache_dir;
   /// The candidate's limits; the address space is left unlimited (Python with torch maps far
   /// more than it uses) and files may reach 16 GiB (outputs come back as files).

@@ -36,5 +36,29 @@ INSTANTIATE_TEST_SUITE_P(Manifest, KernelBenchTest, ::testing::Range(0, static_c
                            return testing::KernelBenchCaseName(Cases()[info.param]);
                          });
 
+TEST(KernelBenchBenchTest, ACertifiedCandidateIsTimedAsKernelBenchTimesIt) {
+  std::string why;
+  if (!HaveTorch(&why)) GTEST_SKIP() << why;
+  testing::CheckKernelBenchTiming("level1/19_ReLU.py", "cpu/relu.py", {"--backend", "cpu"}, "perf_counter");
+}
+
+TEST(KernelBenchBenchTest, AFailingCandidateIsNeverTimed) {
+  std::string why;
+  if (!HaveTorch(&why)) GTEST_SKIP() << why;
+  std::string dir = testing::SourceDir() + "/examples/kernelbench/";
+  auto r = testing::RunCli({"bench", dir + "level1/23_Softmax.py", dir + "cpu/softmax_max_init_zero.py", "--backend",
+                            "cpu", "--json", "--seed", "3"},
+                           "", 900);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  nlohmann::json v = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(v.is_object()) << r.out << r.err;
+  EXPECT_EQ(v["passed"], false);
+  EXPECT_FALSE(v["kernelbench"].contains("timing"));
+  // Native-only options are refused with a sentence, not ignored.
+  auto bad = testing::RunCli({"bench", dir + "level1/19_ReLU.py", dir + "cpu/relu.py", "--case", "large"}, "", 60);
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--case and --baseline apply to native tasks"), std::string::npos) << bad.err;
+}
+
 }  // namespace
 }  // namespace kforge

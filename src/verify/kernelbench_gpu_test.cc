@@ -31,6 +31,11 @@ TEST_P(KernelBenchGpuTest, VerdictMatchesTheManifest) {
   testing::CheckKernelBenchCase(Cases()[GetParam()], {"--backend", "cuda"});
 }
 
+TEST_F(KernelBenchGpuTest, CudaAndTritonCandidatesAreTimedWithCudaEvents) {
+  testing::CheckKernelBenchTiming("level1/19_ReLU.py", "cuda/relu.py", {"--backend", "cuda"}, "cuda_event");
+  testing::CheckKernelBenchTiming("level1/19_ReLU.py", "triton/relu.py", {"--backend", "cuda"}, "cuda_event");
+}
+
 INSTANTIATE_TEST_SUITE_P(Manifest, KernelBenchGpuTest, ::testing::Range(0, static_cast<int>(Cases().size())),
                          [](const ::testing::TestParamInfo<int>& info) {
                            return testing::KernelBenchCaseName(Cases()[info.param]);

@@ -1,0 +1,78 @@
+#include "verify/extension_checks.h"
+
+#include <regex>
+#include <set>
+#include <sstream>
+
+namespace kforge {
+
+std::vector<IntegrityFinding> ExtensionChecks(const std::string& source, BackendKind backend) {
+  StaticCheckOptions so;
+  so.backend = backend;
+  std::vector<IntegrityFinding> out;
+  for (auto& f : RunStaticChecks(source, so)) {
+    bool torch_abi = (f.check == "static.forbidden_include" &&
+                      (f.detail.find("torch/") != std::string::npos || f.detail.find("ATen/") != std::string::npos ||
+                       f.detail.find("c10/") != std::string::npos)) ||
+                     (f.check == "static.forbidden_library" &&
+                      (f.detail.find("'torch::'") != std::string::npos ||
+                       f.detail.find("'at::'") != std::string::npos || f.detail.find("'c10::'") != std::string::npos));
+    if (!torch_abi) out.push_back(std::move(f));
+  }
+  static const std::set<std::string> kPlumbing = {"empty",
+                                                  "empty_like",
+                                                  "empty_strided",
+                                                  "zeros",
+                                                  "zeros_like",
+                                                  "ones",
+                                                  "ones_like",
+                                                  "full",
+                                                  "full_like",
+                                                  "from_blob",
+                                                  "TensorOptions",
+                                                  "Tensor",
+                                                  "device",
+                                                  "dtype",
+                                                  "scalarTypeToTypeMeta",
+                                                  "wrap_pybind_function",
+                                                  "getCurrentCUDAStream",
+                                                  "check",
+                                                  "IntArrayRef",
+                                                  "Scalar",
+                                                  "Device",
+                                                  "kCUDA",
+                                                  "kCPU"};
+  static const std::set<std::string> kCompute = {
+      "matmul",     "mm",     "bmm",    "addmm",      "linear",
+      "einsum",     "sum",    "mean",   "softmax",    "log_softmax",
+      "relu",       "gelu",   "silu",   "sigmoid",    "tanh",
+      "exp",        "log",    "sqrt",   "rsqrt",      "pow",
+      "conv1d",     "conv2d", "conv3d", "layer_norm", "batch_norm",
+      "group_norm", "add",    "sub",    "mul",        "div",
+      "max",        "min",    "amax",   "amin",       "norm",
+      "var",        "std",    "cumsum", "clamp",      "clamp_min",
+      "clamp_max",  "where",  "abs",    "neg",        "scaled_dot_product_attention",
+      "dropout",    "copy_",  "add_",   "mul_",       "sub_",
+      "div_",       "relu_",  "addmm_", "argmax",     "topk",
+      "sort",       "cat",    "stack"};
+  static const std::regex kNamespaced(R"(\b(?:torch|at)::(?:native::)?([A-Za-z_]\w*)\s*\()");
+  static const std::regex kMethod(R"(\.\s*([A-Za-z_]\w*)\s*\()");
+  std::istringstream lines(source);
+  std::string line;
+  for (int n = 1; std::getline(lines, line); ++n) {
+    if (line.rfind("m.def(", 0) == 0) continue;  // load_inline's own bindings
+    for (std::sregex_iterator it(line.begin(), line.end(), kNamespaced), end; it != end; ++it) {
+      std::string name = (*it)[1];
+      if (!kPlumbing.count(name) && name.rfind("k", 0) != 0)
+        AddFinding(&out, "wrapper.framework_compute",
+                   "the extension calls torch's " + name + "(): the kernel must compute, not the framework", n);
+    }
+    for (std::sregex_iterator it(line.begin(), line.end(), kMethod), end; it != end; ++it)
+      if (kCompute.count((*it)[1]))
+        AddFinding(&out, "wrapper.framework_compute",
+                   "the extension calls the tensor method ." + std::string((*it)[1]) + "(): a framework operator", n);
+  }
+  return out;
+}
+
+}  // namespace kforge
