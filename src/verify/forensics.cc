@@ -231,6 +231,8 @@ Forensics Diagnose(const Task& task, const Verdict& v) {
       break;
     case FailureClass::kIntegrity:
       Add(&f.symptoms, "sandbox_violation");
+      for (const auto& finding : v.integrity)
+        if (finding.check == "launch.other_stream") Add(&f.symptoms, "other_stream_launch");
       break;
     case FailureClass::kRuntimeError:
       Add(&f.symptoms, "crash");

@@ -19,7 +19,8 @@ struct Task;
 /// near_pass, fp16_ceiling, distribution_dependent, negative_inputs_fail, passes_light_fails_full,
 /// out_of_bounds_write, input_mutated, crash, timeout, resource_limit, sandbox_violation,
 /// build_error, probe_mismatch, probe_nan_inf; from PyTorch's own checks in a run-time
-/// error's message: noncontiguous_input, dtype_mismatch.
+/// error's message: noncontiguous_input, dtype_mismatch; from the launch accounting:
+/// other_stream_launch.
 struct Forensics {
   FailureClass failure = FailureClass::kNone;
   std::vector<std::string> patterns;

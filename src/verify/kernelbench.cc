@@ -65,6 +65,19 @@ std::string Str(const json& j, const char* key) {
   return it != j.end() && it->is_string() ? UntrustedText(it->get<std::string>()) : "";
 }
 
+/// A number the worker reported, or 0 when it is missing or not a number (worker output is
+/// the candidate's process's: never trusted to have the right types).
+double Num(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : 0.0;
+}
+
+/// A flag the worker reported: true only when it is the boolean true.
+bool IsTrue(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_boolean() && it->get<bool>();
+}
+
 /// The last few lines of a Python traceback: where it failed and why.
 std::string TracebackTail(const std::string& text, int lines = 4) {
   size_t end = text.find_last_not_of(" \t\r\n");
@@ -255,6 +268,8 @@ WorkerRun KernelBenchVerifier::Worker(const char* role, const std::vector<Trial>
               {"extensions", json::object()},
               {"trials", json::array()}};
   if (!timing.is_null()) job["timing"] = timing;
+  // The candidate's GPU work is accounted (the worker's profiler pass) with its trials.
+  job["launches"] = gpu && std::string(role) == "candidate" && timing.is_null();
   if (std::string(role) == "candidate") {
     job["candidate"] = "kforge/candidate.py";
     for (auto& [key, path] : extensions_.items())
@@ -286,7 +301,8 @@ WorkerRun KernelBenchVerifier::Worker(const char* role, const std::vector<Trial>
       last_state = state;
       state_since = now;
     }
-    bool candidate_code = is_candidate && (stage == "load_candidate" || stage == "init" || stage == "trials");
+    bool candidate_code =
+        is_candidate && (stage == "load_candidate" || stage == "init" || stage == "trials" || stage == "launches");
     int64_t allowance_ms = candidate_code ? 10000 + 2 * options_.call_timeout_ms : 180000;
     if (is_candidate && stage == "timing")  // every timed call gets the per-call limit
       allowance_ms = 10000 + (options_.timing_warmup + options_.timing_trials + 1) * options_.call_timeout_ms;
@@ -320,7 +336,7 @@ std::string WorkerProblem(const WorkerRun& run, const char* who) {
   if (!run.result.is_object())
     return std::string("the ") + who + "'s process ended (" + run.status.Describe() +
            ") without a result: " + TracebackTail(run.output, 3);
-  if (!run.result.value("ok", false) && run.result.value("stage", "") != "trials")
+  if (!IsTrue(run.result, "ok") && Str(run.result, "stage") != "trials")
     return std::string("the ") + who + " failed at " + Str(run.result, "stage") + ": " +
            TracebackTail(Str(run.result, "error"), 3);
   return "";
@@ -336,19 +352,18 @@ json KernelBenchVerifier::Timing() {
   for (const char* role : {"reference", "candidate"}) {
     WorkerRun run = Worker(role, {}, json::object(), json::array(), spec);
     const json* t = run.result.is_object() && run.result.contains("timing") ? &run.result["timing"] : nullptr;
-    if (t == nullptr || !t->is_object() || !(*t)["mean_ms"].is_number()) {
+    if (t == nullptr || !t->is_object() || !(Num(*t, "mean_ms") > 0)) {
       std::string why = WorkerProblem(run, role);
       out["error"] = std::string("the ") + role + " could not be timed" + (why.empty() ? "" : ": " + why);
       return out;
     }
     json stats = json::object();
-    for (const char* k : {"mean_ms", "std_ms", "min_ms", "max_ms"}) stats[k] = t->value(k, 0.0);
-    stats["trials"] = t->value("trials", 0);
-    stats["clock"] = t->value("clock", "");
+    for (const char* k : {"mean_ms", "std_ms", "min_ms", "max_ms"}) stats[k] = Num(*t, k);
+    stats["trials"] = static_cast<int64_t>(Num(*t, "trials"));
+    stats["clock"] = CutText(Str(*t, "clock"), 32);
     out[role] = stats;
   }
-  double cand = out["candidate"]["mean_ms"].get<double>();
-  if (cand > 0) out["speedup"] = out["reference"]["mean_ms"].get<double>() / cand;
+  out["speedup"] = out["reference"]["mean_ms"].get<double>() / out["candidate"]["mean_ms"].get<double>();
   return out;
 }
 
@@ -366,13 +381,13 @@ void KernelBenchVerifier::Judge(const std::vector<Trial>& trials, const WorkerRu
     c.distribution = t.distribution;
     c.seed = t.seed;
     const json& r = i < rt.size() ? rt[i] : json();
-    if (!r.is_object() || !r.value("ok", false)) {
+    if (!r.is_object() || !IsTrue(r, "ok")) {
       // The reference cannot run these inputs (sizes it does not support): not a trial.
       if (t.set == TrialSet::kFull && t.name.rfind("sizes", 0) == 0) continue;
       throw UsageError("the reference failed on trial " + t.name + ": " + TracebackTail(Str(r, "error"), 3));
     }
     if (r.contains("seed") && r["seed"].is_number_unsigned()) c.seed = r["seed"].get<uint64_t>();
-    c.reference_ms = r.value("forward_ms", 0.0);
+    c.reference_ms = Num(r, "forward_ms");
     const json& k = ct && i < ct->size() ? (*ct)[i] : json();
     auto fail = [&](FailureClass f, std::string message) {
       c.failure = f;
@@ -386,7 +401,7 @@ void KernelBenchVerifier::Judge(const std::vector<Trial>& trials, const WorkerRu
       continue;
     }
     if (k.contains("forward_ms") && k["forward_ms"].is_number()) c.run_ms = k["forward_ms"].get<double>();
-    if (!k.value("ok", false)) {
+    if (!IsTrue(k, "ok")) {
       std::string err = Str(k, "error");
       bool oom = err.find("out of memory") != std::string::npos || err.find("MemoryError") != std::string::npos ||
                  err.find("can't allocate memory") != std::string::npos;
@@ -698,6 +713,8 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
     }
     size_t before = v.cases.size();
     Judge(set, ref, cand, &v);
+    if (cand.result.is_object() && cand.result.contains("launches"))
+      kb["launches"] = KernelBenchLaunchFindings(cand.result["launches"], &v.integrity);
     if (!v.integrity.empty()) {
       v.failure = FailureClass::kIntegrity;
       v.message = "integrity: " + v.integrity.front().check + ": " + v.integrity.front().detail;
@@ -737,6 +754,33 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
 }
 
 }  // namespace
+
+json KernelBenchLaunchFindings(const json& launches, std::vector<IntegrityFinding>* findings) {
+  if (!launches.is_object()) return json();
+  const auto ok = launches.find("ok");
+  json kept = {{"ok", ok != launches.end() && ok->is_boolean() && ok->get<bool>()}};
+  if (!kept["ok"].get<bool>()) {
+    kept["error"] = UntrustedText(CutText(Str(launches, "error"), 2000));
+    return kept;
+  }
+  const auto kernels = launches.find("kernels");
+  kept["kernels"] = kernels != launches.end() && kernels->is_number_integer() ? kernels->get<int64_t>() : 0;
+  json names = json::array();
+  for (const auto& n : launches.value("other_stream_kernels", json::array()))
+    if (n.is_string() && names.size() < 5) names.push_back(UntrustedText(CutText(n.get<std::string>(), 200)));
+  kept["other_stream_kernels"] = names;
+  if (kept["kernels"].get<int64_t>() == 0)
+    AddFinding(findings, "launch.no_kernel",
+               "ModelNew's forward ran no kernel on the GPU: its result was computed on the host or found elsewhere");
+  const bool other_stream = launches.value("other_streams", json::array()).is_array() &&
+                            !launches.value("other_streams", json::array()).empty();
+  if (other_stream)
+    AddFinding(findings, "launch.other_stream",
+               "kernels ran on a stream other than the one PyTorch considers current (first: " +
+                   (names.empty() ? std::string("?") : names[0].get<std::string>()) +
+                   "): launch with a bare <<<grid, block>>> or on at::cuda::getCurrentCUDAStream()");
+  return kept;
+}
 
 bool IsKernelBenchFile(const std::string& path) {
   return path.size() > 3 && path.compare(path.size() - 3, 3, ".py") == 0;

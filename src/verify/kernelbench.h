@@ -50,6 +50,13 @@ struct KernelBenchOptions {
   const CancellationToken* cancel = nullptr;
 };
 
+/// The candidate's launches, as the worker's profiler pass over one forward reported them, as
+/// integrity findings: no kernel on the GPU at all (`launch.no_kernel`), or kernels on a stream
+/// other than the one PyTorch considers current (`launch.other_stream`). Returns what the
+/// verdict records of the report: known fields only, typed, text made safe. A report whose
+/// profiler was unavailable judges nothing (its error is recorded).
+nlohmann::json KernelBenchLaunchFindings(const nlohmann::json& launches, std::vector<IntegrityFinding>* findings);
+
 /// The file looks like a KernelBench reference or candidate (a .py file).
 bool IsKernelBenchFile(const std::string& path);
 
