@@ -4,7 +4,7 @@
 # one-kernel CUDA ReLU (cold cache, then warm), and, with `agree`, KernelBench's own
 # procedure (scripts/kernelbench_procedure.py) beside kforge's KernelBench-compatible verdict
 # on every bundled GPU example. Results under $OUT.
-#   device_kernelbench.sh [tests|agree]   (BIG=1: also ReLU at 4096 x 65536; KEEP_CACHE=1: keep
+#   device_kernelbench.sh [tests|launches|agree]   (BIG=1: also ReLU at 4096 x 65536; KEEP_CACHE=1: keep
 #   the precompiled torch header of an earlier call and drop only the built extensions, so
 #   "cold" is the extension's own build)
 set -uo pipefail
@@ -40,6 +40,22 @@ if [ "$mode" = tests ]; then
   echo "gpu tests exit $?" >>"$OUT/kb_timing.txt"
   cat "$OUT/kb_timing.txt"
   tail -5 "$OUT/kb_gpu_tests.txt"
+elif [ "$mode" = launches ]; then
+  # Launch accounting, timing and the stream recipe: the hostile GPU cases, KernelBench's
+  # timing of CUDA and Triton ReLU, and a repair of the private-stream candidate.
+  export KFORGE_CACHE_DIR=/tmp/kb-cache
+  s=$(date +%s)
+  devbuild/kforge_gpu_tests --gtest_filter='*KernelBenchGpu*hostile*:*KernelBenchGpu*Timed*' >"$OUT/kb_gpu_tests.txt" 2>&1
+  echo "gpu tests exit $? $(( $(date +%s) - s )) s" >>"$OUT/kb_timing.txt"
+  s=$(date +%s)
+  rm -rf /tmp/kb-ps /tmp/kb-state
+  KFORGE_KB_STATE=/tmp/kb-state timeout 150 devbuild/kforge repair $kb/level1/19_ReLU.py $kb/hostile/private_stream.py \
+    --backend cuda --seed 1 --out /tmp/kb-ps >"$OUT/repair_private_stream.txt" 2>&1
+  echo "repair private_stream exit $? $(( $(date +%s) - s )) s" >>"$OUT/kb_timing.txt"
+  devbuild/kforge bench $kb/level1/19_ReLU.py $kb/cuda/relu.py --seed 1 >"$OUT/bench_relu.txt" 2>&1
+  echo "bench relu exit $?" >>"$OUT/kb_timing.txt"
+  cat "$OUT/kb_timing.txt"
+  grep -E '^\[ *(OK|FAILED)' "$OUT/kb_gpu_tests.txt"
 else
   export KFORGE_CACHE_DIR=/tmp/kb-cache
   for pair in 19_ReLU:cuda/relu 23_Softmax:cuda/softmax 23_Softmax:cuda/softmax_max_init_zero 19_ReLU:triton/relu; do
