@@ -15,6 +15,7 @@
 #include "core/subprocess.h"
 #include "testing/testing.h"
 #include "verify/verdict.h"
+#include "verify/verifier.h"
 
 namespace kforge {
 namespace {
@@ -345,6 +346,15 @@ TEST(CliTest, CudaBackendWithoutAGpuExitsTwo) {
     EXPECT_EQ(d.exit_code, 2) << args[0];
     EXPECT_NE(d.err.find("needs an NVIDIA GPU"), std::string::npos) << args[0] << ": " << d.err;
   }
+}
+
+TEST(CliTest, VersionNamesWhatTheBinaryWasBuiltWith) {
+  auto r = RunCli({"--version"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("kforge " + std::string(KforgeVersion()) + "\nbuilt with ", 0), 0u) << r.out;
+  for (const char* part : {"CUDA ", "tree-sitter language ABI "})
+    EXPECT_NE(r.out.find(part), std::string::npos) << r.out;
+  EXPECT_TRUE(r.err.empty()) << r.err;  // the answer goes to stdout only
 }
 
 TEST(CliTest, DoctorReportsTheLayersThatHoldInEachMode) {

@@ -1,5 +1,6 @@
 // kforge: generate, verify, debug and repair compute kernels.
 #include <sys/prctl.h>
+#include <tree_sitter/api.h>
 
 #include <CLI/CLI.hpp>
 #include <iostream>
@@ -46,6 +47,21 @@ const Command kCommands[] = {
     {"doctor", "say what this machine can do: sandbox layers, GPU, nvcc, compute-sanitizer", SetupDoctor},
 };
 
+/// What `kforge --version` prints: the version and what this binary was built with. (The
+/// tree-sitter library's own version is not knowable at build time: Debian's tree-sitter.pc
+/// says 0.6.3 for 0.20.7; its language ABI is what parsing depends on.)
+std::string VersionText() {
+#ifdef __clang__
+  const std::string compiler = std::string("clang ") + __clang_version__;
+#elif defined(__GNUC__)
+  const std::string compiler = std::string("g++ ") + __VERSION__;
+#else
+  const std::string compiler = "an unknown C++ compiler";
+#endif
+  return std::string("kforge ") + std::string(KforgeVersion()) + "\nbuilt with " + compiler + ", CUDA " +
+         KFORGE_BUILD_CUDA_VERSION + ", tree-sitter language ABI " + std::to_string(TREE_SITTER_LANGUAGE_VERSION);
+}
+
 int Main(int argc, char** argv) {
   // The one live environment and machine of this process, passed to every command.
   LiveEnv live;
@@ -54,7 +70,7 @@ int Main(int argc, char** argv) {
   InstallInterruptHandlers(interrupt);
   CLI::App app{"kforge: generate, verify, debug and repair compute kernels"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string(KforgeVersion()));
+  app.set_version_flag("--version", VersionText());
   std::vector<std::pair<CLI::App*, CommandAction>> actions;
   for (const auto& c : kCommands) {
     CLI::App* sub = app.add_subcommand(c.name, c.help);

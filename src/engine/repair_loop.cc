@@ -242,18 +242,13 @@ Scored RepairRun::Validate(const std::string& source, int round, int index, cons
 
 Verdict RepairRun::ValidateKernelBench(const std::string& source, const std::string& file_name,
                                        const VerifyOptions& opts) {
-  KernelBenchOptions kb;
-  kb.backend = opts.backend;
-  kb.full = opts.full;
-  kb.seed = *opts.seed;
-  kb.call_timeout_ms = opts.case_timeout_ms;
-  kb.cache_dir = opts.cache_dir;
-  kb.limits = opts.limits;
-  kb.cancel = opts.cancel;
-  const std::string work = dir_ + "/work";
-  MakeDirs(work);
-  WriteFileAtomic(work + "/" + file_name, source);
-  return VerifyKernelBench(machine_, dir_ + "/reference.py", work + "/" + file_name, kb);
+  // The verifier reads files: the proposal goes where it can (the run's logs keep it after).
+  const std::string path = dir_ + "/work/" + file_name;
+  MakeDirs(dir_ + "/work");
+  WriteFileAtomic(path, source);
+  Verdict v = VerifyKernelBench(machine_, dir_ + "/reference.py", path, KernelBenchOptionsFrom(opts));
+  RemoveTree(path);
+  return v;
 }
 
 void RepairRun::RequestRepair() {

@@ -122,14 +122,10 @@ VerifyResult Service::Verify(const VerifyRequest& request, const CancellationTok
   if (IsKernelBenchFile(request.task)) {
     if (request.options.sanitize || request.options.probes || request.options.force_distribution)
       throw UsageError("--sanitize, --probes and --dist apply to native tasks, not to KernelBench files");
-    KernelBenchOptions kb;
-    kb.backend = request.options.backend;
-    kb.full = request.options.full;
-    kb.seed = request.options.seed ? *request.options.seed : machine_.env().entropy().FreshSeed();
-    kb.cache_dir = request.options.cache_dir;
-    kb.limits = request.options.limits;
-    kb.cancel = &cancel;
-    kb.call_timeout_ms = request.options.case_timeout_ms;
+    VerifyOptions opts = request.options;
+    if (!opts.seed) opts.seed = machine_.env().entropy().FreshSeed();
+    opts.cancel = &cancel;
+    KernelBenchOptions kb = KernelBenchOptionsFrom(opts);
     r.verdict = VerifyKernelBench(machine_, request.task, request.candidate_path, kb);
     return r;
   }

@@ -782,6 +782,18 @@ json KernelBenchLaunchFindings(const json& launches, std::vector<IntegrityFindin
   return kept;
 }
 
+KernelBenchOptions KernelBenchOptionsFrom(const VerifyOptions& options) {
+  KernelBenchOptions kb;
+  kb.backend = options.backend;
+  kb.full = options.full;
+  kb.seed = options.seed.value();
+  kb.call_timeout_ms = options.case_timeout_ms;
+  kb.cache_dir = options.cache_dir;
+  kb.limits = options.limits;
+  kb.cancel = options.cancel;
+  return kb;
+}
+
 bool IsKernelBenchFile(const std::string& path) {
   return path.size() > 3 && path.compare(path.size() - 3, 3, ".py") == 0;
 }

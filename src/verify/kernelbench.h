@@ -30,6 +30,7 @@ namespace kforge {
 
 class CancellationToken;
 class Machine;
+struct VerifyOptions;
 
 struct KernelBenchOptions {
   BackendKind backend = BackendKind::kCpu;  ///< cpu, or cuda (the worker runs on the GPU)
@@ -56,6 +57,10 @@ struct KernelBenchOptions {
 /// verdict records of the report: known fields only, typed, text made safe. A report whose
 /// profiler was unavailable judges nothing (its error is recorded).
 nlohmann::json KernelBenchLaunchFindings(const nlohmann::json& launches, std::vector<IntegrityFinding>* findings);
+
+/// The options of a native verification, as they apply to KernelBench files (backend, --full,
+/// seed, per-call limit, cache, limits, cancellation). `seed` must be set.
+KernelBenchOptions KernelBenchOptionsFrom(const VerifyOptions& options);
 
 /// The file looks like a KernelBench reference or candidate (a .py file).
 bool IsKernelBenchFile(const std::string& path);
