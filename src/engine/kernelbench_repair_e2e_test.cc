@@ -20,12 +20,6 @@ using nlohmann::json;
 using testing::RunCli;
 using testing::SourceDir;
 
-bool HaveTorch(std::string* why) {
-  if (::access("/usr/lib/python3/dist-packages/torch/include/torch/extension.h", R_OK) == 0) return true;
-  *why = "PyTorch's headers are not installed (Debian: python3-torch libtorch-dev)";
-  return false;
-}
-
 std::string Example(const std::string& path) { return SourceDir() + "/examples/kernelbench/" + path; }
 
 std::string Read(const std::string& path) {
@@ -57,7 +51,7 @@ class KernelBenchRepairTest : public ::testing::TestWithParam<int> {};
 
 TEST_P(KernelBenchRepairTest, RecipesCertifyTheNearMiss) {
   std::string why;
-  if (!HaveTorch(&why)) GTEST_SKIP() << why;
+  if (!testing::HaveTorch(&why)) GTEST_SKIP() << why;
   const json c = Repairs()[GetParam()];
   TempDir dir("kforge-kb-repair");
   const std::string run = dir.path() + "/run";
@@ -83,7 +77,7 @@ INSTANTIATE_TEST_SUITE_P(Manifest, KernelBenchRepairTest, ::testing::Range(0, st
 
 TEST(KernelBenchRepairTest, AnExternalCommandWritesModelNewFromTheReference) {
   std::string why;
-  if (!HaveTorch(&why)) GTEST_SKIP() << why;
+  if (!testing::HaveTorch(&why)) GTEST_SKIP() << why;
   TempDir dir("kforge-kb-external");
   const std::string run = dir.path() + "/run";
   // The command is handed the reference beside the file it writes.
@@ -102,7 +96,7 @@ TEST(KernelBenchRepairTest, AnExternalCommandWritesModelNewFromTheReference) {
 
 TEST(KernelBenchRepairTest, AScriptedModelWritesModelNewAndIsToldTheFormat) {
   std::string why;
-  if (!HaveTorch(&why)) GTEST_SKIP() << why;
+  if (!testing::HaveTorch(&why)) GTEST_SKIP() << why;
   TempDir dir("kforge-kb-llm");
   testing::ScriptedHttpServer server({testing::ProposeFile(Example("cpu/softmax.py"))});
   const std::string run = dir.path() + "/run";
@@ -127,7 +121,7 @@ TEST(KernelBenchRepairTest, AScriptedModelWritesModelNewAndIsToldTheFormat) {
 
 TEST(KernelBenchRepairTest, AKilledRunResumesToTheSameCertifiedResult) {
   std::string why;
-  if (!HaveTorch(&why)) GTEST_SKIP() << why;
+  if (!testing::HaveTorch(&why)) GTEST_SKIP() << why;
   TempDir dir("kforge-kb-resume");
   const std::string run = dir.path() + "/run";
   const std::vector<std::string> env = {"KFORGE_KB_STATE=" + dir.path() + "/kb"};

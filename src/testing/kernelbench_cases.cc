@@ -1,12 +1,19 @@
 #include "testing/kernelbench_cases.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cctype>
 
 #include "testing/testing.h"
 
 namespace kforge::testing {
+
+bool HaveTorch(std::string* why) {
+  if (::access("/usr/lib/python3/dist-packages/torch/include/torch/extension.h", R_OK) == 0) return true;
+  *why = "PyTorch's headers are not installed (Debian: python3-torch libtorch-dev)";
+  return false;
+}
 
 nlohmann::json KernelBenchCases(const std::string& list) {
   return ReadJson(SourceDir() + "/examples/kernelbench/manifest.json")[list];

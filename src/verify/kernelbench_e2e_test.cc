@@ -15,19 +15,13 @@
 namespace kforge {
 namespace {
 
-bool HaveTorch(std::string* why) {
-  if (::access("/usr/lib/python3/dist-packages/torch/include/torch/extension.h", R_OK) == 0) return true;
-  *why = "PyTorch's headers are not installed (Debian: python3-torch libtorch-dev)";
-  return false;
-}
-
 class KernelBenchTest : public ::testing::TestWithParam<int> {};
 
 nlohmann::json Cases() { return testing::KernelBenchCases("cases"); }
 
 TEST_P(KernelBenchTest, VerdictMatchesTheManifest) {
   std::string why;
-  if (!HaveTorch(&why)) GTEST_SKIP() << why;
+  if (!testing::HaveTorch(&why)) GTEST_SKIP() << why;
   testing::CheckKernelBenchCase(Cases()[GetParam()], {});
 }
 
@@ -38,13 +32,13 @@ INSTANTIATE_TEST_SUITE_P(Manifest, KernelBenchTest, ::testing::Range(0, static_c
 
 TEST(KernelBenchBenchTest, ACertifiedCandidateIsTimedAsKernelBenchTimesIt) {
   std::string why;
-  if (!HaveTorch(&why)) GTEST_SKIP() << why;
+  if (!testing::HaveTorch(&why)) GTEST_SKIP() << why;
   testing::CheckKernelBenchTiming("level1/19_ReLU.py", "cpu/relu.py", {"--backend", "cpu"}, "perf_counter");
 }
 
 TEST(KernelBenchBenchTest, AFailingCandidateIsNeverTimed) {
   std::string why;
-  if (!HaveTorch(&why)) GTEST_SKIP() << why;
+  if (!testing::HaveTorch(&why)) GTEST_SKIP() << why;
   std::string dir = testing::SourceDir() + "/examples/kernelbench/";
   auto r = testing::RunCli({"bench", dir + "level1/23_Softmax.py", dir + "cpu/softmax_max_init_zero.py", "--backend",
                             "cpu", "--json", "--seed", "3"},
