@@ -3,7 +3,6 @@
 // the reference alone by an external command and by a scripted model over loopback HTTP, and
 // a run killed mid-way that resumes. Skipped, saying why, without PyTorch's headers.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 

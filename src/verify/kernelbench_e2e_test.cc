@@ -4,7 +4,6 @@
 // libtorch-dev, which scripts/install-deps.sh installs); without them each test is skipped
 // and says why.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cctype>
 #include <nlohmann/json.hpp>
