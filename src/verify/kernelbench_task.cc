@@ -2,7 +2,6 @@
 
 #include <regex>
 
-#include "core/fs.h"
 #include "core/hash.h"
 
 namespace kforge {
@@ -13,9 +12,11 @@ namespace {
 struct CategoryRule {
   const char* category;
   const char* pattern;
+  const char* also = nullptr;  ///< a second pattern that must match too
 };
 constexpr CategoryRule kCategories[] = {
     {"attention", R"(scaled_dot_product_attention|MultiheadAttention)"},
+    {"attention", R"(\bsoftmax\b)", R"(\b(?:matmul|bmm|einsum)\b|@)"},  // attention written out
     {"conv", R"(\bconv(?:_transpose)?[123]d\b|\bConv(?:Transpose)?[123]d\b)"},
     {"normalization",
      R"(\b(?:layer_norm|LayerNorm|batch_norm|BatchNorm[123]d|group_norm|GroupNorm|instance_norm|InstanceNorm[123]d|rms_norm|RMSNorm|softmax|log_softmax|Softmax|LogSoftmax|normalize)\b)"},
@@ -33,10 +34,10 @@ Task KernelBenchTask(const std::string& reference_text, const std::string& origi
   t.name = base.size() > 3 && base.compare(base.size() - 3, 3, ".py") == 0 ? base.substr(0, base.size() - 3) : base;
   if (t.name.empty()) t.name = "kernelbench";
   t.category = "elementwise";
-  // Only forward's body names the operator; the constructor's layers are looked at too
-  // (a Conv2d member), so the whole class Model is read.
+  // The whole file is read: forward names the operator, the constructor its layers (a Conv2d).
   for (const auto& rule : kCategories)
-    if (std::regex_search(reference_text, std::regex(rule.pattern))) {
+    if (std::regex_search(reference_text, std::regex(rule.pattern)) &&
+        (rule.also == nullptr || std::regex_search(reference_text, std::regex(rule.also)))) {
       t.category = rule.category;
       break;
     }
@@ -47,8 +48,9 @@ Task KernelBenchTask(const std::string& reference_text, const std::string& origi
 }
 
 std::string KernelBenchReferenceProblem(const std::string& reference_text) {
+  // Whole names: a ModelNew file has no class Model, and get_inputs_big is not get_inputs.
   for (const char* needed : {"class Model", "def get_inputs", "def get_init_inputs"})
-    if (reference_text.find(needed) == std::string::npos)
+    if (!std::regex_search(reference_text, std::regex(std::string(R"((?:^|\n)\s*)") + needed + R"(\b)")))
       return std::string("it has no '") + needed + "' (a KernelBench reference defines class Model(nn.Module), " +
              "get_inputs() and get_init_inputs())";
   return "";
