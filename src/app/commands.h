@@ -38,6 +38,11 @@ CommandAction SetupResume(CLI::App& sub, Machine& machine, CancellationToken& in
 CommandAction SetupStatus(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
 CommandAction SetupLog(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
 CommandAction SetupDoctor(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
+CommandAction SetupReplay(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
+CommandAction SetupDiff(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
+CommandAction SetupBisect(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
+CommandAction SetupPack(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
+CommandAction SetupUnpack(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
 CommandAction SetupMutate(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
 
 struct Config;

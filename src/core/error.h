@@ -35,4 +35,12 @@ class CancelledError : public Error {
   using Error::Error;
 };
 
+/// A replay needed a value its recording does not hold (the trajectory left the recording,
+/// or a pinned layer was asked for a live call). Never a live call instead: the replay stops
+/// there and says where.
+class ReplayGap : public Error {
+ public:
+  using Error::Error;
+};
+
 }  // namespace kforge

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -83,6 +84,13 @@ void CopyFileAtomic(const std::string& from, const std::string& to) {
   std::filesystem::copy_file(from, tmp, std::filesystem::copy_options::overwrite_existing, ec);
   if (!ec) std::filesystem::rename(tmp, to, ec);
   if (ec) throw EnvironmentError("cannot write " + to + ": " + ec.message());
+}
+
+ScopedFd TryLockFile(const std::string& path, LockMode mode) {
+  ScopedFd fd(::open(path.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644));
+  if (!fd.valid()) return fd;
+  if (::flock(fd.get(), (mode == LockMode::kShared ? LOCK_SH : LOCK_EX) | LOCK_NB) != 0) return ScopedFd();
+  return fd;
 }
 
 bool FileExists(const std::string& path) {

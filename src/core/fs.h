@@ -37,6 +37,10 @@ void WriteFileAtomic(const std::string& path, std::string_view data);
 /// Copies `from` to `to` the same way (temporary file, then rename).
 void CopyFileAtomic(const std::string& from, const std::string& to);
 bool FileExists(const std::string& path);
+enum class LockMode { kShared, kExclusive };
+/// An advisory lock (flock(2)) on `path`, created when missing, held while the returned fd
+/// is open; an invalid fd when another process holds it in a conflicting mode.
+ScopedFd TryLockFile(const std::string& path, LockMode mode);
 /// mkdir -p; throws EnvironmentError on failure.
 void MakeDirs(const std::string& path);
 /// rm -rf, with no limit on depth (a candidate can leave a chain of folders far deeper than

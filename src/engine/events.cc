@@ -120,9 +120,16 @@ json Payload(const RepairProposedEvent& e) {
   json proposals = json::array();
   for (const auto& p : e.proposals)
     proposals.push_back({{"candidate", p.candidate}, {"origin", p.origin}, {"description", p.description}});
-  return {{"round", e.round},          {"proposals", proposals},           {"skipped_seen", e.skipped_seen},
-          {"kb_hits", e.kb_hits},      {"tool_calls", e.tool_calls},       {"probes_requested", e.probes_requested},
-          {"usage", e.usage.ToJson()}, {"deterministic", e.deterministic}, {"turn_error", e.turn_error},
+  return {{"round", e.round},
+          {"proposals", proposals},
+          {"skipped_seen", e.skipped_seen},
+          {"skipped", e.skipped},
+          {"kb_hits", e.kb_hits},
+          {"tool_calls", e.tool_calls},
+          {"probes_requested", e.probes_requested},
+          {"usage", e.usage.ToJson()},
+          {"deterministic", e.deterministic},
+          {"turn_error", e.turn_error},
           {"transcript", e.transcript}};
 }
 
@@ -219,6 +226,7 @@ RunEvent DecodePayload(EventType type, const json& d) {
         e.proposals.push_back(
             {p.at("candidate").get<std::string>(), p.value("origin", ""), p.value("description", "")});
       e.skipped_seen = d.value("skipped_seen", 0);
+      e.skipped = d.value("skipped", std::vector<std::string>{});
       e.kb_hits = d.value("kb_hits", std::vector<std::string>{});
       e.tool_calls = d.value("tool_calls", json::array());
       e.probes_requested = d.value("probes_requested", false);

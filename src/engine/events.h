@@ -159,6 +159,7 @@ struct RepairProposedEvent {
   int round = 0;
   std::vector<ProposalRecord> proposals;
   int skipped_seen = 0;
+  std::vector<std::string> skipped;  ///< their artifacts (a replay proposes them again; empty in older logs)
   std::vector<std::string> kb_hits;
   nlohmann::json tool_calls = nlohmann::json::array();  ///< engine/tool_host.h's record of each call
   bool probes_requested = false;

@@ -16,6 +16,7 @@
 #include "core/fs.h"
 #include "core/hash.h"
 #include "engine/guards.h"
+#include "engine/pinned_values.h"
 #include "engine/scoring.h"
 #include "engine/tool_host.h"
 #include "engine/turn_context.h"
@@ -135,6 +136,24 @@ std::unique_ptr<RepairRun> RepairRun::Create(const std::string& run_dir, const s
   return run;
 }
 
+std::unique_ptr<RepairRun> RepairRun::CreateReplay(const std::string& run_dir, const RunStartedEvent& started,
+                                                   const ArtifactStore& recorded, const RepairEnv& env) {
+  if (FileExists(run_dir + "/events.db"))
+    throw UsageError("run directory " + run_dir + " already holds a run; choose another --out for the replay");
+  MakeDirs(run_dir);
+  std::unique_ptr<RepairRun> run(new RepairRun(run_dir, env));
+  run->log_ = EventLog::Create(run_dir + "/events.db", run->machine_.env().clock());
+  run->artifacts_ = std::make_unique<ArtifactStore>(run_dir + "/artifacts");
+  for (const std::string& hash : {started.task_artifact, started.candidate, started.kb_snapshot})
+    if (!hash.empty()) run->artifacts_->Put(recorded.Get(hash));
+  RunStartedEvent again = started;
+  again.kforge_version = KforgeVersion();
+  run->Append(again);
+  run->log_->Checkpoint();
+  run->Load();
+  return run;
+}
+
 std::unique_ptr<RepairRun> RepairRun::Open(const std::string& run_dir, const RepairEnv& env) {
   std::unique_ptr<RepairRun> run(new RepairRun(run_dir, env));
   run->log_ = EventLog::Open(run_dir + "/events.db", run->machine_.env().clock());
@@ -199,11 +218,14 @@ Scored RepairRun::Validate(const std::string& source, int round, int index, cons
   opts.cancel = env_.cancel;
   std::string cand_hash = artifacts_->Put(source);
   const std::string file_name = "candidate-" + cand_hash.substr(0, 12) + state_.config.SourceExtension();
-  Verdict v = state_.config.task_format == TaskFormat::kKernelBench
+  std::optional<PinnedValidation> pinned =
+      env_.pinned ? env_.pinned->Validation({state_.iterations, cand_hash, *opts.seed}) : std::nullopt;
+  Verdict v = pinned ? std::move(pinned->verdict)
+              : state_.config.task_format == TaskFormat::kKernelBench
                   ? ValidateKernelBench(source, file_name, opts)
                   : Verifier(task_, machine_).VerifySource(source, file_name, opts);
   nlohmann::json vj = v.ToJson();
-  Forensics f = Diagnose(task_, v);
+  Forensics f = pinned && pinned->forensics.is_object() ? ForensicsFromJson(pinned->forensics) : Diagnose(task_, v);
   Scored s;
   s.candidate = cand_hash;
   s.verdict = artifacts_->Put(vj.dump(2));
@@ -304,10 +326,6 @@ void RepairRun::CallRepairer() {
   for (const auto& h : ctx.kb_hits) hits += (hits.empty() ? "" : ", ") + h.entry->id;
   Progress(fmt::format("round {} (attempt {}): {} | knowledge base: {}", state_.round, state_.attempt,
                        f.Text().substr(0, f.Text().find('\n')), hits.empty() ? "no match" : hits));
-  if (!session_ || session_attempt_ != state_.attempt) {  // one session per attempt
-    session_ = repairer_->OpenSession();
-    session_attempt_ = state_.attempt;
-  }
   RunToolHost tools(
       artifacts_->Get(state_.task_artifact), dir_,
       [&] {
@@ -321,7 +339,8 @@ void RepairRun::CallRepairer() {
         return hits.dump(2);
       },
       env_.kb_dir.empty() ? "" : env_.kb_dir + "/notes");
-  TurnResult turn = session_->Turn(ctx, tools);
+  bool deterministic = false;
+  TurnResult turn = Turn(ctx, tools, &deterministic);
   std::vector<Proposal>& proposals = turn.proposals;
   RepairProposedEvent proposed;
   proposed.round = state_.round;
@@ -329,6 +348,7 @@ void RepairRun::CallRepairer() {
     std::string hash = artifacts_->Put(p.source);
     if (state_.seen.count(hash)) {  // oscillation: never validate a candidate twice
       ++proposed.skipped_seen;
+      proposed.skipped.push_back(hash);
       continue;
     }
     proposed.proposals.push_back({hash, p.origin, p.description});
@@ -337,13 +357,30 @@ void RepairRun::CallRepairer() {
   proposed.tool_calls = tools.calls();
   proposed.probes_requested = tools.probes_requested();
   proposed.usage = turn.usage;
-  proposed.deterministic = repairer_->deterministic();
+  proposed.deterministic = deterministic;
   proposed.turn_error = turn.failure;
   if (!turn.transcript.is_null())
     proposed.transcript =
         artifacts_->Put(turn.transcript.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
   Append(proposed);
   if (!turn.failure.empty()) Progress("  the repairer's turn failed: " + turn.failure);
+}
+
+TurnResult RepairRun::Turn(const RepairContext& ctx, RunToolHost& tools, bool* deterministic) {
+  const std::string current = state_.current ? state_.current->candidate : "";
+  std::optional<PinnedTurn> pinned =
+      env_.pinned ? env_.pinned->Turn({state_.turns - 1, state_.round, current}) : std::nullopt;
+  if (pinned) {  // the recorded answer; its tool calls are made again, so their answers are compared
+    tools.Repeat(pinned->tool_calls);
+    *deterministic = false;
+    return std::move(pinned->result);
+  }
+  if (!session_ || session_attempt_ != state_.attempt) {  // one session per attempt
+    session_ = repairer_->OpenSession();
+    session_attempt_ = state_.attempt;
+  }
+  *deterministic = repairer_->deterministic();
+  return session_->Turn(ctx, tools);
 }
 
 void RepairRun::CloseRound() {
@@ -441,6 +478,10 @@ void RepairRun::WriteOutputs() {
 }
 
 const RunState& RepairRun::Run() {
+  const ScopedFd lock = TryLockFile(dir_ + "/" + kRunLockFile, LockMode::kExclusive);
+  if (!lock.valid())
+    throw UsageError("the run in " + dir_ +
+                     " is being driven by another kforge process; wait for it to finish, or stop it and resume");
   try {
     if (state_.cancelled && !state_.finished) {
       Append(ResumedEvent{state_.round});
@@ -494,9 +535,11 @@ const RunState& RepairRun::Run() {
       }
       if (state_.proposed) {
         if (state_.clock_round != state_.round) {  // persist the reading first, then decide from it
+          std::optional<int64_t> pinned = env_.pinned ? env_.pinned->ElapsedSeconds(state_.round) : std::nullopt;
           Append(ClockReadEvent{
               state_.round,
-              (machine_.env().clock().WallMicros() - state_.started_wall_us - state_.paused_us) / 1000000});
+              pinned ? *pinned
+                     : (machine_.env().clock().WallMicros() - state_.started_wall_us - state_.paused_us) / 1000000});
           continue;
         }
         CloseRound();

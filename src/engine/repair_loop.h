@@ -18,10 +18,18 @@ class Repairer;
 class RepairerRegistry;
 class RepairSession;
 class Clock;
+class RunToolHost;
+struct RepairContext;
+struct TurnResult;
 class Machine;
 class CancellationToken;
+class PinnedValues;
 struct Verdict;
 struct VerifyOptions;
+
+/// The lock file a run holds while it is driven (RepairRun::Run); readers that need the whole
+/// run (replay, pack) refuse a run whose lock is held.
+inline constexpr const char kRunLockFile[] = "run.lock";
 
 struct RepairEnv {
   /// The toolchain and, through it, the environment (clock, entropy, processes, the
@@ -38,6 +46,9 @@ struct RepairEnv {
   /// to do next — go on, stop, or add a requirement. Its answer is recorded before it takes
   /// effect. Null: the run never waits for anyone.
   std::function<UserDecidedEvent(const RunState&)> between_rounds;
+  /// A replay's recorded values (engine/pinned_values.h); null: every value is taken live.
+  /// Not owned.
+  PinnedValues* pinned = nullptr;
 };
 
 class RepairRun {
@@ -47,6 +58,11 @@ class RepairRun {
   static std::unique_ptr<RepairRun> Create(const std::string& run_dir, const std::string& task_text,
                                            const std::string& task_origin, const std::string& candidate_source,
                                            const RunConfig& config, const RepairEnv& env);
+  /// Starts a replay of a recorded run in `run_dir`: the same task, initial candidate,
+  /// configuration and knowledge-base snapshot (artifacts copied from `recorded`), with the
+  /// run's values coming from `env.pinned`.
+  static std::unique_ptr<RepairRun> CreateReplay(const std::string& run_dir, const RunStartedEvent& started,
+                                                 const ArtifactStore& recorded, const RepairEnv& env);
   /// Opens an existing run to resume it or inspect it.
   static std::unique_ptr<RepairRun> Open(const std::string& run_dir, const RepairEnv& env);
   ~RepairRun();
@@ -74,6 +90,8 @@ class RepairRun {
   void Finish(bool success, const std::string& reason, const std::string& message);
   void WriteOutputs();
   void Progress(const std::string& line);
+  /// The repairer's turn: pinned by a replay, or asked live.
+  TurnResult Turn(const RepairContext& ctx, RunToolHost& tools, bool* deterministic);
 
   std::string dir_;
   RepairEnv env_;

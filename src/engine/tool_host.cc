@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "core/error.h"
 #include "core/fs.h"
 #include "core/hash.h"
 #include "core/text.h"
@@ -67,6 +68,28 @@ std::string RunToolHost::RequestProbes() {
   return Record("request_probes", "",
                 "the next validation compiles with KFORGE_PROBES=1: #include <kforge/probe.h> and call "
                 "KFORGE_PROBE(\"name\", ptr, count) at stage boundaries");
+}
+
+void RunToolHost::Repeat(const nlohmann::json& recorded_calls) {
+  if (!recorded_calls.is_array()) return;
+  for (const auto& call : recorded_calls) {
+    const std::string tool = call.is_object() ? call.value("tool", "") : "";
+    const std::string argument = call.is_object() ? call.value("argument", "") : "";
+    if (tool == "read_task") {
+      ReadTask();
+    } else if (tool == "read_file") {
+      ReadRunFile(argument);
+    } else if (tool == "query_kb") {
+      QueryKnowledgeBase();
+    } else if (tool == "request_probes") {
+      RequestProbes();
+    } else if (tool == "read_note") {
+      ReadNote(argument);
+    } else {
+      throw ReplayGap("the recording holds a call of the tool '" + UntrustedText(tool) +
+                      "', which this kforge does not have");
+    }
+  }
 }
 
 }  // namespace kforge

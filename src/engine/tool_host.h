@@ -29,6 +29,11 @@ class RunToolHost : public ToolHost {
   std::string RequestProbes() override;
   std::string ReadNote(const std::string& name) override;
 
+  /// Makes a recorded turn's calls again (a replay), in order, recording them anew: their
+  /// answers are re-derived from the run, not copied. Throws ReplayGap for a tool this
+  /// kforge does not have.
+  void Repeat(const nlohmann::json& recorded_calls);
+
   const nlohmann::json& calls() const { return calls_; }
   bool probes_requested() const { return probes_requested_; }
 

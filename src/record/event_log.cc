@@ -95,6 +95,16 @@ EventLog::~EventLog() {
   sqlite3_close(db_);
 }
 
+void EventLog::CopyTo(const std::string& path) const {
+  sqlite3_stmt* st = nullptr;
+  KF_CHECK(sqlite3_prepare_v2(db_, "VACUUM INTO ?", -1, &st, nullptr) == SQLITE_OK);
+  sqlite3_bind_text(st, 1, path.c_str(), -1, SQLITE_TRANSIENT);
+  const int rc = sqlite3_step(st);
+  sqlite3_finalize(st);
+  if (rc != SQLITE_DONE)
+    throw EnvironmentError("cannot copy event log " + path_ + " to " + path + ": " + sqlite3_errmsg(db_));
+}
+
 void EventLog::Checkpoint() { Exec("PRAGMA wal_checkpoint(TRUNCATE);"); }
 
 Event EventLog::Append(std::string_view type, Layer layer, nlohmann::json data) {

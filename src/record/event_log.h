@@ -59,6 +59,9 @@ class EventLog {
   /// Appends one event durably and returns it (with its sequence number).
   Event Append(std::string_view type, Layer layer, nlohmann::json data);
   std::vector<Event> ReadAll() const;
+  /// Writes a consistent single-file copy of the log (WAL included) to `path`, which must
+  /// not exist.
+  void CopyTo(const std::string& path) const;
   const std::string& path() const { return path_; }
 
  private:

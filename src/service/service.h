@@ -17,14 +17,18 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "core/task.h"
+#include "engine/bisect.h"
 #include "engine/decision_replay.h"
+#include "engine/replay.h"
 #include "engine/run_config.h"
 #include "engine/run_state.h"
 #include "exec/device.h"
+#include "record/pack.h"
 #include "verify/bench.h"
 #include "verify/forensics.h"
 #include "verify/verdict.h"
@@ -147,6 +151,23 @@ struct DeviceReport {
   nlohmann::json ToJson() const;
 };
 
+/// `kforge replay`: a recorded run (a run directory or a pack) replayed with some layers
+/// live and some values changed (engine/replay.h).
+struct ReplayRequest {
+  std::string run;                ///< a run directory, or a pack file (kforge pack)
+  std::set<Layer> live;           ///< layers re-executed for real; the rest are pinned
+  std::vector<std::string> sets;  ///< counterfactuals "SEQ.FIELD=VALUE" (VALUE: JSON, text, or @FILE)
+  std::string out;                ///< the replay's run directory; "" : kforge-runs/<task>-replay-<time>
+};
+
+struct ReplayReport {
+  ReplayResult result;
+  int refused_processes = 0, refused_http = 0;  ///< live calls a pinned layer refused
+  /// kPassed: the replay matched the recording; kFailed: it diverged or left the record.
+  Outcome outcome() const { return result.matched() ? Outcome::kPassed : Outcome::kFailed; }
+  nlohmann::json ToJson() const;
+};
+
 class Service {
  public:
   explicit Service(Machine& machine) : machine_(machine) {}
@@ -170,6 +191,18 @@ class Service {
   std::vector<Event> Log(const std::string& run_dir) const;
   /// Re-derives every score and round decision of a run from its record alone.
   DecisionReplay CheckDecisions(const std::string& run_dir) const;
+
+  /// Replays a recorded run (service/replay.cc).
+  ReplayReport Replay(const ReplayRequest& request, const CancellationToken& cancel, const ProgressFn& progress);
+  /// Aligns two runs of one task and lists their differing recorded values by layer.
+  RunComparison Diff(const std::string& run_a, const std::string& run_b) const;
+  /// Delta debugging over the values two runs took from the world; each mix is replayed
+  /// strictly in a directory under `out`.
+  BisectResult Bisect(const std::string& good, const std::string& bad, const std::string& out,
+                      const CancellationToken& cancel, const ProgressFn& progress);
+  /// `kforge pack`: the run in one file; `kforge unpack`: its files back, checked.
+  PackSummary Pack(const std::string& run_dir, const std::string& pack_path) const;
+  PackSummary Unpack(const std::string& pack_path, const std::string& out_dir) const;
 
   BenchReport Bench(const BenchRequest& request, const CancellationToken& cancel);
   /// kforge bench REF.py MODELNEW.py: the KernelBench verifier, then KernelBench's timing of

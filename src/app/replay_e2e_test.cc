@@ -1,0 +1,288 @@
+// Record, replay, diff, bisect and pack through the real CLI: a scripted model session over
+// loopback HTTP and a scripted agent session are recorded, every live source is stopped,
+// and the replays are checked for what they took from the record and where they part.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "core/fs.h"
+#include "testing/http_server.h"
+#include "testing/scripted_model.h"
+#include "testing/testing.h"
+
+namespace kforge {
+namespace {
+
+using nlohmann::json;
+using testing::ProposeFile;
+using testing::RunCli;
+using testing::ScriptedHttpServer;
+using testing::SourceDir;
+using testing::StreamedToolCall;
+
+std::string NearMiss(const std::string& f) { return SourceDir() + "/examples/cpu/nearmiss/" + f; }
+
+json Parse(const testing::CliResult& r) {
+  json j = json::parse(r.out, nullptr, false);
+  EXPECT_TRUE(j.is_object()) << r.out << r.err;
+  return j;
+}
+
+/// The seq of the n-th event of `type` in the run (1-based n).
+int64_t SeqOf(const std::string& run, const std::string& type, int n = 1) {
+  auto r = RunCli({"log", run, "--json"});
+  size_t start = 0;
+  while (start < r.out.size()) {
+    const size_t end = r.out.find('\n', start);
+    json e = json::parse(r.out.substr(start, end - start), nullptr, false);
+    if (e.is_object() && e["type"] == type && --n == 0) return e["seq"];
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  ADD_FAILURE() << "no " << type << " in " << run;
+  return 0;
+}
+
+json EventData(const std::string& run, int64_t seq) {
+  auto r = RunCli({"log", run, "--json"});
+  size_t start = 0;
+  while (start < r.out.size()) {
+    const size_t end = r.out.find('\n', start);
+    json e = json::parse(r.out.substr(start, end - start), nullptr, false);
+    if (e.is_object() && e["seq"] == seq) return e["data"];
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return json();
+}
+
+std::string Artifact(const std::string& run, const std::string& hash) {
+  std::string text, error;
+  EXPECT_TRUE(TryReadFile(run + "/artifacts/" + hash.substr(0, 2) + "/" + hash, &text, &error)) << error;
+  return text;
+}
+
+class ReplayTest : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = std::make_unique<TempDir>("kforge-replay-test"); }
+  std::string Dir(const std::string& name) const { return dir_->path() + "/" + name; }
+  /// No compiler and no model reachable: a replay that tried either would fail loudly.
+  std::vector<std::string> DeadSources(const std::string& tag) const {
+    return {"KFORGE_KB_STATE=" + Dir("kb-" + tag), "CXX=/nonexistent/g++", "OPENAI_BASE_URL=http://127.0.0.1:9/v1"};
+  }
+  /// A scripted agent's run: one proposal that still fails, then nothing (not certified).
+  std::string RecordScriptedRun(const std::string& name) {
+    const std::string wrong = Dir(name + "-wrong.cc");
+    std::string text, error;
+    EXPECT_TRUE(TryReadFile(NearMiss("layernorm_eps_outside_sqrt.cc"), &text, &error));
+    WriteFileAtomic(wrong, text + "// still wrong\n");
+    const std::string script = Dir(name + "-script.json");
+    WriteFileAtomic(script, json{{"turns",
+                                  {{{"tools", {{{"tool", "read_task"}},
+                                               {{"tool", "read_file"}, {"path", "logs/iteration_0/forensics.txt"}}}},
+                                    {"propose", {{{"file", name + "-wrong.cc"}, {"description", "a try that does not fix it"}}}}}}}}
+                                .dump());
+    const std::string run = Dir(name);
+    auto r = RunCli({"repair", "layernorm", NearMiss("layernorm_eps_outside_sqrt.cc"), "--repairer", "script",
+                     "--repairer-script", script, "--out", run, "--seed", "7", "--rounds", "1", "--attempts", "1",
+                     "--wall-clock", "3600", "--quiet"},
+                    "", 300, {"KFORGE_KB_STATE=" + Dir("kb-" + name)});
+    EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+    std::filesystem::remove(script);  // the agent is gone: a replay cannot ask it again
+    return run;
+  }
+  std::unique_ptr<TempDir> dir_;
+};
+
+TEST_F(ReplayTest, AModelSessionReplaysStrictlyWithNoCallsAndALiveModelPartsAtItsAnswer) {
+  const std::string fixed = SourceDir() + "/examples/cpu/correct/relu.cc";
+  std::string text, error;
+  ASSERT_TRUE(TryReadFile(fixed, &text, &error));
+  const std::string other = Dir("other.cc");
+  WriteFileAtomic(other, text + "// another answer\n");
+  // Two replies for the recorded run; the third answers a live re-ask differently.
+  ScriptedHttpServer server({StreamedToolCall("read_file", R"({"path": "logs/iteration_0/forensics.txt"})"),
+                             ProposeFile(fixed), ProposeFile(other)});
+  const std::string config = Dir("llm.json");
+  WriteFileAtomic(config, json{{"max_retries", 0}, {"timeout_s", 60}}.dump());
+  const std::string run = Dir("llm-run");
+  auto r = RunCli({"repair", "relu", NearMiss("relu_nan_dropped.cc"), "--repairer", "llm", "--base-url",
+                   server.Url("/v1"), "--model", "scripted-model", "--llm-config", config, "--seed", "7", "--out", run,
+                   "--quiet"},
+                  "", 300, {"KFORGE_KB_STATE=" + Dir("kb-llm"), "OPENAI_API_KEY=sk-test"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  ASSERT_EQ(server.received().size(), 2u);
+
+  r = RunCli({"replay", run, "--out", Dir("strict"), "--json"}, "", 120, DeadSources("strict"));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  json j = Parse(r);
+  EXPECT_TRUE(j["matched"]) << j.dump(2);
+  EXPECT_EQ(j["pinned"]["validations"], 2);
+  EXPECT_EQ(j["pinned"]["turns"], 1);
+  EXPECT_EQ(j["refused_live_calls"]["http"], 0);
+  EXPECT_EQ(j["refused_live_calls"]["processes"], 0);
+  EXPECT_EQ(j["comparison"]["aligned"], j["comparison"]["events_a"]);
+  EXPECT_TRUE(j["replay_success"]);
+  EXPECT_EQ(server.received().size(), 2u) << "a strict replay reached the model";
+
+  // The token layer live: the model is asked again and answers otherwise.
+  r = RunCli({"replay", run, "--live", "token", "--out", Dir("live-token"), "--json"}, "", 300,
+             {"KFORGE_KB_STATE=" + Dir("kb-live"), "OPENAI_API_KEY=sk-test"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  j = Parse(r);
+  EXPECT_FALSE(j["matched"]);
+  EXPECT_EQ(server.received().size(), 3u);
+  const json& d = j["comparison"]["divergence"];
+  EXPECT_EQ(d["type_a"], "repair_proposed") << d.dump(2);
+  EXPECT_EQ(d["layer"], "token");
+  EXPECT_EQ(d["seq_a"], SeqOf(run, "repair_proposed"));
+  // What followed: the replay validated the other answer, which the recording holds no
+  // verdict for, and says so rather than compiling it.
+  EXPECT_NE(j["gap"].get<std::string>().find("re-execute the tensor layer"), std::string::npos) << j["gap"];
+}
+
+TEST_F(ReplayTest, AScriptedAgentRunReplaysAndAChangedValueGivesItsFirstDivergence) {
+  const std::string run = RecordScriptedRun("agent");
+  auto r = RunCli({"replay", run, "--out", Dir("strict"), "--json"}, "", 120, DeadSources("s"));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  json j = Parse(r);
+  EXPECT_TRUE(j["matched"]) << j.dump(2);
+  EXPECT_EQ(j["pinned"]["turns"], 2);
+  EXPECT_EQ(j["pinned"]["clock_reads"], 2);
+
+  // A later clock: the first round's close now meets the wall-clock limit.
+  const int64_t clock = SeqOf(run, "clock_read");
+  r = RunCli({"replay", run, "--set", std::to_string(clock) + ".elapsed_s=7200", "--out", Dir("late"), "--json"}, "",
+             120, DeadSources("late"));
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  j = Parse(r);
+  const json& d = j["comparison"]["divergence"];
+  EXPECT_EQ(d["seq_a"], SeqOf(run, "round_closed")) << d.dump(2);
+  EXPECT_EQ(d["layer"], "control");
+  EXPECT_EQ(j["replay_reason"], "wall_clock") << j.dump(2);
+
+  // Refused: a derived event, an unknown field, a malformed assignment.
+  for (const auto& set : {std::to_string(SeqOf(run, "round_closed")) + ".stop=certified",
+                          std::to_string(clock) + ".nonsense=1", std::string("elapsed=3")}) {
+    r = RunCli({"replay", run, "--set", set, "--out", Dir("refused")}, "", 60, DeadSources("r"));
+    EXPECT_EQ(r.exit_code, 2) << set;
+    EXPECT_NE(r.err.find("kforge: "), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(Dir("refused") + "/events.db")) << set;
+  }
+}
+
+TEST_F(ReplayTest, BisectFindsTheOneValueOfThreeThatMatters) {
+  const std::string good = RecordScriptedRun("good");
+  // The bad run: the good one with three recorded values changed, of which only the
+  // proposal's verdict (now passing) changes the outcome.
+  const int64_t initial = SeqOf(good, "validated", 1), proposal = SeqOf(good, "validated", 2);
+  json slow = json::parse(Artifact(good, EventData(good, initial)["verdict"]));
+  slow["compile"]["seconds"] = 12.5;
+  WriteFileAtomic(Dir("slow.json"), slow.dump());
+  auto v = RunCli({"verify", "layernorm", SourceDir() + "/examples/cpu/correct/layernorm.cc", "--full", "--json",
+                   "--seed", "1"});
+  ASSERT_EQ(v.exit_code, 0) << v.err;
+  WriteFileAtomic(Dir("passing.json"), v.out);
+  const std::string bad = Dir("bad");
+  auto r = RunCli({"replay", good, "--set", std::to_string(initial) + ".verdict=@" + Dir("slow.json"), "--set",
+                   std::to_string(SeqOf(good, "clock_read")) + ".elapsed_s=5", "--set",
+                   std::to_string(proposal) + ".verdict=@" + Dir("passing.json"), "--out", bad},
+                  "", 120, DeadSources("bad"));
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+
+  r = RunCli({"diff", good, bad, "--json"}, "", 60, DeadSources("diff"));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  json d = Parse(r);
+  EXPECT_GT(d["differences_by_layer"]["tensor"].get<int>(), 0);
+  EXPECT_GT(d["differences_by_layer"]["trace"].get<int>(), 0);
+  EXPECT_EQ(RunCli({"diff", good, good}, "", 60, DeadSources("same")).exit_code, 0);
+
+  r = RunCli({"bisect", good, bad, "--out", Dir("bisect"), "--json"}, "", 300, DeadSources("bisect"));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  json b = Parse(r);
+  EXPECT_EQ(b["outcome_good"], "not certified (no_proposals)") << b.dump(2);
+  EXPECT_EQ(b["outcome_bad"], "certified");
+  ASSERT_EQ(b["minimal"].size(), 1u) << b.dump(2);
+  EXPECT_EQ(b["minimal"][0]["slot"], "validation#1");
+  EXPECT_EQ(b["minimal"][0]["seq_good"], proposal);
+  EXPECT_GE(b["differing"].size(), 3u);
+}
+
+TEST_F(ReplayTest, PacksReplayElsewhereAndBadRecordsAreRefused) {
+  const std::string run = RecordScriptedRun("packed");
+  const std::string pack = Dir("run.kfpack");
+  auto r = RunCli({"pack", run, "-o", pack});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::filesystem::remove_all(run);  // the run is gone from this machine: the pack is enough
+  r = RunCli({"replay", pack, "--out", Dir("from-pack"), "--json"}, "", 120, DeadSources("p"));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(Parse(r)["matched"]);
+  r = RunCli({"unpack", pack, "--out", Dir("unpacked")});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+
+  // A pack whose bytes do not match its hashes.
+  const std::string damaged = Dir("damaged.kfpack");
+  std::filesystem::copy_file(pack, damaged);
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(damaged.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "UPDATE pack_files SET data = CAST('tampered' AS BLOB) WHERE path = (SELECT path FROM "
+                         "pack_files WHERE path LIKE 'artifacts/%' LIMIT 1)",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  for (const auto& args : {std::vector<std::string>{"replay", damaged, "--out", Dir("x")},
+                           std::vector<std::string>{"unpack", damaged, "--out", Dir("y")}}) {
+    r = RunCli(args);
+    EXPECT_EQ(r.exit_code, 2) << r.out;
+    EXPECT_NE(r.err.find("does not match its hash"), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(std::filesystem::exists(Dir("y") + "/events.db"));
+
+  // A log from a newer kforge, a damaged log, a run still being written.
+  const std::string base = Dir("unpacked");
+  const std::string newer = Dir("newer");
+  std::filesystem::copy(base, newer, std::filesystem::copy_options::recursive);
+  ASSERT_EQ(sqlite3_open((newer + "/events.db").c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "UPDATE meta SET value = '99' WHERE key = 'schema_version'", nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  r = RunCli({"replay", newer, "--out", Dir("n")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("newer kforge"), std::string::npos) << r.err;
+
+  const std::string damaged_log = Dir("damaged-log");
+  std::filesystem::copy(base, damaged_log, std::filesystem::copy_options::recursive);
+  std::string bytes, error;
+  ASSERT_TRUE(TryReadFile(damaged_log + "/events.db", &bytes, &error));
+  for (size_t i = 100; i < bytes.size(); i += 97) bytes[i] = static_cast<char>(bytes[i] ^ 0x5A);
+  WriteFileAtomic(damaged_log + "/events.db", bytes);
+  r = RunCli({"replay", damaged_log, "--out", Dir("d")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("damaged"), std::string::npos) << r.err;
+
+  const ScopedFd held = TryLockFile(base + "/run.lock", LockMode::kExclusive);  // as a running repair holds it
+  ASSERT_TRUE(held.valid());
+  r = RunCli({"replay", base, "--out", Dir("w")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("still being written"), std::string::npos) << r.err;
+
+  const std::string recipe_run = Dir("recipe");
+  ASSERT_EQ(RunCli({"repair", "relu", NearMiss("relu_nan_dropped.cc"), "--out", recipe_run, "--seed", "1", "--quiet"},
+                   "", 300, {"KFORGE_KB_STATE=" + Dir("kb-recipe")})
+                .exit_code,
+            0);
+  r = RunCli({"replay", recipe_run, "--out", Dir("recipe-replay"), "--json"}, "", 120, DeadSources("recipe"));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;  // recipes are control logic: re-run, and they agree
+  EXPECT_TRUE(Parse(r)["matched"]);
+  const ScopedFd driving = TryLockFile(recipe_run + "/run.lock", LockMode::kExclusive);
+  ASSERT_TRUE(driving.valid());
+  r = RunCli({"resume", recipe_run});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("another kforge process"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace kforge
