@@ -35,9 +35,10 @@ std::set<Layer> ParseLayers(const std::vector<std::string>& names) {
 }
 
 void PrintComparisonCounts(const RunComparison& c) {
-  std::cout << fmt::format("  {} events aligned ({} and {}); differing values: tensor {}, token {}, trace {}, control {}\n",
-                           c.aligned, c.events_a, c.events_b, c.CountIn(Layer::kTensor), c.CountIn(Layer::kToken),
-                           c.CountIn(Layer::kTrace), c.CountIn(Layer::kControl));
+  std::cout << fmt::format(
+      "  {} events aligned ({} and {}); differing values: tensor {}, token {}, trace {}, control {}\n", c.aligned,
+      c.events_a, c.events_b, c.CountIn(Layer::kTensor), c.CountIn(Layer::kToken), c.CountIn(Layer::kTrace),
+      c.CountIn(Layer::kControl));
 }
 
 }  // namespace
@@ -76,8 +77,7 @@ CommandAction SetupReplay(CLI::App& sub, Machine& machine, CancellationToken& in
                              x.clock_reads_pinned);
     PrintComparisonCounts(x.comparison);
     if (x.comparison.divergence) {
-      std::cout << "first divergence:\n"
-                << DivergenceText(*x.comparison.divergence, "the recording", "the replay");
+      std::cout << "first divergence:\n" << DivergenceText(*x.comparison.divergence, "the recording", "the replay");
     }
     if (!x.gap.empty())
       std::cout << (x.recording_finished ? "the replay left the record: " : "the recording ends (unfinished run): ")
@@ -116,7 +116,8 @@ CommandAction SetupDiff(CLI::App& sub, Machine& machine, CancellationToken&) {
       std::cout << fmt::format("  {:<7} event {}/{} {} {}: {} -> {}\n", LayerName(d.layer), d.seq_a, d.seq_b, d.type,
                                d.path, va.substr(0, 60), vb.substr(0, 60));
     }
-    if (c.differences.size() > 40) std::cout << fmt::format("  ... and {} more (--json lists all)\n", c.differences.size() - 40);
+    if (c.differences.size() > 40)
+      std::cout << fmt::format("  ... and {} more (--json lists all)\n", c.differences.size() - 40);
     if (c.first_decision)
       std::cout << "first differing decision:\n" << DivergenceText(*c.first_decision, a->a, a->b);
     else

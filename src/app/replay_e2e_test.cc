@@ -79,16 +79,18 @@ class ReplayTest : public ::testing::Test {
     EXPECT_TRUE(TryReadFile(NearMiss("layernorm_eps_outside_sqrt.cc"), &text, &error));
     WriteFileAtomic(wrong, text + "// still wrong\n");
     const std::string script = Dir(name + "-script.json");
-    WriteFileAtomic(script, json{{"turns",
-                                  {{{"tools", {{{"tool", "read_task"}},
-                                               {{"tool", "read_file"}, {"path", "logs/iteration_0/forensics.txt"}}}},
-                                    {"propose", {{{"file", name + "-wrong.cc"}, {"description", "a try that does not fix it"}}}}}}}}
-                                .dump());
+    WriteFileAtomic(
+        script,
+        json{{"turns",
+              {{{"tools",
+                 {{{"tool", "read_task"}}, {{"tool", "read_file"}, {"path", "logs/iteration_0/forensics.txt"}}}},
+                {"propose", {{{"file", name + "-wrong.cc"}, {"description", "a try that does not fix it"}}}}}}}}
+            .dump());
     const std::string run = Dir(name);
-    auto r = RunCli({"repair", "layernorm", NearMiss("layernorm_eps_outside_sqrt.cc"), "--repairer", "script",
-                     "--repairer-script", script, "--out", run, "--seed", "7", "--rounds", "1", "--attempts", "1",
-                     "--wall-clock", "3600", "--quiet"},
-                    "", 300, {"KFORGE_KB_STATE=" + Dir("kb-" + name)});
+    auto r = RunCli(
+        {"repair", "layernorm", NearMiss("layernorm_eps_outside_sqrt.cc"), "--repairer", "script", "--repairer-script",
+         script, "--out", run, "--seed", "7", "--rounds", "1", "--attempts", "1", "--wall-clock", "3600", "--quiet"},
+        "", 300, {"KFORGE_KB_STATE=" + Dir("kb-" + name)});
     EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
     std::filesystem::remove(script);  // the agent is gone: a replay cannot ask it again
     return run;
@@ -108,10 +110,10 @@ TEST_F(ReplayTest, AModelSessionReplaysStrictlyWithNoCallsAndALiveModelPartsAtIt
   const std::string config = Dir("llm.json");
   WriteFileAtomic(config, json{{"max_retries", 0}, {"timeout_s", 60}}.dump());
   const std::string run = Dir("llm-run");
-  auto r = RunCli({"repair", "relu", NearMiss("relu_nan_dropped.cc"), "--repairer", "llm", "--base-url",
-                   server.Url("/v1"), "--model", "scripted-model", "--llm-config", config, "--seed", "7", "--out", run,
-                   "--quiet"},
-                  "", 300, {"KFORGE_KB_STATE=" + Dir("kb-llm"), "OPENAI_API_KEY=sk-test"});
+  auto r =
+      RunCli({"repair", "relu", NearMiss("relu_nan_dropped.cc"), "--repairer", "llm", "--base-url", server.Url("/v1"),
+              "--model", "scripted-model", "--llm-config", config, "--seed", "7", "--out", run, "--quiet"},
+             "", 300, {"KFORGE_KB_STATE=" + Dir("kb-llm"), "OPENAI_API_KEY=sk-test"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   ASSERT_EQ(server.received().size(), 2u);
 
@@ -181,8 +183,8 @@ TEST_F(ReplayTest, BisectFindsTheOneValueOfThreeThatMatters) {
   json slow = json::parse(Artifact(good, EventData(good, initial)["verdict"]));
   slow["compile"]["seconds"] = 12.5;
   WriteFileAtomic(Dir("slow.json"), slow.dump());
-  auto v = RunCli({"verify", "layernorm", SourceDir() + "/examples/cpu/correct/layernorm.cc", "--full", "--json",
-                   "--seed", "1"});
+  auto v = RunCli(
+      {"verify", "layernorm", SourceDir() + "/examples/cpu/correct/layernorm.cc", "--full", "--json", "--seed", "1"});
   ASSERT_EQ(v.exit_code, 0) << v.err;
   WriteFileAtomic(Dir("passing.json"), v.out);
   const std::string bad = Dir("bad");

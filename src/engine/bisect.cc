@@ -11,7 +11,7 @@ namespace {
 nlohmann::json TurnValue(const RepairProposedEvent& p) {
   nlohmann::json proposals = nlohmann::json::array();
   for (const auto& r : p.proposals) proposals.push_back(r.candidate);
-  return {{"proposals", proposals},  {"skipped", p.skipped},       {"turn_error", p.turn_error},
+  return {{"proposals", proposals},     {"skipped", p.skipped},       {"turn_error", p.turn_error},
           {"transcript", p.transcript}, {"tool_calls", p.tool_calls}, {"usage", p.usage.ToJson()}};
 }
 
@@ -27,8 +27,10 @@ void Compare(const std::vector<T>& a, const std::vector<T>& b, const std::string
 template <typename T>
 void Take(std::vector<T>& a, const std::vector<T>& b, size_t k) {
   if (k < b.size()) {
-    if (k < a.size()) a[k] = b[k];
-    else if (k == a.size()) a.push_back(b[k]);
+    if (k < a.size())
+      a[k] = b[k];
+    else if (k == a.size())
+      a.push_back(b[k]);
   } else if (k < a.size()) {
     a.resize(k);
   }
@@ -38,15 +40,18 @@ void Take(std::vector<T>& a, const std::vector<T>& b, size_t k) {
 
 std::vector<InputSlot> DifferingSlots(const RunInputs& a, const RunInputs& b) {
   std::vector<InputSlot> out;
-  Compare(a.validations, b.validations, "validation", Layer::kTensor,
-          [](const auto& x, const auto& y) {
-            return x.candidate == y.candidate && x.seed == y.seed && x.verdict == y.verdict;
-          },
-          out);
-  Compare(a.turns, b.turns, "turn", Layer::kToken,
-          [](const auto& x, const auto& y) { return TurnValue(x.proposed) == TurnValue(y.proposed); }, out);
-  Compare(a.clocks, b.clocks, "clock", Layer::kTrace,
-          [](const auto& x, const auto& y) { return x.round == y.round && x.elapsed_s == y.elapsed_s; }, out);
+  Compare(
+      a.validations, b.validations, "validation", Layer::kTensor,
+      [](const auto& x, const auto& y) {
+        return x.candidate == y.candidate && x.seed == y.seed && x.verdict == y.verdict;
+      },
+      out);
+  Compare(
+      a.turns, b.turns, "turn", Layer::kToken,
+      [](const auto& x, const auto& y) { return TurnValue(x.proposed) == TurnValue(y.proposed); }, out);
+  Compare(
+      a.clocks, b.clocks, "clock", Layer::kTrace,
+      [](const auto& x, const auto& y) { return x.round == y.round && x.elapsed_s == y.elapsed_s; }, out);
   return out;
 }
 
@@ -60,9 +65,12 @@ RunInputs MixInputs(const RunInputs& a, const RunInputs& b, const std::vector<In
   }
   std::sort(sorted.begin(), sorted.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
   for (const auto& [kind, k] : sorted) {
-    if (kind == "validation") Take(mix.validations, b.validations, k);
-    else if (kind == "turn") Take(mix.turns, b.turns, k);
-    else if (kind == "clock") Take(mix.clocks, b.clocks, k);
+    if (kind == "validation")
+      Take(mix.validations, b.validations, k);
+    else if (kind == "turn")
+      Take(mix.turns, b.turns, k);
+    else if (kind == "clock")
+      Take(mix.clocks, b.clocks, k);
   }
   return mix;
 }
@@ -76,14 +84,10 @@ nlohmann::json BisectResult::ToJson() const {
   };
   nlohmann::json trials_json = nlohmann::json::array();
   for (const auto& t : trials) trials_json.push_back({{"slots", t.slots}, {"outcome", t.outcome}});
-  return {{"outcome_good", outcome_good},
-          {"outcome_bad", outcome_bad},
-          {"differing", slots(differing)},
-          {"minimal", slots(minimal)},
-          {"replays", trials.size()},
-          {"cache_hits", cache_hits},
-          {"trials", trials_json},
-          {"error", error.empty() ? nlohmann::json() : nlohmann::json(error)}};
+  return {{"outcome_good", outcome_good},  {"outcome_bad", outcome_bad},
+          {"differing", slots(differing)}, {"minimal", slots(minimal)},
+          {"replays", trials.size()},      {"cache_hits", cache_hits},
+          {"trials", trials_json},         {"error", error.empty() ? nlohmann::json() : nlohmann::json(error)}};
 }
 
 BisectResult Bisect(const RunInputs& good, const RunInputs& bad, const MixOutcome& outcome_of) {

@@ -41,7 +41,7 @@ struct BisectTrial {
 struct BisectResult {
   std::string outcome_good, outcome_bad;
   std::vector<InputSlot> differing;
-  std::vector<InputSlot> minimal;  ///< empty when the bisection could not conclude (see `error`)
+  std::vector<InputSlot> minimal;   ///< empty when the bisection could not conclude (see `error`)
   std::vector<BisectTrial> trials;  ///< every replay made, in order
   int cache_hits = 0;
   std::string error;  ///< why there is no answer ("" when there is)

@@ -41,7 +41,7 @@ struct PinnedValidation {
 
 /// What a repairer's turn is asked about.
 struct TurnQuestion {
-  int turn = 0;         ///< the n-th turn of the run
+  int turn = 0;  ///< the n-th turn of the run
   int round = 0;
   std::string current;  ///< the candidate being repaired ("" : written from the task)
 };

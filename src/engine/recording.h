@@ -42,9 +42,9 @@ class Recording {
   bool finished() const;
 
   /// Replaces FIELD (a dotted path, array positions as numbers) of the input event `seq`
-  /// with `value`. A validated event's new verdict is diagnosed afresh by the replay. Only values the run took from the world can be set (validated: its
-  /// `verdict`; repair_proposed; clock_read; user_decided); throws UsageError naming the
-  /// event and what can be set otherwise.
+  /// with `value`. A validated event's new verdict is diagnosed afresh by the replay. Only values the run took from the
+  /// world can be set (validated: its `verdict`; repair_proposed; clock_read; user_decided); throws UsageError naming
+  /// the event and what can be set otherwise.
   void Set(int64_t seq, const std::string& field, const nlohmann::json& value);
 
  private:

@@ -49,8 +49,8 @@ class StandInRepairer : public Repairer {
 
 RepairerRegistry ReplayRepairers(const RepairerRegistry& real, const std::string& recorded_name) {
   RepairerRegistry out;
-  for (RepairerKind kind : {RepairerKind::kRecipe, RepairerKind::kExternal, RepairerKind::kScript, RepairerKind::kAuto,
-                            RepairerKind::kLlm})
+  for (RepairerKind kind :
+       {RepairerKind::kRecipe, RepairerKind::kExternal, RepairerKind::kScript, RepairerKind::kAuto, RepairerKind::kLlm})
     out.Add(kind, "", [real, recorded_name](const RepairerSpec& spec, Env& env, const RepairerRegistry&) {
       try {
         return real.Make(spec, env);
@@ -79,15 +79,16 @@ bool ReplayResult::matched() const {
 }
 
 nlohmann::json ReplayResult::ToJson() const {
-  return {{"matched", matched()},
-          {"replay_dir", dir},
-          {"gap", gap.empty() ? nlohmann::json() : nlohmann::json(gap)},
-          {"recording_finished", recording_finished},
-          {"pinned", {{"validations", validations_pinned}, {"turns", turns_pinned}, {"clock_reads", clock_reads_pinned}}},
-          {"replay_finished", state.finished},
-          {"replay_success", state.success},
-          {"replay_reason", state.finish_reason},
-          {"comparison", comparison.ToJson()}};
+  return {
+      {"matched", matched()},
+      {"replay_dir", dir},
+      {"gap", gap.empty() ? nlohmann::json() : nlohmann::json(gap)},
+      {"recording_finished", recording_finished},
+      {"pinned", {{"validations", validations_pinned}, {"turns", turns_pinned}, {"clock_reads", clock_reads_pinned}}},
+      {"replay_finished", state.finished},
+      {"replay_success", state.success},
+      {"replay_reason", state.finish_reason},
+      {"comparison", comparison.ToJson()}};
 }
 
 ReplayResult Replay(const Recording& recording, RunInputs inputs, const ReplayOptions& options, RepairEnv env) {
@@ -105,7 +106,8 @@ ReplayResult Replay(const Recording& recording, RunInputs inputs, const ReplayOp
   ReplayResult out;
   out.dir = options.out_dir;
   out.recording_finished = recording.finished();
-  std::unique_ptr<RepairRun> run = RepairRun::CreateReplay(options.out_dir, recording.started(), recording.artifacts(), env);
+  std::unique_ptr<RepairRun> run =
+      RepairRun::CreateReplay(options.out_dir, recording.started(), recording.artifacts(), env);
   try {
     run->Run();
   } catch (const ReplayGap& g) {
@@ -116,8 +118,8 @@ ReplayResult Replay(const Recording& recording, RunInputs inputs, const ReplayOp
   out.turns_pinned = counting.turns;
   out.clock_reads_pinned = counting.clocks;
   const ArtifactStore replay_store(options.out_dir + "/artifacts");
-  out.comparison =
-      CompareRuns(recording.original_events(), ArtifactReader(stores), run->log().ReadAll(), ArtifactReader({&replay_store}));
+  out.comparison = CompareRuns(recording.original_events(), ArtifactReader(stores), run->log().ReadAll(),
+                               ArtifactReader({&replay_store}));
   return out;
 }
 

@@ -41,10 +41,9 @@ void Leaves(const nlohmann::json& a, const nlohmann::json& b, const std::string&
 
 /// Fields of a verdict that say how and where it ran, not what the kernel computed.
 bool VerdictTracePath(const std::string& path) {
-  static const std::set<std::string> kTrace = {"tools",    "device",       "sandbox",    "sandbox_layers",
-                                               "run_ms",   "reference_ms", "threads_after", "cleanup_errors",
-                                               "timing",   "origin",       "path",       "seconds",
-                                               "cached",   "log"};
+  static const std::set<std::string> kTrace = {
+      "tools",          "device", "sandbox", "sandbox_layers", "run_ms",  "reference_ms", "threads_after",
+      "cleanup_errors", "timing", "origin",  "path",           "seconds", "cached",       "log"};
   size_t start = 0;
   while (start <= path.size()) {
     const size_t dot = path.find('.', start);
@@ -122,8 +121,8 @@ RunComparison CompareRuns(const std::vector<Event>& events_a, const ArtifactRead
           std::vector<std::tuple<std::string, nlohmann::json, nlohmann::json>> inner;
           Leaves(ja, jb, "", inner);
           for (auto& [p, x, y] : inner)
-            here.push_back({ea.seq, eb.seq, ea.type, VerdictTracePath(p) ? Layer::kTrace : Layer::kTensor,
-                            path + ">" + p, x, y});
+            here.push_back(
+                {ea.seq, eb.seq, ea.type, VerdictTracePath(p) ? Layer::kTrace : Layer::kTensor, path + ">" + p, x, y});
           continue;
         }
       }
@@ -164,9 +163,10 @@ nlohmann::json DifferenceJson(const ValueDifference& v) {
 nlohmann::json DivergenceJson(const Divergence& d) {
   nlohmann::json fields = nlohmann::json::array();
   for (const auto& f : d.fields) fields.push_back(DifferenceJson(f));
-  return {{"position", d.position}, {"seq_a", d.seq_a},   {"seq_b", d.seq_b},     {"type_a", d.type_a},
-          {"type_b", d.type_b},     {"layer", LayerName(d.layer)}, {"fields", fields}, {"before", d.before},
-          {"after_a", d.after_a},   {"after_b", d.after_b}};
+  return {{"position", d.position}, {"seq_a", d.seq_a},   {"seq_b", d.seq_b},
+          {"type_a", d.type_a},     {"type_b", d.type_b}, {"layer", LayerName(d.layer)},
+          {"fields", fields},       {"before", d.before}, {"after_a", d.after_a},
+          {"after_b", d.after_b}};
 }
 
 std::string Short(const nlohmann::json& v) {

@@ -37,8 +37,8 @@ struct Divergence {
   int64_t seq_a = 0, seq_b = 0;
   std::string type_a, type_b;  ///< "" past the end of that run
   Layer layer = Layer::kControl;
-  std::vector<ValueDifference> fields;     ///< empty when the types differ
-  std::vector<std::string> before;         ///< the events just before it ("12 validated")
+  std::vector<ValueDifference> fields;        ///< empty when the types differ
+  std::vector<std::string> before;            ///< the events just before it ("12 validated")
   std::vector<std::string> after_a, after_b;  ///< what followed in each run
 };
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include "core/error.h"
 #include "core/fs.h"
 
 namespace kforge {
@@ -40,6 +41,35 @@ TEST(RunToolHost, ASymlinkOutOfTheRunIsRefused) {
   ASSERT_EQ(::symlink((dir.path() + "/secret.txt").c_str(), (dir.path() + "/run/link").c_str()), 0);
   RunToolHost tools("{}", dir.path() + "/run", nullptr);
   EXPECT_EQ(tools.ReadRunFile("link").rfind("refused", 0), 0u);
+}
+
+}  // namespace
+}  // namespace kforge
+
+namespace kforge {
+namespace {
+
+TEST(RunToolHost, RepeatMakesRecordedCallsAgainAndRefusesUnknownTools) {
+  TempDir dir("kforge-tools-repeat");
+  MakeDirs(dir.path() + "/run/logs");
+  WriteFileAtomic(dir.path() + "/run/logs/a.txt", "evidence");
+  auto host = [&] { return RunToolHost("{}", dir.path() + "/run", [] { return std::string("[]"); }); };
+  RunToolHost first = host();
+  first.ReadTask();
+  first.ReadRunFile("logs/a.txt");
+  first.RequestProbes();
+  RunToolHost again = host();
+  again.Repeat(first.calls());
+  EXPECT_EQ(again.calls(), first.calls());
+  EXPECT_TRUE(again.probes_requested());
+
+  WriteFileAtomic(dir.path() + "/run/logs/a.txt", "changed since");  // the answer is re-derived
+  RunToolHost later = host();
+  later.Repeat(first.calls());
+  EXPECT_NE(later.calls()[1]["answer_sha256"], first.calls()[1]["answer_sha256"]);
+
+  RunToolHost unknown = host();
+  EXPECT_THROW(unknown.Repeat(nlohmann::json::array({{{"tool", "rm_rf"}}})), ReplayGap);
 }
 
 }  // namespace

@@ -65,7 +65,8 @@ PackSummary WritePack(const std::string& run_dir, const std::string& pack_path, 
   RemoveTree(log_copy);
   std::error_code ec;
   for (const auto& e : std::filesystem::recursive_directory_iterator(run_dir + "/artifacts", ec)) {
-    const std::string name = "artifacts/" + e.path().parent_path().filename().string() + "/" + e.path().filename().string();
+    const std::string name =
+        "artifacts/" + e.path().parent_path().filename().string() + "/" + e.path().filename().string();
     if (e.is_regular_file() && ValidPackPath(name)) files[name] = ReadWhole(e.path().string());
   }
   PackSummary out;
@@ -136,12 +137,12 @@ PackSummary Unpack(const std::string& pack_path, const std::string& out_dir) {
   if (rc != SQLITE_OK) throw refuse("cannot be opened (" + std::string(sqlite3_errmsg(raw)) + ")");
   Stmt meta = Prepare(db.get(), "SELECT value FROM pack_meta WHERE key = 'manifest'");
   if (!meta) throw refuse("is not a kforge pack (no manifest)");
-  nlohmann::json manifest = sqlite3_step(meta.get()) == SQLITE_ROW
-                                ? nlohmann::json::parse(reinterpret_cast<const char*>(sqlite3_column_text(meta.get(), 0)),
-                                                        nullptr, false)
-                                : nlohmann::json();
-  if (!manifest.is_object() || manifest.value("format", "") != "kforge-pack" ||
-      !manifest.contains("files") || !manifest["files"].is_object())
+  nlohmann::json manifest =
+      sqlite3_step(meta.get()) == SQLITE_ROW
+          ? nlohmann::json::parse(reinterpret_cast<const char*>(sqlite3_column_text(meta.get(), 0)), nullptr, false)
+          : nlohmann::json();
+  if (!manifest.is_object() || manifest.value("format", "") != "kforge-pack" || !manifest.contains("files") ||
+      !manifest["files"].is_object())
     throw refuse("has a damaged manifest");
   const int version = manifest.value("version", 0);
   if (version > kPackVersion)
@@ -155,10 +156,12 @@ PackSummary Unpack(const std::string& pack_path, const std::string& out_dir) {
     const std::string path = p ? p : "";
     const auto* data = static_cast<const char*>(sqlite3_column_blob(rows.get(), 1));
     const std::string bytes(data ? data : "", static_cast<size_t>(sqlite3_column_bytes(rows.get(), 1)));
-    if (!ValidPackPath(path)) throw refuse("holds a file with a path kforge does not write: " + UntrustedText(CutText(path, 120)));
+    if (!ValidPackPath(path))
+      throw refuse("holds a file with a path kforge does not write: " + UntrustedText(CutText(path, 120)));
     const nlohmann::json& listed = manifest["files"].value(path, nlohmann::json());
     if (!listed.is_object()) throw refuse("holds " + path + ", which its manifest does not list");
-    if (listed.value("sha256", "") != Sha256Hex(bytes)) throw refuse("is damaged: " + path + " does not match its hash");
+    if (listed.value("sha256", "") != Sha256Hex(bytes))
+      throw refuse("is damaged: " + path + " does not match its hash");
     if (path != "events.db" && path.substr(path.size() - 64) != Sha256Hex(bytes))
       throw refuse("is damaged: the artifact " + path + " is not named by its hash");
     files[path] = bytes;

@@ -17,7 +17,8 @@ Config ReplayConfig(Config c, const std::string& kb_state_dir) {
 
 ProcessRunner::Result RefusingProcessRunner::Run(const SpawnOptions& options, int64_t) {
   ++refused;
-  throw ReplayGap("the replay tried to run " + UntrustedText(CutText(options.argv.empty() ? "" : options.argv[0], 200)) +
+  throw ReplayGap("the replay tried to run " +
+                  UntrustedText(CutText(options.argv.empty() ? "" : options.argv[0], 200)) +
                   " with the tensor and token layers pinned; re-execute a layer (--live tensor) to run programs");
 }
 

@@ -31,9 +31,10 @@ void ApplySet(Recording& rec, const std::string& assignment, ArtifactStore& over
   const size_t dot = assignment.find('.');
   if (eq == std::string::npos || dot == std::string::npos || dot > eq || dot == 0 ||
       assignment.find_first_not_of("0123456789") != dot)
-    throw UsageError("--set wants EVENT.FIELD=VALUE with EVENT an event number from 'kforge log' (e.g. "
-                     "--set 9.elapsed_s=7200 or --set 5.verdict=@verdict.json), not '" +
-                     UntrustedText(CutText(assignment, 120)) + "'");
+    throw UsageError(
+        "--set wants EVENT.FIELD=VALUE with EVENT an event number from 'kforge log' (e.g. "
+        "--set 9.elapsed_s=7200 or --set 5.verdict=@verdict.json), not '" +
+        UntrustedText(CutText(assignment, 120)) + "'");
   if (dot > 12) throw UsageError("--set: no event has the number " + assignment.substr(0, dot));
   const int64_t seq = std::stoll(assignment.substr(0, dot));
   const std::string field = assignment.substr(dot + 1, eq - dot - 1);
@@ -119,9 +120,12 @@ BisectResult Service::Bisect(const std::string& good, const std::string& bad, co
     std::string outcome;
     try {
       ReplayResult r = kforge::Replay(g, mix, options, ReplayRepairEnv(machine, cancel, nullptr));
-      if (!r.gap.empty()) outcome = "unresolved: " + r.gap;
-      else if (!r.state.finished) outcome = "unresolved: the replay did not finish";
-      else outcome = r.state.success ? "certified" : "not certified (" + r.state.finish_reason + ")";
+      if (!r.gap.empty())
+        outcome = "unresolved: " + r.gap;
+      else if (!r.state.finished)
+        outcome = "unresolved: the replay did not finish";
+      else
+        outcome = r.state.success ? "certified" : "not certified (" + r.state.finish_reason + ")";
     } catch (const CancelledError&) {
       throw;
     } catch (const Error& e) {
@@ -141,12 +145,9 @@ PackSummary Service::Pack(const std::string& run_dir, const std::string& pack_pa
       nlohmann::json t = e.data.value("trace", nlohmann::json::object()).value("tools", nlohmann::json());
       if (!t.is_null() && std::find(tools.begin(), tools.end(), t) == tools.end()) tools.push_back(t);
     }
-  nlohmann::json about = {{"packed_by", KforgeVersion()},
-                          {"recorded_by", rec.started().kforge_version},
-                          {"task", rec.started().task_name},
-                          {"events", rec.events().size()},
-                          {"finished", rec.finished()},
-                          {"tools", tools}};
+  nlohmann::json about = {{"packed_by", KforgeVersion()},    {"recorded_by", rec.started().kforge_version},
+                          {"task", rec.started().task_name}, {"events", rec.events().size()},
+                          {"finished", rec.finished()},      {"tools", tools}};
   return WritePack(run_dir, pack_path, machine_.env().clock(), about);
 }
 
