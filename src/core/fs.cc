@@ -60,7 +60,7 @@ std::string ReadFileTail(const std::string& path, size_t max_bytes) {
   return out;
 }
 
-void WriteFileAtomic(const std::string& path, std::string_view data) {
+void WriteFileAtomic(const std::string& path, std::string_view data, Sync sync) {
   std::string tmp = path + ".tmp." + std::to_string(ThisProcessId());
   {
     ScopedFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
@@ -72,7 +72,7 @@ void WriteFileAtomic(const std::string& path, std::string_view data) {
       if (n <= 0) throw EnvironmentError("cannot write " + path + ": " + std::strerror(errno));
       off += static_cast<size_t>(n);
     }
-    ::fsync(fd.get());
+    if (sync == Sync::kYes) ::fsync(fd.get());
   }
   if (::rename(tmp.c_str(), path.c_str()) != 0)
     throw EnvironmentError("cannot write " + path + ": " + std::strerror(errno));

@@ -32,8 +32,12 @@ class ScopedFd {
 bool TryReadFile(const std::string& path, std::string* out, std::string* error);
 /// Reads at most max_bytes from the end of a file (for log tails); empty when unreadable.
 std::string ReadFileTail(const std::string& path, size_t max_bytes);
-/// Writes via a temporary file and rename, so readers never see a half-written file.
-void WriteFileAtomic(const std::string& path, std::string_view data);
+/// Whether a write is synced to the disk before it is renamed into place.
+enum class Sync { kYes, kNo };
+/// Writes via a temporary file and rename, so readers never see a half-written file. With
+/// Sync::kNo a crash may lose the file, never leave half of it (for files that can be made
+/// again, such as a replay's).
+void WriteFileAtomic(const std::string& path, std::string_view data, Sync sync = Sync::kYes);
 /// Copies `from` to `to` the same way (temporary file, then rename).
 void CopyFileAtomic(const std::string& from, const std::string& to);
 bool FileExists(const std::string& path);

@@ -138,7 +138,10 @@ struct ValidatedEvent {
   Scored scored;
   uint64_t seed = 0;
   bool probes = false;
-  nlohmann::json trials;  ///< per-trial input seeds, output digests and statistics (verify/verdict.h)
+  /// The tensor layer per trial (input seed, outcome, output statistics): an artifact of
+  /// that JSON array (a string), kept out of the log so the log folds fast; older logs
+  /// hold the array inline.
+  nlohmann::json trials;
 };
 
 struct RepairRequestedEvent {

@@ -77,10 +77,10 @@ TEST_F(RecordingTest, SetChangesAValueTheRunTookButNeverWhatItDerived) {
   r.Set(5, "elapsed_s", 7200);
   EXPECT_EQ(InputsOf(r.events()).clocks[0].elapsed_s, 7200);
   EXPECT_EQ(r.original_events()[4].data["elapsed_s"], 42);
-  EXPECT_THROW(r.Set(6, "stop", "certified"), UsageError);   // round_closed is derived
-  EXPECT_THROW(r.Set(5, "nonsense", 1), UsageError);         // no such field
-  EXPECT_THROW(r.Set(5, "elapsed_s", "soon"), UsageError);   // the event would not decode
-  EXPECT_THROW(r.Set(99, "elapsed_s", 1), UsageError);       // no such event
+  EXPECT_THROW(r.Set(6, "stop", "certified"), UsageError);           // round_closed is derived
+  EXPECT_THROW(r.Set(5, "nonsense", 1), UsageError);                 // no such field
+  EXPECT_THROW(r.Set(5, "elapsed_s", "soon"), UsageError);           // the event would not decode
+  EXPECT_THROW(r.Set(99, "elapsed_s", 1), UsageError);               // no such event
   EXPECT_THROW(r.Set(4, "proposals.7.candidate", "x"), UsageError);  // past the array
 }
 

@@ -142,8 +142,10 @@ std::unique_ptr<RepairRun> RepairRun::CreateReplay(const std::string& run_dir, c
     throw UsageError("run directory " + run_dir + " already holds a run; choose another --out for the replay");
   MakeDirs(run_dir);
   std::unique_ptr<RepairRun> run(new RepairRun(run_dir, env));
-  run->log_ = EventLog::Create(run_dir + "/events.db", run->machine_.env().clock());
-  run->artifacts_ = std::make_unique<ArtifactStore>(run_dir + "/artifacts");
+  // A replay can be made again from its recording: its log need not be synced per event.
+  run->sync_ = Sync::kNo;
+  run->log_ = EventLog::Create(run_dir + "/events.db", run->machine_.env().clock(), EventLog::Durability::kRelaxed);
+  run->artifacts_ = std::make_unique<ArtifactStore>(run_dir + "/artifacts", Sync::kNo);
   for (const std::string& hash : {started.task_artifact, started.candidate, started.kb_snapshot})
     if (!hash.empty()) run->artifacts_->Put(recorded.Get(hash));
   RunStartedEvent again = started;
@@ -178,7 +180,7 @@ void RepairRun::Load() {
   const std::string task_text = artifacts_->Get(state_.task_artifact);
   if (state_.config.task_format == TaskFormat::kKernelBench) {
     task_ = KernelBenchTask(task_text, state_.task_name + ".py");
-    WriteFileAtomic(dir_ + "/reference.py", task_text);  // the KernelBench verifier reads files
+    WriteFileAtomic(dir_ + "/reference.py", task_text, sync_);  // the KernelBench verifier reads files
   } else {
     task_ = ParseTask(task_text, state_.task_name + " (recorded)");
   }
@@ -242,19 +244,19 @@ Scored RepairRun::Validate(const std::string& source, int round, int index, cons
   s.index = index;
   s.iteration = state_.iterations;
   s.previous = previous;
-  Append(ValidatedEvent{s, *opts.seed, opts.probes, TrialsTensor(v)});
+  Append(ValidatedEvent{s, *opts.seed, opts.probes, artifacts_->Put(TrialsTensor(v).dump())});
   // A person can follow the run without kforge: one directory per validation.
   std::string it_dir = fmt::format("{}/logs/iteration_{}", dir_, s.iteration);
   MakeDirs(it_dir);
   const std::string ext = state_.config.SourceExtension();
-  WriteFileAtomic(it_dir + "/candidate" + ext, source);
-  if (!previous.empty()) WriteFileAtomic(it_dir + "/previous" + ext, artifacts_->Get(previous));
-  WriteFileAtomic(it_dir + "/verdict.json", vj.dump(2) + "\n");
+  WriteFileAtomic(it_dir + "/candidate" + ext, source, sync_);
+  if (!previous.empty()) WriteFileAtomic(it_dir + "/previous" + ext, artifacts_->Get(previous), sync_);
+  WriteFileAtomic(it_dir + "/verdict.json", vj.dump(2) + "\n", sync_);
   if (!v.passed) {
-    WriteFileAtomic(it_dir + "/forensics.json", f.ToJson().dump(2) + "\n");
-    WriteFileAtomic(it_dir + "/forensics.txt", f.Text());
+    WriteFileAtomic(it_dir + "/forensics.json", f.ToJson().dump(2) + "\n", sync_);
+    WriteFileAtomic(it_dir + "/forensics.txt", f.Text(), sync_);
   }
-  WriteFileAtomic(it_dir + "/error.log", v.Summary() + (origin.empty() ? "" : "proposed by: " + origin + "\n"));
+  WriteFileAtomic(it_dir + "/error.log", v.Summary() + (origin.empty() ? "" : "proposed by: " + origin + "\n"), sync_);
   Progress(fmt::format("  validated {} {}: {} (level {}, score {:.2f}){}",
                        index < 0 ? "initial candidate" : fmt::format("proposal {}.{}", round, index + 1),
                        cand_hash.substr(0, 8), v.passed ? "PASS" : FailureClassName(s.failure), LevelName(s.level),
@@ -471,7 +473,7 @@ void RepairRun::WriteOutputs() {
     s["failure_reason"] = state_.finish_reason;
     s["last_error"] = state_.current ? state_.current->message : "";
   }
-  WriteFileAtomic(dir_ + "/summary.json", s.dump(2) + "\n");
+  WriteFileAtomic(dir_ + "/summary.json", s.dump(2) + "\n", sync_);
   summary_ = std::move(s);
   if (state_.success && state_.current)
     WriteFileAtomic(dir_ + "/final" + state_.config.SourceExtension(), artifacts_->Get(state_.current->candidate));

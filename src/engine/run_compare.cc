@@ -54,6 +54,16 @@ bool VerdictTracePath(const std::string& path) {
   return false;
 }
 
+/// A validated event's `trials` artifact replaced by the array it holds (when readable).
+void Inline(nlohmann::json& data, const ArtifactReader& artifacts) {
+  if (!data.contains("trials") || !data["trials"].is_string()) return;
+  try {
+    nlohmann::json t = nlohmann::json::parse(artifacts.Get(data["trials"].get<std::string>()), nullptr, false);
+    if (!t.is_discarded()) data["trials"] = std::move(t);
+  } catch (const std::exception&) {  // not stored: the hashes are compared
+  }
+}
+
 std::string Label(const Event& e) {
   std::string what = e.type;
   if (e.type == "validated") {
@@ -107,7 +117,14 @@ RunComparison CompareRuns(const std::vector<Event>& events_a, const ArtifactRead
     const Event& ea = *a[i];
     const Event& eb = *b[i];
     std::vector<std::tuple<std::string, nlohmann::json, nlohmann::json>> leaves;
-    Leaves(ea.data, eb.data, "", leaves);
+    if (ea.type == "validated") {  // compare the trials themselves, inline (older logs) or stored
+      nlohmann::json da = ea.data, db = eb.data;
+      Inline(da, artifacts_a);
+      Inline(db, artifacts_b);
+      Leaves(da, db, "", leaves);
+    } else {
+      Leaves(ea.data, eb.data, "", leaves);
+    }
     std::vector<ValueDifference> here;
     for (auto& [path, va, vb] : leaves) {
       if (ea.type == "validated" && path == "verdict") {

@@ -6,7 +6,7 @@
 
 namespace kforge {
 
-ArtifactStore::ArtifactStore(std::string dir) : dir_(std::move(dir)) { MakeDirs(dir_); }
+ArtifactStore::ArtifactStore(std::string dir, Sync sync) : dir_(std::move(dir)), sync_(sync) { MakeDirs(dir_); }
 
 std::string ArtifactStore::PathOf(const std::string& hash) const { return dir_ + "/" + hash.substr(0, 2) + "/" + hash; }
 
@@ -16,7 +16,7 @@ std::string ArtifactStore::Put(std::string_view bytes) {
   std::string hash = Sha256Hex(bytes);
   if (Has(hash)) return hash;
   MakeDirs(dir_ + "/" + hash.substr(0, 2));
-  WriteFileAtomic(PathOf(hash), bytes);
+  WriteFileAtomic(PathOf(hash), bytes, sync_);
   return hash;
 }
 

@@ -5,11 +5,14 @@
 #include <string>
 #include <string_view>
 
+#include "core/fs.h"
+
 namespace kforge {
 
 class ArtifactStore {
  public:
-  explicit ArtifactStore(std::string dir);
+  /// `sync`: whether each new artifact is synced before it is named (core/fs.h).
+  explicit ArtifactStore(std::string dir, Sync sync = Sync::kYes);
   /// Stores `bytes` (a no-op when already present) and returns their hash.
   std::string Put(std::string_view bytes);
   /// Reads an artifact back, verifying its hash; throws UsageError when missing or damaged.
@@ -19,6 +22,7 @@ class ArtifactStore {
 
  private:
   std::string dir_;
+  Sync sync_;
 };
 
 }  // namespace kforge

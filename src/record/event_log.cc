@@ -39,12 +39,13 @@ void EventLog::Exec(const char* sql) {
   }
 }
 
-std::unique_ptr<EventLog> EventLog::Create(const std::string& path, Clock& clock) {
+std::unique_ptr<EventLog> EventLog::Create(const std::string& path, Clock& clock, Durability durability) {
   if (FileExists(path)) throw EnvironmentError("event log " + path + " already exists");
   std::unique_ptr<EventLog> log(new EventLog(path, clock));
   if (sqlite3_open_v2(path.c_str(), &log->db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK)
     throw EnvironmentError("cannot create event log " + path + ": " + sqlite3_errmsg(log->db_));
-  log->Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;");
+  log->Exec(durability == Durability::kDurable ? "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;"
+                                               : "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
   log->Exec(
       "BEGIN;"
       "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"

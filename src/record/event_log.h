@@ -45,8 +45,13 @@ struct Event {
 
 class EventLog {
  public:
+  /// How an append reaches the disk. kDurable: synced before Append returns (a run that
+  /// acts on what it appended). kRelaxed: synced at checkpoints only, for a log that can be
+  /// made again from another (a replay's); a crash may lose its tail, never corrupt it.
+  enum class Durability { kDurable, kRelaxed };
   /// Creates a new log at `path`; throws EnvironmentError if it exists or cannot be made.
-  static std::unique_ptr<EventLog> Create(const std::string& path, Clock& clock);
+  static std::unique_ptr<EventLog> Create(const std::string& path, Clock& clock,
+                                          Durability durability = Durability::kDurable);
   /// Opens an existing log; throws UsageError when it is missing, damaged, or newer.
   static std::unique_ptr<EventLog> Open(const std::string& path, Clock& clock);
   ~EventLog();
