@@ -48,12 +48,13 @@ void WriteSyntheticLog(const std::string& dir, const std::string& task_text, int
   Append(*log, started);
   nlohmann::json trials = nlohmann::json::array();
   for (int t = 0; t < 24; ++t)
-    trials.push_back({{"set", "full"},
-                      {"case", fmt::format("{}_{}", 7 + t, 33 + t)},
-                      {"distribution", "normal"},
-                      {"seed", 1234567 + t},
-                      {"failure_class", "none"},
-                      {"outputs", {{{"name", "y"}, {"mismatches", 0}, {"max_abs_error", 1e-7}, {"worst_ratio", 0.01}}}}});
+    trials.push_back(
+        {{"set", "full"},
+         {"case", fmt::format("{}_{}", 7 + t, 33 + t)},
+         {"distribution", "normal"},
+         {"seed", 1234567 + t},
+         {"failure_class", "none"},
+         {"outputs", {{{"name", "y"}, {"mismatches", 0}, {"max_abs_error", 1e-7}, {"worst_ratio", 0.01}}}}});
   for (int n = 1, round = 1; n < events; ++round) {
     const std::string cand = fmt::format("{:064x}", round);
     Append(*log, kforge::RepairRequestedEvent{round, 1, "recipe", false, cand, cand, "try the max"});
@@ -85,8 +86,10 @@ int main(int argc, char** argv) {
   std::string out_path = src + "/bench/results/replay_cpu.json";
   int max_runs = 1000;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out_path = argv[++i];
-    else if (!std::strcmp(argv[i], "--runs") && i + 1 < argc) max_runs = std::atoi(argv[++i]);
+    if (!std::strcmp(argv[i], "--out") && i + 1 < argc)
+      out_path = argv[++i];
+    else if (!std::strcmp(argv[i], "--runs") && i + 1 < argc)
+      max_runs = std::atoi(argv[++i]);
   }
   std::string text, error;
   const std::string corpus = src + "/examples/cpu/nearmiss/";
@@ -179,9 +182,11 @@ int main(int argc, char** argv) {
     kforge::RepairRun::Open(big, renv);
     open_ms = std::min(open_ms, Since(start) * 1000);
   }
-  fmt::print("{}-event log: read {:.1f} ms, read+decode+fold {:.1f} ms; RepairRun::Open (the same, plus task, knowledge base and "
-             "repairer) {:.1f} ms (target: under 100 ms)\n",
-             events, read_ms, fold_ms, open_ms);
+  fmt::print(
+      "{}-event log: read {:.1f} ms, read+decode+fold {:.1f} ms; RepairRun::Open (the same, plus task, knowledge base "
+      "and "
+      "repairer) {:.1f} ms (target: under 100 ms)\n",
+      events, read_ms, fold_ms, open_ms);
   std::string host;
   kforge::TryReadFile("/proc/sys/kernel/hostname", &host, &error);
   nlohmann::json doc = {{"benchmark", "replay_cpu"},

@@ -348,6 +348,29 @@ TEST(CliTest, CudaBackendWithoutAGpuExitsTwo) {
   }
 }
 
+TEST(CliTest, DeterminismCertifiesBatchInvarianceAndNamesABatchDependentRow) {
+  auto ok = RunCli({"verify", "sum_lastdim", SourceDir() + "/examples/cpu/correct/sum_lastdim.cc", "--determinism",
+                    "--json", "--seed", "1"});
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  nlohmann::json v = ParseVerdict(ok);
+  EXPECT_EQ(v["level"], "L2_full");  // --determinism certifies first
+  EXPECT_TRUE(v["determinism"]["deterministic"]) << v["determinism"].dump();
+  EXPECT_TRUE(v["determinism"]["batch"]["checked"]);
+  EXPECT_EQ(v["determinism"]["repeats"]["runs"], 3);
+
+  auto bad = RunCli({"verify", "sum_lastdim", SourceDir() + "/examples/cpu/determinism/sum_lastdim_batch_dependent.cc",
+                     "--determinism", "--json", "--seed", "1"});
+  EXPECT_EQ(bad.exit_code, 1) << bad.err;
+  v = ParseVerdict(bad);
+  EXPECT_TRUE(v["passed"]);  // correct within tolerance: only its bits move with the batch
+  EXPECT_FALSE(v["determinism"]["deterministic"]);
+  EXPECT_TRUE(v["determinism"]["repeats"]["identical"]);
+  EXPECT_EQ(v["determinism"]["batch"]["differing"][0], "y at batch 1");
+  auto text = RunCli({"verify", "sum_lastdim", SourceDir() + "/examples/cpu/determinism/sum_lastdim_batch_dependent.cc",
+                      "--determinism", "--seed", "1"});
+  EXPECT_NE(text.out.find("NOT DETERMINISTIC"), std::string::npos) << text.out;
+}
+
 TEST(CliTest, VersionNamesWhatTheBinaryWasBuiltWith) {
   auto r = RunCli({"--version"});
   EXPECT_EQ(r.exit_code, 0) << r.err;

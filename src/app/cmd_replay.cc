@@ -161,6 +161,53 @@ CommandAction SetupBisect(CLI::App& sub, Machine& machine, CancellationToken& in
   };
 }
 
+CommandAction SetupAgree(CLI::App& sub, Machine& machine, CancellationToken&) {
+  struct Args {
+    std::vector<std::string> runs, vs;
+    bool json = false;
+  };
+  auto a = std::make_shared<Args>();
+  sub.add_option("runs", a->runs, "run directories (several runs of a task, or of several tasks)")->required();
+  sub.add_option("--vs", a->vs,
+                 "runs of the same tasks under another configuration: how much of the pass-rate difference is "
+                 "run-to-run noise");
+  sub.add_flag("--json", a->json, "one JSON object on stdout");
+  return [a, &machine]() -> int {
+    AgreementReport r = Service(machine).Agree(a->runs, a->vs);
+    if (a->json) {
+      std::cout << r.ToJson().dump(2) << "\n";
+      return 0;
+    }
+    auto table = [](const std::vector<TaskAgreement>& tasks) {
+      std::cout << fmt::format("{:<24} {:>5} {:>10} {:>11} {:>10} {:>12}  {}\n", "task", "runs", "identical",
+                               "similarity", "pass rate", "rounds", "finish reasons");
+      for (const auto& t : tasks) {
+        std::string reasons;
+        for (const auto& [reason, n] : t.reasons)
+          reasons += fmt::format("{}{} x{}", reasons.empty() ? "" : ", ", reason, n);
+        std::cout << fmt::format("{:<24} {:>5} {:>9.0f}% {:>11.2f} {:>9.0f}% {:>6.1f}±{:<5.1f}  {}\n", t.task, t.runs,
+                                 100 * t.identical_pairs, t.mean_similarity, 100 * t.pass_rate, t.rounds_mean,
+                                 t.rounds_sd, reasons);
+      }
+    };
+    table(r.tasks);
+    if (r.comparison) {
+      std::cout << "--vs:\n";
+      table(r.tasks_vs);
+      const PassRateComparison& c = *r.comparison;
+      std::cout << fmt::format("pass rate over {} tasks: {:.1f}% -> {:.1f}% ({:+.1f} points)\n", c.tasks,
+                               100 * c.pass_rate_a, 100 * c.pass_rate_b, 100 * c.difference);
+      if (!c.noise_estimable)
+        std::cout << "run-to-run noise cannot be estimated: give two runs or more per task on each side\n";
+      else
+        std::cout << fmt::format("run-to-run noise alone: ±{:.1f} points (1 standard error); the difference is {}\n",
+                                 100 * c.noise_se,
+                                 c.within_noise ? "within noise (2 standard errors)" : "larger than the noise");
+    }
+    return 0;
+  };
+}
+
 CommandAction SetupPack(CLI::App& sub, Machine& machine, CancellationToken&) {
   struct Args {
     std::string run, out;

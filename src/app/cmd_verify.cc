@@ -1,5 +1,7 @@
 // kforge verify TASK CANDIDATE [--full] [--json]
 // kforge verify REFERENCE.py MODELNEW.py [--full] [--json]   (KernelBench files)
+#include <fmt/format.h>
+
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <memory>
@@ -14,10 +16,35 @@
 
 namespace kforge {
 
+namespace {
+
+std::string DeterminismText(const nlohmann::json& d) {
+  std::string out =
+      std::string("determinism: ") + (d.value("deterministic", false) ? "DETERMINISTIC" : "NOT DETERMINISTIC");
+  const nlohmann::json& rep = d.value("repeats", nlohmann::json::object());
+  out +=
+      fmt::format("\n  repeats: {} runs on identical inputs, outputs {}", rep.value("runs", 0),
+                  rep.value("identical", false) ? "bitwise identical"
+                                                : "differ: " + rep.value("differing", nlohmann::json::array()).dump());
+  const nlohmann::json& b = d.value("batch", nlohmann::json::object());
+  if (!b.value("checked", false))
+    out += "\n  batch composition: not checked (" + b.value("why", std::string()) + ")";
+  else
+    out += fmt::format("\n  batch composition over '{}' at sizes {}: {}", b.value("symbol", ""),
+                       b.value("sizes", nlohmann::json::array()).dump(),
+                       b.value("identical", false)
+                           ? "each row is the same alone and in a batch"
+                           : "rows change with the batch: " + b.value("differing", nlohmann::json::array()).dump());
+  if (d.contains("error")) out += "\n  " + d.value("error", std::string());
+  return out + "\n";
+}
+
+}  // namespace
+
 CommandAction SetupVerify(CLI::App& sub, Machine& machine, CancellationToken& interrupt) {
   struct Args {
     std::string task, candidate, backend = "cpu", dist;
-    bool full = false, json = false, forensics = false, probes = false, sanitize = false;
+    bool full = false, json = false, forensics = false, probes = false, sanitize = false, determinism = false;
     uint64_t seed = 0;
     double timeout_s = 10;
     double memory_gib = 4;
@@ -35,6 +62,9 @@ CommandAction SetupVerify(CLI::App& sub, Machine& machine, CancellationToken& in
   sub.add_flag("--sanitize", a->sanitize,
                "cuda: when a verdict looks like a race or a memory error, re-run the failing case under "
                "compute-sanitizer (racecheck or memcheck)");
+  sub.add_flag("--determinism", a->determinism,
+               "certify on the full set, then check that outputs are bitwise identical when a case runs again and "
+               "when a row is computed alone or within batches of 3 and more (exit 1 when not)");
   sub.add_option("--backend", a->backend, "where the candidate runs: cpu, or cuda (needs an NVIDIA GPU)")
       ->check(CLI::IsMember({"cpu", "cuda"}));
   auto* seed = sub.add_option("--seed", a->seed, "run seed (default: fresh); recorded in the verdict");
@@ -53,7 +83,8 @@ CommandAction SetupVerify(CLI::App& sub, Machine& machine, CancellationToken& in
     request.candidate_path = a->candidate;
     request.forensics = a->forensics;
     VerifyOptions& opts = request.options;
-    opts.full = a->full;
+    opts.full = a->full || a->determinism;
+    opts.determinism = a->determinism;
     opts.backend = ParseBackend(a->backend);
     opts.probes = a->probes;
     opts.sanitize = a->sanitize;
@@ -70,6 +101,11 @@ CommandAction SetupVerify(CLI::App& sub, Machine& machine, CancellationToken& in
       std::cout << r.ToJson().dump(2) << "\n";
     else
       std::cout << r.verdict.Summary() << (r.forensics ? "forensics:\n" + r.forensics->Text() : "");
+    const nlohmann::json& d = r.verdict.determinism;
+    if (a->determinism && r.verdict.passed) {
+      if (!a->json) std::cout << DeterminismText(d);
+      if (!d.value("deterministic", false)) return 1;
+    }
     return ExitCodeOf(r.outcome());
   };
 }

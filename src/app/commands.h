@@ -41,6 +41,7 @@ CommandAction SetupDoctor(CLI::App& sub, Machine& machine, CancellationToken& in
 CommandAction SetupReplay(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
 CommandAction SetupDiff(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
 CommandAction SetupBisect(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
+CommandAction SetupAgree(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
 CommandAction SetupPack(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
 CommandAction SetupUnpack(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
 CommandAction SetupMutate(CLI::App& sub, Machine& machine, CancellationToken& interrupt);

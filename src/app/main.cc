@@ -42,6 +42,7 @@ const Command kCommands[] = {
     {"replay", "replay a recorded run: strictly, with live layers, or with a value changed", SetupReplay},
     {"diff", "compare two runs of one task: differing recorded values by layer, first differing decision", SetupDiff},
     {"bisect", "find which recorded values turn one run's outcome into another's (delta debugging)", SetupBisect},
+    {"agree", "how alike several runs are: action sequences, outcome variance, pass-rate noise (--vs)", SetupAgree},
     {"pack", "write a run into one file that replays on another machine", SetupPack},
     {"unpack", "unpack a run from a pack file, checking every hash", SetupUnpack},
     {"check", "run the static integrity checks on a candidate source", SetupCheck},

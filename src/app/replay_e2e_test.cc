@@ -165,6 +165,20 @@ TEST_F(ReplayTest, AScriptedAgentRunReplaysAndAChangedValueGivesItsFirstDivergen
   EXPECT_EQ(d["layer"], "control");
   EXPECT_EQ(j["replay_reason"], "wall_clock") << j.dump(2);
 
+  // Agreement: the run and its strict replay took the same actions; the late clock did not.
+  r = RunCli({"agree", run, Dir("strict"), "--json"}, "", 60, DeadSources("agree"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  j = Parse(r);
+  EXPECT_EQ(j["tasks"][0]["identical_action_sequences"], 1.0) << j.dump(2);
+  EXPECT_EQ(j["tasks"][0]["runs"], 2);
+  r = RunCli({"agree", run, Dir("strict"), Dir("late"), "--json"}, "", 60, DeadSources("agree"));
+  j = Parse(r);
+  EXPECT_NEAR(j["tasks"][0]["identical_action_sequences"].get<double>(), 1.0 / 3, 1e-9) << j.dump(2);
+  EXPECT_EQ(j["tasks"][0]["finish_reasons"]["wall_clock"], 1);
+  r = RunCli({"agree", run, "--vs", Dir("late")}, "", 60, DeadSources("agree"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("noise cannot be estimated"), std::string::npos) << r.out;
+
   // Refused: a derived event, an unknown field, a malformed assignment.
   for (const auto& set : {std::to_string(SeqOf(run, "round_closed")) + ".stop=certified",
                           std::to_string(clock) + ".nonsense=1", std::string("elapsed=3")}) {

@@ -40,7 +40,8 @@ nlohmann::json TrialsTensor(const Verdict& v) {
       outputs.push_back({{"name", o.name},
                          {"mismatches", o.compare.mismatches},
                          {"max_abs_error", std::isfinite(o.compare.max_abs_error) ? o.compare.max_abs_error : -1.0},
-                         {"worst_ratio", std::isfinite(o.compare.worst_ratio) ? o.compare.worst_ratio : -1.0}});
+                         {"worst_ratio", std::isfinite(o.compare.worst_ratio) ? o.compare.worst_ratio : -1.0},
+                         {"sha256", o.sha256}});
     trials.push_back({{"set", TrialSetName(c.set)},
                       {"case", c.name},
                       {"distribution", c.distribution},

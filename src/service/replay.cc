@@ -1,6 +1,8 @@
 // Service calls over recorded runs: replay, diff, bisect, pack and unpack.
 #include <fmt/format.h>
 
+#include <map>
+
 #include "core/cancel.h"
 #include "core/error.h"
 #include "core/fs.h"
@@ -135,6 +137,46 @@ BisectResult Service::Bisect(const std::string& good, const std::string& bad, co
     return outcome;
   };
   return kforge::Bisect(InputsOf(g.events()), InputsOf(b.events()), outcome_of);
+}
+
+nlohmann::json AgreementReport::ToJson() const {
+  nlohmann::json j = {{"tasks", nlohmann::json::array()}};
+  for (const auto& t : tasks) j["tasks"].push_back(t.ToJson());
+  if (comparison) {
+    j["tasks_vs"] = nlohmann::json::array();
+    for (const auto& t : tasks_vs) j["tasks_vs"].push_back(t.ToJson());
+    j["pass_rate_comparison"] = comparison->ToJson();
+  }
+  return j;
+}
+
+AgreementReport Service::Agree(const std::vector<std::string>& runs, const std::vector<std::string>& vs) const {
+  auto read = [&](const std::vector<std::string>& dirs) {
+    std::vector<RunActions> out;
+    for (const std::string& d : dirs) {
+      const Recording rec = Recording::Open(d, machine_.env().clock());
+      out.push_back(ActionsOf(d, rec.events()));
+    }
+    return out;
+  };
+  auto per_task = [](const std::vector<RunActions>& all) {
+    std::map<std::string, std::vector<RunActions>> by_task;
+    for (const auto& r : all) by_task[r.task].push_back(r);
+    std::vector<TaskAgreement> out;
+    for (const auto& [task, rs] : by_task) out.push_back(AgreementOf(rs));
+    return out;
+  };
+  AgreementReport report;
+  const std::vector<RunActions> a = read(runs);
+  report.tasks = per_task(a);
+  if (!vs.empty()) {
+    const std::vector<RunActions> b = read(vs);
+    report.tasks_vs = per_task(b);
+    report.comparison = ComparePassRates(a, b);
+    if (report.comparison->tasks == 0)
+      throw UsageError("the runs given with --vs share no task with the others; compare runs of the same tasks");
+  }
+  return report;
 }
 
 PackSummary Service::Pack(const std::string& run_dir, const std::string& pack_path) const {

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "core/task.h"
+#include "engine/agreement.h"
 #include "engine/bisect.h"
 #include "engine/decision_replay.h"
 #include "engine/replay.h"
@@ -168,6 +169,14 @@ struct ReplayReport {
   nlohmann::json ToJson() const;
 };
 
+/// `kforge agree`: agreement and outcome variance per task over several runs, and with
+/// `vs`, how much of the pass-rate difference between two sets of runs is noise.
+struct AgreementReport {
+  std::vector<TaskAgreement> tasks, tasks_vs;
+  std::optional<PassRateComparison> comparison;
+  nlohmann::json ToJson() const;
+};
+
 class Service {
  public:
   explicit Service(Machine& machine) : machine_(machine) {}
@@ -200,6 +209,7 @@ class Service {
   /// strictly in a directory under `out`.
   BisectResult Bisect(const std::string& good, const std::string& bad, const std::string& out,
                       const CancellationToken& cancel, const ProgressFn& progress);
+  AgreementReport Agree(const std::vector<std::string>& runs, const std::vector<std::string>& vs) const;
   /// `kforge pack`: the run in one file; `kforge unpack`: its files back, checked.
   PackSummary Pack(const std::string& run_dir, const std::string& pack_path) const;
   PackSummary Unpack(const std::string& pack_path, const std::string& out_dir) const;

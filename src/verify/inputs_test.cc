@@ -2,9 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace kforge {
 namespace {
@@ -29,6 +31,14 @@ TEST(FillInput, SeedGivesTheSameInputsEverywhere) {
             "-0x1.ad699ep+1 0x1.b0eaeep-1 0x1.e07aaap+0 -0x1.5e7a26p+0 ");
   EXPECT_EQ(Hex(FillInput(Distribution::kUniform, 42, DType::kFloat32, buf, {4})),
             "-0x1.aa1fd4p-1 -0x1.efb268p-3 0x1.70ba9ap-2 0x1.b2e2b6p-1 ");
+}
+
+// verify --determinism relies on this: the first k rows of a batch are the batch of k.
+TEST(FillInput, NormalInputsOfFewerRowsAreThePrefixOfMoreRows) {
+  std::vector<float> big(8 * 33), small(3 * 33);
+  FillInput(Distribution::kNormal, 7, DType::kFloat32, big.data(), {8, 33});
+  FillInput(Distribution::kNormal, 7, DType::kFloat32, small.data(), {3, 33});
+  EXPECT_TRUE(std::equal(small.begin(), small.end(), big.begin()));
 }
 
 TEST(FillInput, ValuesAreWhatTheBufferHolds) {

@@ -36,7 +36,8 @@ constexpr NameEntry<Level> kLevelNames[] = {{Level::kNone, "none"},
 constexpr NameEntry<TrialSet> kTrialSetNames[] = {{TrialSet::kLight, "light"},
                                                   {TrialSet::kFull, "full"},
                                                   {TrialSet::kDiagnostic, "diagnostic"},
-                                                  {TrialSet::kSanitizer, "sanitizer"}};
+                                                  {TrialSet::kSanitizer, "sanitizer"},
+                                                  {TrialSet::kDeterminism, "determinism"}};
 
 nlohmann::json Finite(double v) {
   if (std::isnan(v)) return "nan";
@@ -89,6 +90,7 @@ nlohmann::json CaseJson(const CaseEvidence& c) {
           {{"index", m.index}, {"coords", m.coords}, {"got", Finite(m.got)}, {"expected", Finite(m.expected)}});
     oj["first_mismatches"] = first;
     if (!o.guard_damage.empty()) oj["guard_damage_offsets"] = o.guard_damage;
+    if (!o.sha256.empty()) oj["sha256"] = o.sha256;
     j["outputs"].push_back(oj);
   }
   return j;
@@ -164,6 +166,7 @@ CaseEvidence CaseFromJson(const nlohmann::json& j) {
       r.first.push_back(Mismatch{mj.at("index"), mj.at("coords").get<std::vector<int64_t>>(), FromFinite(mj.at("got")),
                                  FromFinite(mj.at("expected"))});
     o.guard_damage = oj.value("guard_damage_offsets", std::vector<int64_t>{});
+    o.sha256 = oj.value("sha256", "");
     c.outputs.push_back(std::move(o));
   }
   return c;
@@ -206,6 +209,7 @@ nlohmann::json Verdict::ToJson() const {
   if (!kernelbench.is_null()) j["kernelbench"] = kernelbench;
   if (!launch_accounting.empty()) j["launch_accounting"] = launch_accounting;
   if (!sanitizer.is_null()) j["sanitizer"] = sanitizer;
+  if (!determinism.is_null()) j["determinism"] = determinism;
   j["sandbox"] = sandbox;
   j["sandbox_layers"] = sandbox_layers;
   if (!cleanup_errors.empty()) j["cleanup_errors"] = cleanup_errors;
@@ -272,6 +276,7 @@ Verdict Verdict::FromJson(const nlohmann::json& j) {
     v.kernelbench = j.value("kernelbench", nlohmann::json());
     v.launch_accounting = j.value("launch_accounting", "");
     v.sanitizer = j.value("sanitizer", nlohmann::json());
+    v.determinism = j.value("determinism", nlohmann::json());
     v.sandbox = j.at("sandbox");
     v.sandbox_layers = j.at("sandbox_layers").get<std::vector<std::string>>();
     v.cleanup_errors = j.value("cleanup_errors", std::vector<std::string>{});

@@ -40,7 +40,7 @@ std::string_view FailureClassName(FailureClass c);
 
 /// Which set a trial belongs to: the light and full sets decide the verdict; diagnostic
 /// (all-ones re-run of a failing case) and sanitizer trials are evidence for forensics.
-enum class TrialSet { kLight, kFull, kDiagnostic, kSanitizer };
+enum class TrialSet { kLight, kFull, kDiagnostic, kSanitizer, kDeterminism };
 std::string_view TrialSetName(TrialSet s);
 bool TryParseTrialSet(std::string_view name, TrialSet* out);
 bool TryParseFailureClass(std::string_view name, FailureClass* out);
@@ -51,6 +51,7 @@ struct OutputEvidence {
   std::vector<int64_t> guard_damage;  ///< byte offsets relative to the tensor start
   /// The compared shape, where the task does not declare it (KernelBench outputs).
   std::vector<int64_t> shape;
+  std::string sha256;  ///< of the output's bytes as the candidate wrote them ("" : not taken)
 };
 
 /// One KFORGE_PROBE of the candidate, beside the reference's intermediate of the same name.
@@ -132,6 +133,9 @@ struct Verdict {
   /// cuda, with VerifyOptions::sanitize: the determinism re-run and the compute-sanitizer
   /// pass ({"nondeterministic", "tool", "errors", "report"}); null when not run.
   nlohmann::json sanitizer;
+  /// verify --determinism (verify/determinism.h): repeat and batch-composition checks;
+  /// null when not asked.
+  nlohmann::json determinism;
   std::string launch_accounting;  ///< cuda: "cupti", or why kernels could not be counted
   nlohmann::json device;          ///< the GPU (cuda backend): name, arch, driver and runtime versions
   /// KernelBench tasks (verify/kernelbench.h): the KernelBench-compatible verdict beside this

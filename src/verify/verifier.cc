@@ -21,6 +21,7 @@
 #include "exec/machine.h"
 #include "verify/backend.h"
 #include "verify/certification.h"
+#include "verify/determinism.h"
 #include "verify/inputs.h"
 #include "verify/reference.h"
 #include "verify/static_checks.h"
@@ -194,6 +195,38 @@ class Run {
     return all_passed && clean && verdict_->integrity.empty();
   }
 
+  /// One trial with its outputs' bytes (verify --determinism), in a new process or in the
+  /// previous call's.
+  TrialBytes OutputsOf(const std::string& so_path, const Bindings& params, Distribution dist, uint64_t trial,
+                       bool fresh) {
+    Case kase{"determinism", params, {dist}};
+    TrialBytes out;
+    if (fresh || !determinism_proc_ || !determinism_proc_->alive()) {
+      if (determinism_proc_) {
+        determinism_proc_->Finish(2000, 0);
+        if (std::string e = determinism_proc_->Cleanup(); !e.empty()) verdict_->cleanup_errors.push_back(e);
+      }
+      determinism_proc_ = backend_.NewProcess(machine_, so_path, options_.limits, ArenaBytes(params));
+      determinism_proc_->set_cancel(options_.cancel);
+      LoadResult load = determinism_proc_->Start(options_.load_timeout_ms);
+      if (!load.ok) {
+        out.failure = load.message;
+        return out;
+      }
+    }
+    CaseEvidence ev =
+        RunTrial(*determinism_proc_, TrialSet::kDeterminism, kase, dist, trial, TrialUse::kEvidence, 1, &out.outputs);
+    out.ok = ev.passed();
+    if (!out.ok) out.failure = ev.message.empty() ? std::string(FailureClassName(ev.failure)) : ev.message;
+    return out;
+  }
+  void EndDeterminism() {
+    if (!determinism_proc_) return;
+    determinism_proc_->Finish(2000, 0);
+    if (std::string e = determinism_proc_->Cleanup(); !e.empty()) verdict_->cleanup_errors.push_back(e);
+    determinism_proc_.reset();
+  }
+
   /// The sanitizer pass (VerifyOptions::sanitize): re-runs a failing case twice on identical
   /// inputs, each in a fresh process; results that differ point to a race (racecheck), an
   /// out-of-bounds write or a device error to memcheck. Runs that tool on the case.
@@ -315,7 +348,7 @@ class Run {
   int64_t MillisLeft() const { return std::max<int64_t>(1, (deadline_ns_ - clock_.MonotonicNanos()) / 1000000); }
 
   CaseEvidence RunTrial(CandidateProcess& proc, TrialSet set, const Case& kase, Distribution dist, uint64_t trial,
-                        TrialUse use, int64_t timeout_scale = 1) {
+                        TrialUse use, int64_t timeout_scale = 1, std::vector<std::string>* output_bytes = nullptr) {
     Clock& clock = clock_;
     CaseEvidence ev = NewEvidence(set, kase, dist, trial);
     TensorArena arena(CaseLayout(task_, kase.params));
@@ -401,14 +434,18 @@ class Run {
     // Caching: identical output bytes for the same shapes but different inputs mean the
     // candidate returned an earlier call's result.
     std::string shape_key, input_digest, output_digest;
+    std::vector<std::string> output_sha256;
     for (size_t i = 0; i < arena.size(); ++i)
       for (int64_t d : arena.tensor(i).shape) shape_key += std::to_string(d) + (i < n_in ? "," : ";");
     // Inputs are a function of (distribution, seed); the deterministic modes ignore the seed.
     bool seeded = dist != Distribution::kOnes && dist != Distribution::kArange;
     input_digest = std::string(DistributionName(dist)) + (seeded ? ":" + std::to_string(ev.seed) : "");
-    for (size_t o = 0; o < task_.outputs.size(); ++o)
-      output_digest +=
-          Sha256Hex(std::string_view(static_cast<const char*>(arena.data(n_in + o)), arena.tensor(n_in + o).bytes));
+    for (size_t o = 0; o < task_.outputs.size(); ++o) {
+      const std::string_view bytes(static_cast<const char*>(arena.data(n_in + o)), arena.tensor(n_in + o).bytes);
+      output_sha256.push_back(Sha256Hex(bytes));
+      output_digest += output_sha256.back();
+      if (output_bytes != nullptr) output_bytes->emplace_back(bytes);
+    }
     size_t out_elements = 0;
     for (size_t o = 0; o < task_.outputs.size(); ++o)
       out_elements += static_cast<size_t>(NumElements(arena.tensor(n_in + o).shape));
@@ -418,6 +455,7 @@ class Run {
       const ArenaTensor& t = arena.tensor(n_in + o);
       OutputEvidence out;
       out.name = task_.outputs[o].name;
+      out.sha256 = output_sha256[o];
       out.guard_damage = arena.DamagedGuard(n_in + o);
       CompareInput ci;
       ci.spec = &task_.outputs[o];
@@ -482,6 +520,7 @@ class Run {
   int64_t deadline_ns_;
   static constexpr int64_t kEscapeScanMillis = 5000;
   StaleOutputs stale_;
+  std::unique_ptr<CandidateProcess> determinism_proc_;  ///< the process a determinism repeat reuses
 };
 
 /// The verdict's class when several trials fail differently: the most specific and most
@@ -741,6 +780,13 @@ Verdict Verifier::VerifySource(const std::string& source, const std::string& lab
   }
   v.level = Level::kL2Full;
   v.passed = true;
+  if (options.determinism && !task_.light.empty()) {
+    v.determinism =
+        CheckDeterminism(task_, task_.light[0], 3, [&](const Bindings& p, Distribution d, uint64_t t, bool fresh) {
+          return run.OutputsOf(compiled.so_path, p, d, t, fresh);
+        }).ToJson();
+    run.EndDeterminism();
+  }
   return done();
 }
 

@@ -41,6 +41,9 @@ struct VerifyOptions {
   /// gives different results) or an out-of-bounds access, re-run that case under
   /// compute-sanitizer (racecheck or memcheck) and record its report in the verdict.
   bool sanitize = false;
+  /// After the candidate passes: run one case again on identical inputs, and at several
+  /// batch sizes, and record whether the outputs are bitwise identical (verdict.determinism).
+  bool determinism = false;
   /// Trusted code only (kforge bench's baselines, checked against the reference in tests):
   /// skip the static integrity checks and link with these flags (e.g. -lcublas).
   bool trusted = false;
