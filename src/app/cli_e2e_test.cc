@@ -371,6 +371,36 @@ TEST(CliTest, DeterminismCertifiesBatchInvarianceAndNamesABatchDependentRow) {
   EXPECT_NE(text.out.find("NOT DETERMINISTIC"), std::string::npos) << text.out;
 }
 
+/// What bash completes after `words` (the last one is being typed), with kforge's script.
+std::string BashCompletes(const std::string& script, const std::string& words) {
+  TempDir dir("kforge-completion");
+  WriteFileAtomic(dir.path() + "/kforge.bash", script);
+  const std::string cmd = "bash -c 'source " + dir.path() + "/kforge.bash; COMP_WORDS=(" + words +
+                          "); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _kforge; echo \"${COMPREPLY[*]}\"'";
+  std::string out;
+  if (FILE* p = popen(cmd.c_str(), "r")) {
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+    pclose(p);
+  }
+  return out;
+}
+
+TEST(CliTest, CompletionScriptsNameEveryCommandAndItsOptions) {
+  auto bash = RunCli({"completion", "bash"});
+  ASSERT_EQ(bash.exit_code, 0) << bash.err;
+  EXPECT_EQ(BashCompletes(bash.out, "kforge re"), "repair resume replay\n");
+  EXPECT_EQ(BashCompletes(bash.out, "kforge replay --l"), "--live\n");
+  EXPECT_EQ(BashCompletes(bash.out, "kforge verify --det"), "--determinism\n");
+  auto zsh = RunCli({"completion", "zsh"});
+  ASSERT_EQ(zsh.exit_code, 0) << zsh.err;
+  EXPECT_EQ(zsh.out.rfind("#compdef kforge\n", 0), 0u);
+  for (const char* word : {"'bisect:", "--determinism[", "--live["})
+    EXPECT_NE(zsh.out.find(word), std::string::npos) << word;
+  EXPECT_EQ(RunCli({"completion", "fish"}).exit_code, 2);
+}
+
 TEST(CliTest, VersionNamesWhatTheBinaryWasBuiltWith) {
   auto r = RunCli({"--version"});
   EXPECT_EQ(r.exit_code, 0) << r.err;

@@ -71,7 +71,8 @@ CommandAction SetupGenerate(CLI::App& sub, Machine& machine, CancellationToken& 
       return 1;
     }
     GenerateResult r =
-        Service(machine).Generate(request, interrupt, ProgressTo(a->run.quiet), confirm, dialogue.between_rounds());
+        Service(machine).Generate(request, interrupt, ProgressTo(a->run.quiet, a->run.progress, machine.config()),
+                                  confirm, dialogue.between_rounds());
     if (!r.error.empty()) {
       std::cout << "NOT GENERATED: the model wrote no usable task: " << r.error << "\n";
       return 1;

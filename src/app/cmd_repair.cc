@@ -83,8 +83,10 @@ CommandAction SetupRepair(CLI::App& sub, Machine& machine, CancellationToken& in
       std::cout << "NOT STARTED: declined\n";
       return 1;
     }
-    return Report(Service(machine).Repair(request, interrupt, ProgressTo(a->run.quiet), dialogue.between_rounds()),
-                  a->run.json);
+    return Report(
+        Service(machine).Repair(request, interrupt, ProgressTo(a->run.quiet, a->run.progress, machine.config()),
+                                dialogue.between_rounds()),
+        a->run.json);
   };
 }
 
@@ -92,13 +94,15 @@ CommandAction SetupResume(CLI::App& sub, Machine& machine, CancellationToken& in
   auto a = std::make_shared<std::pair<std::string, RunFlags>>();
   sub.add_option("run_dir", a->first, "the run directory to continue")->required();
   sub.add_flag("--json", a->second.json, "print the run summary as JSON on stdout");
-  sub.add_flag("--quiet", a->second.quiet, "no progress on stderr");
+  AddProgressFlags(sub, &a->second.quiet, &a->second.progress);
   sub.add_flag("--interactive", a->second.interactive, "after each round: go on, stop, or add a requirement");
   return [a, &machine, &interrupt]() -> int {
     RunDialogue dialogue(a->second);
     dialogue.AskBetweenRounds();
-    return Report(Service(machine).Resume(a->first, interrupt, ProgressTo(a->second.quiet), dialogue.between_rounds()),
-                  a->second.json);
+    return Report(
+        Service(machine).Resume(a->first, interrupt, ProgressTo(a->second.quiet, a->second.progress, machine.config()),
+                                dialogue.between_rounds()),
+        a->second.json);
   };
 }
 

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/commands.h"
+#include "app/run_flags.h"
 #include "core/cancel.h"
 #include "core/error.h"
 #include "exec/machine.h"
@@ -47,7 +48,7 @@ CommandAction SetupReplay(CLI::App& sub, Machine& machine, CancellationToken& in
   struct Args {
     std::string run, out;
     std::vector<std::string> live, sets;
-    bool json = false;
+    bool json = false, quiet = false, progress = false;
   };
   auto a = std::make_shared<Args>();
   sub.add_option("run", a->run, "a run directory, or a pack file (kforge pack)")->required();
@@ -59,6 +60,7 @@ CommandAction SetupReplay(CLI::App& sub, Machine& machine, CancellationToken& in
                  "VALUE: JSON, text, or @FILE for a file's contents, e.g. --set 5.verdict=@verdict.json)");
   sub.add_option("--out", a->out, "the replay's run directory (default: kforge-runs/TASK-replay-<time>)");
   sub.add_flag("--json", a->json, "one JSON object on stdout");
+  AddProgressFlags(sub, &a->quiet, &a->progress);
   sub.footer(
       "Strict replay (no --live) compiles, runs and asks nothing: every value comes from the recording, and a "
       "value it lacks stops the replay.\nExit status: 0 the replay matched the recording, 1 it diverged or left "
@@ -66,7 +68,7 @@ CommandAction SetupReplay(CLI::App& sub, Machine& machine, CancellationToken& in
   return [a, &machine, &interrupt]() -> int {
     ReplayRequest request{a->run, ParseLayers(a->live), a->sets, a->out};
     Service service(machine);
-    ReplayReport r = service.Replay(request, interrupt, [](const std::string& line) { std::cerr << line << "\n"; });
+    ReplayReport r = service.Replay(request, interrupt, ProgressTo(a->quiet, a->progress, machine.config()));
     if (a->json) {
       std::cout << r.ToJson().dump(2) << "\n";
       return ExitCodeOf(r.outcome());
@@ -129,20 +131,21 @@ CommandAction SetupDiff(CLI::App& sub, Machine& machine, CancellationToken&) {
 CommandAction SetupBisect(CLI::App& sub, Machine& machine, CancellationToken& interrupt) {
   struct Args {
     std::string good, bad, out;
-    bool json = false;
+    bool json = false, quiet = false, progress = false;
   };
   auto a = std::make_shared<Args>();
   sub.add_option("good_run", a->good, "the run with the outcome you expected")->required();
   sub.add_option("bad_run", a->bad, "a run of the same task with another outcome")->required();
   sub.add_option("--out", a->out, "where the replays go (default: kforge-runs/TASK-bisect-<time>)");
   sub.add_flag("--json", a->json, "one JSON object on stdout");
+  AddProgressFlags(sub, &a->quiet, &a->progress);
   sub.footer(
       "Replays the good run strictly with mixes of the bad run's recorded values (verdicts, model answers, clock "
       "reads) and reports a minimal set that gives the bad outcome.\nExit status: 0 a minimal set was found, 1 "
       "the bisection could not conclude, 2 usage or environment error.");
   return [a, &machine, &interrupt]() -> int {
     BisectResult r = Service(machine).Bisect(a->good, a->bad, a->out, interrupt,
-                                             [](const std::string& line) { std::cerr << line << "\n"; });
+                                             ProgressTo(a->quiet, a->progress, machine.config()));
     if (a->json) {
       std::cout << r.ToJson().dump(2) << "\n";
       return r.error.empty() ? 0 : 1;

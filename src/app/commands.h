@@ -44,6 +44,7 @@ CommandAction SetupBisect(CLI::App& sub, Machine& machine, CancellationToken& in
 CommandAction SetupAgree(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
 CommandAction SetupPack(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
 CommandAction SetupUnpack(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
+CommandAction SetupCompletion(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
 CommandAction SetupMutate(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
 
 struct Config;

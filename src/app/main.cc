@@ -50,6 +50,7 @@ const Command kCommands[] = {
     {"device", "show the GPU the cuda backend uses and its calibrated ceilings", SetupDevice},
     {"tasks", "list the bundled tasks", SetupTasks},
     {"mutate", "plant small bugs in a correct kernel and see whether certification catches each", SetupMutate},
+    {"completion", "print a shell completion script (bash or zsh)", SetupCompletion},
     {"doctor", "say what this machine can do: sandbox layers, GPU, nvcc, compute-sanitizer", SetupDoctor},
 };
 

@@ -154,6 +154,16 @@ TEST_F(ReplayTest, AScriptedAgentRunReplaysAndAChangedValueGivesItsFirstDivergen
   EXPECT_EQ(j["pinned"]["turns"], 2);
   EXPECT_EQ(j["pinned"]["clock_reads"], 2);
 
+  // The tensor layer live: compiled and run again here, the same verdicts, other timings.
+  r = RunCli({"replay", run, "--live", "tensor", "--out", Dir("live-tensor"), "--json"}, "", 300,
+             {"KFORGE_KB_STATE=" + Dir("kb-lt")});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  j = Parse(r);
+  EXPECT_TRUE(j["matched"]) << j["comparison"]["divergence"].dump(2);
+  EXPECT_EQ(j["pinned"]["validations"], 0);
+  EXPECT_EQ(j["pinned"]["turns"], 2);
+  EXPECT_GT(j["comparison"]["differences_by_layer"]["trace"].get<int>(), 0);
+
   // A later clock: the first round's close now meets the wall-clock limit.
   const int64_t clock = SeqOf(run, "clock_read");
   r = RunCli({"replay", run, "--set", std::to_string(clock) + ".elapsed_s=7200", "--out", Dir("late"), "--json"}, "",

@@ -1,5 +1,7 @@
 #include "app/run_flags.h"
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <iostream>
@@ -32,7 +34,7 @@ void AddRunFlags(CLI::App& sub, RunFlags& f, const std::vector<std::string>& rep
       ->check(CLI::Range(0.1, 3600.0));
   sub.add_option("--wall-clock", f.wall_s, "wall-clock limit for the whole run, seconds")->check(CLI::Range(1.0, 1e6));
   sub.add_flag("--json", f.json, "print the run summary as JSON on stdout");
-  sub.add_flag("--quiet", f.quiet, "no progress on stderr");
+  AddProgressFlags(sub, &f.quiet, &f.progress);
   sub.add_flag("--interactive", f.interactive,
                "show the plan and ask before starting; after each round: go on, stop, or add a requirement");
   sub.add_flag("--yes", f.yes, "accept every confirmation (the plan, a task the model wrote) without asking");
@@ -58,9 +60,28 @@ std::optional<uint64_t> SeedFrom(const RunFlags& f) {
   return std::nullopt;
 }
 
-ProgressFn ProgressTo(bool quiet) {
-  if (quiet) return nullptr;
-  return [](const std::string& line) { std::cerr << line << "\n"; };
+void AddProgressFlags(CLI::App& sub, bool* quiet, bool* progress) {
+  sub.add_flag("--quiet", *quiet, "no progress on stderr");
+  sub.add_flag("--progress", *progress, "progress on stderr even when it is not a terminal (a log file)");
+}
+
+std::string ColourVerdict(const std::string& line) {
+  if (line.rfind("  validated ", 0) != 0) return line;
+  const size_t colon = line.find(": ");
+  if (colon == std::string::npos) return line;
+  const size_t word_end = line.find(' ', colon + 2);
+  const std::string word =
+      line.substr(colon + 2, word_end == std::string::npos ? std::string::npos : word_end - colon - 2);
+  const char* colour = word == "PASS" ? "\033[32m" : "\033[31m";
+  return line.substr(0, colon + 2) + colour + word + "\033[0m" +
+         (word_end == std::string::npos ? "" : line.substr(word_end));
+}
+
+ProgressFn ProgressTo(bool quiet, bool progress, const Config& config) {
+  const bool terminal = ::isatty(STDERR_FILENO) == 1;
+  if (quiet || (!terminal && !progress)) return nullptr;
+  const bool colour = terminal && !config.no_color;
+  return [colour](const std::string& line) { std::cerr << (colour ? ColourVerdict(line) : line) << "\n"; };
 }
 
 RunDialogue::RunDialogue(const RunFlags& f)

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "app/interactive.h"
+#include "core/env.h"
 #include "engine/run_config.h"
 #include "service/service.h"
 
@@ -26,8 +27,12 @@ struct RunFlags {
   CLI::Option* seed_option = nullptr;
   int rounds = 5, attempts = 3;
   double timeout_s = 10, wall_s = 1800;
-  bool json = false, quiet = false, interactive = false, yes = false;
+  bool json = false, quiet = false, progress = false, interactive = false, yes = false;
 };
+
+/// Where progress lines go: stderr when it is a terminal, unless --quiet; --progress keeps
+/// them when stderr is piped. Stdout only ever holds the result.
+void AddProgressFlags(CLI::App& sub, bool* quiet, bool* progress);
 
 /// Adds the shared flags to `sub`; `repairers` are the --repairer values it accepts.
 void AddRunFlags(CLI::App& sub, RunFlags& flags, const std::vector<std::string>& repairers);
@@ -36,8 +41,12 @@ void AddRunFlags(CLI::App& sub, RunFlags& flags, const std::vector<std::string>&
 RunConfig RunConfigFrom(const RunFlags& flags);
 std::optional<uint64_t> SeedFrom(const RunFlags& flags);
 
-/// Progress lines on stderr, or none with --quiet.
-ProgressFn ProgressTo(bool quiet);
+/// Progress lines on stderr when it is a terminal (or with --progress), none with --quiet;
+/// on a terminal a validation's verdict is coloured unless NO_COLOR is set.
+ProgressFn ProgressTo(bool quiet, bool progress, const Config& config);
+/// A progress line with a validation's verdict coloured (PASS green, a failure red); other
+/// lines as they are.
+std::string ColourVerdict(const std::string& line);
 
 /// What asks the person at the terminal: a prompter on stdin/stderr, and with --interactive
 /// the between-rounds question. Start() shows `plan` and asks to begin (true without

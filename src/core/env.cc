@@ -47,6 +47,7 @@ Config Config::FromLookup(const Lookup& lookup) {
   set(&c.llm_api_key, "OPENAI_API_KEY");
   set(&c.llm_model, "KFORGE_MODEL");
   set(&c.llm_config, "KFORGE_LLM_CONFIG");
+  c.no_color = get("NO_COLOR").has_value();
   auto set_number = [&](unsigned* field, std::string_view name, unsigned max, const char* meaning) {
     auto v = get(name);
     if (!v) return;

@@ -41,8 +41,11 @@ TEST(Config, EveryVariableLandsInItsField) {
                       {"KFORGE_GPU_RUNNER", "/g"},
                       {"KFORGE_CUBLAS", "/c"},
                       {"KFORGE_TASKS_DIR", "/tasks"},
-                      {"KFORGE_TEST_KILL_AFTER_EVENT", "7"}});
+                      {"KFORGE_TEST_KILL_AFTER_EVENT", "7"},
+                      {"NO_COLOR", "1"}});
   EXPECT_EQ(c.cxx, "clang++");
+  EXPECT_TRUE(c.no_color);
+  EXPECT_FALSE(Config{}.no_color);
   EXPECT_EQ(c.temp_dir, "/t");
   EXPECT_EQ(c.sandbox, "none");
   EXPECT_EQ(c.nvcc, "/n");

@@ -108,8 +108,8 @@ PassRateComparison ComparePassRates(const std::vector<RunActions>& a, const std:
     const double pa = PassRate(runs_a), pb = PassRate(it->second);
     sum_a += pa;
     sum_b += pb;
-    variance += pa * (1 - pa) / static_cast<double>(runs_a.size()) +
-                pb * (1 - pb) / static_cast<double>(it->second.size());
+    variance +=
+        pa * (1 - pa) / static_cast<double>(runs_a.size()) + pb * (1 - pb) / static_cast<double>(it->second.size());
     c.noise_estimable |= runs_a.size() > 1 && it->second.size() > 1;
   }
   if (c.tasks == 0) return c;

@@ -35,8 +35,8 @@ RunActions ActionsOf(const std::string& dir, const std::vector<Event>& events);
 struct TaskAgreement {
   std::string task;
   int runs = 0;
-  double identical_pairs = 0;   ///< fraction of run pairs with the same action sequence
-  double mean_similarity = 0;   ///< over pairs
+  double identical_pairs = 0;  ///< fraction of run pairs with the same action sequence
+  double mean_similarity = 0;  ///< over pairs
   double pass_rate = 0;
   std::map<std::string, int> reasons;  ///< finish reason -> runs
   double rounds_mean = 0, rounds_sd = 0;
@@ -46,10 +46,10 @@ struct TaskAgreement {
 TaskAgreement AgreementOf(const std::vector<RunActions>& runs);
 
 struct PassRateComparison {
-  int tasks = 0;            ///< tasks both configurations ran
+  int tasks = 0;  ///< tasks both configurations ran
   double pass_rate_a = 0, pass_rate_b = 0;
-  double difference = 0;    ///< b - a
-  double noise_se = 0;      ///< standard error of the difference from run-to-run noise alone
+  double difference = 0;         ///< b - a
+  double noise_se = 0;           ///< standard error of the difference from run-to-run noise alone
   bool noise_estimable = false;  ///< some task had two runs or more in each configuration
   bool within_noise = false;     ///< |difference| <= 2 standard errors
   nlohmann::json ToJson() const;

@@ -17,8 +17,8 @@ RunActions Actions(const std::string& task, std::vector<std::string> actions, bo
 }
 
 TEST(Agreement, IdenticalSequencesAgreeFully) {
-  TaskAgreement t = AgreementOf({Actions("relu", {"adopt a", "finish certified"}, true),
-                                 Actions("relu", {"adopt a", "finish certified"}, true)});
+  TaskAgreement t = AgreementOf(
+      {Actions("relu", {"adopt a", "finish certified"}, true), Actions("relu", {"adopt a", "finish certified"}, true)});
   EXPECT_DOUBLE_EQ(t.identical_pairs, 1.0);
   EXPECT_DOUBLE_EQ(t.mean_similarity, 1.0);
   EXPECT_DOUBLE_EQ(t.pass_rate, 1.0);

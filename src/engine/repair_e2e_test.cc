@@ -84,11 +84,17 @@ class RepairTest : public ::testing::Test {
 
 TEST_F(RepairTest, RepairsAndCertifiesANearMiss) {
   std::string run = Dir("run");
-  auto r =
-      RunCli({"repair", "sum_lastdim", NearMiss("sum_lastdim_half_accum.cc"), "--out", run, "--seed", "1", "--json"},
-             "", 300, Env("a"));
+  auto r = RunCli({"repair", "sum_lastdim", NearMiss("sum_lastdim_half_accum.cc"), "--out", run, "--seed", "1",
+                   "--json", "--progress"},
+                  "", 300, Env("a"));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_NE(r.err.find("round 1"), std::string::npos) << "progress goes to stderr";
+  EXPECT_NE(r.err.find("round 1"), std::string::npos) << "--progress: progress goes to a piped stderr";
+  EXPECT_EQ(r.err.find("\033["), std::string::npos) << "no colour off a terminal";
+  auto piped = RunCli(
+      {"repair", "sum_lastdim", NearMiss("sum_lastdim_half_accum.cc"), "--out", Dir("piped"), "--seed", "1", "--json"},
+      "", 300, Env("piped"));
+  ASSERT_EQ(piped.exit_code, 0) << piped.err;
+  EXPECT_EQ(piped.err.find("round 1"), std::string::npos) << "stderr is not a terminal: no progress by default";
   auto s = nlohmann::json::parse(r.out);
   EXPECT_EQ(s["success"], true);
   EXPECT_EQ(s["workflow"], "repair");

@@ -37,8 +37,8 @@ struct ReplayResult {
   std::string gap;  ///< why the replay stopped before its end ("" : it ran to its end)
   bool recording_finished = true;
   int validations_pinned = 0, turns_pinned = 0, clock_reads_pinned = 0;
-  /// Matched: no divergence, no trace difference, and it ran to the end (or to the end of
-  /// an unfinished recording).
+  /// Matched: no divergence outside the trace layer, and it ran to its end (or to the end
+  /// of an unfinished recording).
   bool matched() const;
   nlohmann::json ToJson() const;
 };

@@ -43,12 +43,6 @@ TEST(RunToolHost, ASymlinkOutOfTheRunIsRefused) {
   EXPECT_EQ(tools.ReadRunFile("link").rfind("refused", 0), 0u);
 }
 
-}  // namespace
-}  // namespace kforge
-
-namespace kforge {
-namespace {
-
 TEST(RunToolHost, RepeatMakesRecordedCallsAgainAndRefusesUnknownTools) {
   TempDir dir("kforge-tools-repeat");
   MakeDirs(dir.path() + "/run/logs");

@@ -10,21 +10,12 @@
 #include "engine/recording.h"
 #include "exec/machine.h"
 #include "record/replay_env.h"
-#include "service/bundled.h"
+#include "service/repair_env.h"
 #include "service/service.h"
 #include "verify/verifier.h"
 
 namespace kforge {
 namespace {
-
-RepairEnv ReplayRepairEnv(Machine& machine, const CancellationToken& cancel, const ProgressFn& progress) {
-  RepairEnv env;
-  env.machine = &machine;
-  env.cancel = &cancel;
-  env.kb_dir = BundledKbDir(machine.config());
-  env.progress = progress;
-  return env;
-}
 
 /// "SEQ.FIELD=VALUE" applied to `rec`; a VALUE of @FILE is stored in `overlay` and named by
 /// its hash, other values are JSON when they parse as JSON, else text.
@@ -91,7 +82,7 @@ ReplayReport Service::Replay(const ReplayRequest& request, const CancellationTok
   Machine machine(renv.env());
   ReplayOptions options{request.live, out, {&overlay}};
   ReplayReport report;
-  report.result = kforge::Replay(rec, InputsOf(rec.events()), options, ReplayRepairEnv(machine, cancel, progress));
+  report.result = kforge::Replay(rec, InputsOf(rec.events()), options, MakeRepairEnv(machine, cancel, progress));
   report.refused_processes = renv.refused_processes();
   report.refused_http = renv.refused_http();
   return report;
@@ -121,7 +112,7 @@ BisectResult Service::Bisect(const std::string& good, const std::string& bad, co
     ReplayOptions options{{}, dir, {&b.artifacts()}};
     std::string outcome;
     try {
-      ReplayResult r = kforge::Replay(g, mix, options, ReplayRepairEnv(machine, cancel, nullptr));
+      ReplayResult r = kforge::Replay(g, mix, options, MakeRepairEnv(machine, cancel, nullptr));
       if (!r.gap.empty())
         outcome = "unresolved: " + r.gap;
       else if (!r.state.finished)

@@ -18,6 +18,7 @@
 #include "record/artifact_store.h"
 #include "record/event_log.h"
 #include "service/bundled.h"
+#include "service/repair_env.h"
 #include "verify/kernelbench.h"
 #include "verify/kernelbench_task.h"
 #include "verify/reference.h"
@@ -32,17 +33,6 @@ constexpr NameEntry<Outcome> kOutcomeNames[] = {
     {Outcome::kInterrupted, "interrupted"},
     {Outcome::kError, "error"},
 };
-
-RepairEnv MakeRepairEnv(Machine& machine, const CancellationToken& cancel, const ProgressFn& progress,
-                        const BetweenRoundsFn& between_rounds = nullptr) {
-  RepairEnv env;
-  env.between_rounds = between_rounds;
-  env.machine = &machine;
-  env.cancel = &cancel;
-  env.kb_dir = BundledKbDir(machine.config());
-  env.progress = progress;
-  return env;
-}
 
 RunResult ResultOf(const RepairRun& run) {
   RunResult r;
@@ -67,6 +57,17 @@ std::string ReadCandidate(const std::string& path, const char* what = "candidate
 }
 
 }  // namespace
+
+RepairEnv MakeRepairEnv(Machine& machine, const CancellationToken& cancel, const ProgressFn& progress,
+                        const BetweenRoundsFn& between_rounds) {
+  RepairEnv env;
+  env.between_rounds = between_rounds;
+  env.machine = &machine;
+  env.cancel = &cancel;
+  env.kb_dir = BundledKbDir(machine.config());
+  env.progress = progress;
+  return env;
+}
 
 std::string_view OutcomeName(Outcome o) { return NameIn(kOutcomeNames, o); }
 

@@ -92,8 +92,9 @@ DeterminismReport CheckDeterminism(const Task& task, const Case& base, int repea
 }
 
 nlohmann::json DeterminismReport::ToJson() const {
-  nlohmann::json j = {{"deterministic", deterministic()},
-                      {"repeats", {{"runs", repeats}, {"identical", repeat_identical}, {"differing", repeat_differing}}}};
+  nlohmann::json j = {
+      {"deterministic", deterministic()},
+      {"repeats", {{"runs", repeats}, {"identical", repeat_identical}, {"differing", repeat_differing}}}};
   if (batch_symbol.empty())
     j["batch"] = {{"checked", false}, {"why", batch_skipped}};
   else

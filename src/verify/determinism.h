@@ -33,8 +33,7 @@ struct TrialBytes {
 
 /// Runs one trial of `params` with `dist`; `trial` fixes the input seed (the same trial
 /// number gives the same inputs). `fresh`: in a new process, else in the previous call's.
-using TrialRunner =
-    std::function<TrialBytes(const Bindings& params, Distribution dist, uint64_t trial, bool fresh)>;
+using TrialRunner = std::function<TrialBytes(const Bindings& params, Distribution dist, uint64_t trial, bool fresh)>;
 
 struct DeterminismReport {
   int repeats = 0;

@@ -43,12 +43,15 @@ TEST(Determinism, ARowThatChangesWithTheBatchIsNamed) {
 
 TEST(Determinism, OutputsThatChangeBetweenRunsAreNamed) {
   int calls = 0;
-  DeterminismReport r = CheckDeterminism(SumTask(), kBase, 3, [&](const Bindings& p, Distribution d, uint64_t t, bool fresh) {
-    if (calls == 1) EXPECT_FALSE(fresh);  // the second run shares the first one's process
-    TrialBytes b = Rows(1000)(p, d, t, fresh);
-    if (++calls == 2) b.outputs[0][0] ^= 1;  // the second run differs in one bit
-    return b;
-  });
+  DeterminismReport r =
+      CheckDeterminism(SumTask(), kBase, 3, [&](const Bindings& p, Distribution d, uint64_t t, bool fresh) {
+        if (calls == 1) {
+          EXPECT_FALSE(fresh);  // the second run shares the first one's process
+        }
+        TrialBytes b = Rows(1000)(p, d, t, fresh);
+        if (++calls == 2) b.outputs[0][0] ^= 1;  // the second run differs in one bit
+        return b;
+      });
   EXPECT_FALSE(r.repeat_identical);
   EXPECT_EQ(r.repeat_differing, (std::vector<std::string>{"y"}));
 }
