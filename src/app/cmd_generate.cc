@@ -86,6 +86,9 @@ CommandAction SetupGenerate(CLI::App& sub, Machine& machine, CancellationToken& 
     }
     const RunResult& run = *r.run;
     const RunState& s = run.state;
+    if (s.cancelled && a->run.json)  // stdout holds the JSON: what to do next goes to stderr
+      std::cerr << fmt::format("kforge: the run stopped at round {}; continue with 'kforge resume {}'\n", s.round,
+                               run.dir);
     if (a->run.json) {
       nlohmann::json j = run.summary;
       j["generate"] = {{"kind", GenerateKindName(r.kind)}, {"task_usage", r.task_usage.ToJson()}};

@@ -20,6 +20,10 @@ namespace {
 
 int Report(const RunResult& run, bool json) {
   const RunState& s = run.state;
+  // Not progress: what to do next, whether stderr is a terminal or not, --json or not.
+  if (s.cancelled)
+    std::cerr << fmt::format("kforge: the run stopped at round {}; continue with 'kforge resume {}'\n", s.round,
+                             run.dir);
   if (json) {
     std::cout << run.summary.dump(2) << "\n";
   } else if (s.cancelled) {

@@ -567,7 +567,7 @@ const RunState& RepairRun::Run() {
   } catch (const CancelledError& e) {
     // The step in progress recorded nothing; resume takes it again from the folded state.
     Append(CancelledEvent{e.what(), state_.round, state_.attempt});
-    Progress(fmt::format("{}: stopped at round {}; continue with 'kforge resume {}'", e.what(), state_.round, dir_));
+    Progress(fmt::format("{}: stopped at round {}", e.what(), state_.round));
   } catch (const EnvironmentError& e) {
     Append(RunFinishedEvent{false, "environment", e.what(), "", /*environment=*/true});
     Progress(std::string("environment error: ") + e.what());
