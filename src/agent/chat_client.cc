@@ -95,7 +95,10 @@ std::string ChatClient::Redact(std::string text) const {
 
 ChatReply ChatClient::Complete(const std::vector<ChatMessage>& messages, const std::vector<ChatTool>& tools,
                                const CancellationToken* cancel) {
-  const std::string body = RequestBody(messages, tools).dump(-1, ' ', false, json::error_handler_t::replace);
+  json request = RequestBody(messages, tools);
+  const std::string body = request.dump(-1, ' ', false, json::error_handler_t::replace);
+  request.erase("messages");
+  request.erase("tools");
   ChatReply reply;
   for (int attempt = 0;; ++attempt) {
     if (cancel != nullptr) cancel->ThrowIfCancelled();
@@ -109,6 +112,7 @@ ChatReply ChatClient::Complete(const std::vector<ChatMessage>& messages, const s
                                              : std::min<int64_t>(int64_t{1} << attempt, kMaxBackoffS);
     clock_.SleepNanos(wait_s * 1'000'000'000);
   }
+  reply.sampling = std::move(request);
   if (!reply.ok && reply.attempts > 1) reply.error += " (after " + std::to_string(reply.attempts) + " tries)";
   reply.error = Redact(reply.error);
   reply.content = Redact(reply.content);
@@ -180,6 +184,25 @@ ChatReply ChatClient::Once(const std::string& body, const CancellationToken* can
   return reply;
 }
 
+namespace {
+
+/// The server's id, model and fingerprint of an answer (or of a stream's chunk), the first
+/// time each appears; logprobs when present and small.
+void ReadServed(const json& j, ChatReply* reply) {
+  for (const char* key : {"id", "model", "system_fingerprint"})
+    if (!reply->served.contains(key))
+      if (std::string v = Str(j, key); !v.empty()) reply->served[key] = UntrustedText(CutText(v, 200));
+  if (j.contains("choices") && j["choices"].is_array() && !j["choices"].empty() && j["choices"][0].is_object()) {
+    const json& choice = j["choices"][0];
+    if (choice.contains("logprobs") && !choice["logprobs"].is_null()) {
+      const std::string text = choice["logprobs"].dump(-1, ' ', false, json::error_handler_t::replace);
+      if (text.size() <= 64 * 1024) reply->served["logprobs"].push_back(json::parse(text, nullptr, false));
+    }
+  }
+}
+
+}  // namespace
+
 bool ParseChatCompletion(const std::string& body, ChatReply* reply, std::string* error) {
   json j = json::parse(body, nullptr, false);
   if (!j.is_object()) {
@@ -194,6 +217,7 @@ bool ParseChatCompletion(const std::string& body, ChatReply* reply, std::string*
     *error = "no choices";
     return false;
   }
+  ReadServed(j, reply);
   const json& choice = j["choices"][0];
   const json msg = choice.value("message", json::object());
   reply->content = UntrustedText(Str(msg, "content"));
@@ -240,6 +264,7 @@ void ChatStreamParser::Event(std::string_view data) {
     return;
   }
   if (j.contains("usage") && j["usage"].is_object()) ReadUsage(j["usage"], &reply_.usage);
+  ReadServed(j, &reply_);
   if (!j.contains("choices") || !j["choices"].is_array() || j["choices"].empty()) return;
   const json& choice = j["choices"][0];
   if (!choice.is_object()) return;

@@ -78,6 +78,12 @@ struct ChatReply {
   Usage usage;  ///< model_calls = 1 for every call made, retries included in `attempts`
   int attempts = 0;
   int http_status = 0;
+  /// The sampling parameters sent (the request without its messages and tools): model,
+  /// temperature, max_tokens, stream. Recorded with the turn (token layer).
+  nlohmann::json sampling = nlohmann::json::object();
+  /// What the server said of its answer, where it said it: id, model, system_fingerprint,
+  /// and logprobs when asked for and at most 64 KiB. Sanitised text.
+  nlohmann::json served = nlohmann::json::object();
 };
 
 class ChatClient {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <map>
+
 #include "agent/knowledge_base.h"
 #include "agent/unified_diff.h"
 #include "core/task.h"
@@ -82,9 +84,15 @@ TurnResult LlmSession::Turn(const RepairContext& ctx, ToolHost& tools) {
   messages_.push_back({"user", TurnPrompt(ctx)});
   std::optional<Proposal> proposal;
   const std::vector<ChatTool> tool_schemas = RepairTools();
+  std::map<size_t, json> calls_made;  // message index of each answer -> what was asked and who answered
   for (int call = 0; call < options_.max_calls_per_turn && !proposal; ++call) {
     ChatReply reply = client_.Complete(messages_, tool_schemas, ctx.cancel);
     result.usage += reply.usage;
+    json served = reply.served;
+    served["finish_reason"] = reply.finish_reason;
+    served["http_status"] = reply.http_status;
+    served["attempts"] = reply.attempts;
+    calls_made[messages_.size()] = {{"request", reply.sampling}, {"response", served}};
     if (!reply.ok) {
       result.failure = reply.error;
       break;
@@ -115,7 +123,13 @@ TurnResult LlmSession::Turn(const RepairContext& ctx, ToolHost& tools) {
     result.failure = fmt::format("the model made {} calls without proposing a candidate", options_.max_calls_per_turn);
   if (proposal) result.proposals.push_back(std::move(*proposal));
   result.transcript = json::array();
-  for (size_t i = first_new; i < messages_.size(); ++i) result.transcript.push_back(messages_[i].ToJson());
+  for (size_t i = first_new; i < messages_.size(); ++i) {
+    result.transcript.push_back(messages_[i].ToJson());
+    if (auto it = calls_made.find(i); it != calls_made.end()) result.transcript.back()["kforge_call"] = it->second;
+  }
+  // A call that failed left no answer in the conversation: its record stands alone.
+  for (const auto& [at, call] : calls_made)
+    if (at >= messages_.size()) result.transcript.push_back({{"role", "kforge_failed_call"}, {"kforge_call", call}});
   return result;
 }
 

@@ -111,6 +111,20 @@ TEST_F(LlmE2ETest, RepairsThroughToolsOverAStreamAndRecordsEverything) {
   ASSERT_TRUE(conversation.is_array());
   EXPECT_EQ(conversation.front()["role"], "system");
   EXPECT_EQ(conversation.back()["role"], "tool");  // the answer to propose_candidate
+  // Each model answer carries what was asked (sampling parameters) and who answered.
+  int answers = 0;
+  for (const json& m : conversation) {
+    if (m["role"] != "assistant") continue;
+    ++answers;
+    ASSERT_TRUE(m.contains("kforge_call")) << m.dump();
+    EXPECT_EQ(m["kforge_call"]["request"]["model"], "scripted-model");
+    EXPECT_EQ(m["kforge_call"]["request"]["stream"], true);
+    EXPECT_FALSE(m["kforge_call"]["request"].contains("messages"));
+    EXPECT_EQ(m["kforge_call"]["response"]["id"], "chatcmpl-scripted");
+    EXPECT_EQ(m["kforge_call"]["response"]["system_fingerprint"], "fp_scripted");
+    EXPECT_EQ(m["kforge_call"]["response"]["http_status"], 200);
+  }
+  EXPECT_EQ(answers, 3);
 
   // The key is nowhere in the run directory: not in events, artifacts, logs or summaries.
   for (const auto& e : std::filesystem::recursive_directory_iterator(run)) {

@@ -11,7 +11,12 @@ using nlohmann::json;
 ScriptedReply StreamedToolCall(const std::string& name, const std::string& arguments) {
   ScriptedReply r;
   r.headers = {{"Content-Type", "text/event-stream"}};
-  auto event = [](const json& j) { return "data: " + j.dump() + "\n\n"; };
+  auto event = [](json j) {  // every chunk names its completion, as OpenAI-compatible servers do
+    j["id"] = "chatcmpl-scripted";
+    j["model"] = "scripted-model";
+    j["system_fingerprint"] = "fp_scripted";
+    return "data: " + j.dump() + "\n\n";
+  };
   r.chunks.push_back(event({{"choices", {{{"index", 0}, {"delta", {{"role", "assistant"}}}}}}}));
   r.chunks.push_back(event({{"choices",
                              {{{"index", 0},
