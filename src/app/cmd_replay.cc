@@ -188,9 +188,10 @@ CommandAction SetupAgree(CLI::App& sub, Machine& machine, CancellationToken&) {
         std::string reasons;
         for (const auto& [reason, n] : t.reasons)
           reasons += fmt::format("{}{} x{}", reasons.empty() ? "" : ", ", reason, n);
-        std::cout << fmt::format("{:<24} {:>5} {:>9.0f}% {:>11.2f} {:>9.0f}% {:>6.1f}±{:<5.1f}  {}\n", t.task, t.runs,
-                                 100 * t.identical_pairs, t.mean_similarity, 100 * t.pass_rate, t.rounds_mean,
-                                 t.rounds_sd, reasons);
+        const std::string identical = t.runs > 1 ? fmt::format("{:.0f}%", 100 * t.identical_pairs) : "-";
+        const std::string similarity = t.runs > 1 ? fmt::format("{:.2f}", t.mean_similarity) : "-";
+        std::cout << fmt::format("{:<24} {:>5} {:>10} {:>11} {:>9.0f}% {:>6.1f}±{:<5.1f}  {}\n", t.task, t.runs,
+                                 identical, similarity, 100 * t.pass_rate, t.rounds_mean, t.rounds_sd, reasons);
       }
     };
     table(r.tasks);

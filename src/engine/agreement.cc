@@ -123,10 +123,11 @@ PassRateComparison ComparePassRates(const std::vector<RunActions>& a, const std:
 }
 
 nlohmann::json TaskAgreement::ToJson() const {
+  const bool pairs = runs > 1;  // one run has nothing to agree with
   return {{"task", task},
           {"runs", runs},
-          {"identical_action_sequences", identical_pairs},
-          {"mean_similarity", mean_similarity},
+          {"identical_action_sequences", pairs ? nlohmann::json(identical_pairs) : nlohmann::json()},
+          {"mean_similarity", pairs ? nlohmann::json(mean_similarity) : nlohmann::json()},
           {"pass_rate", pass_rate},
           {"finish_reasons", reasons},
           {"rounds_mean", rounds_mean},
