@@ -56,7 +56,8 @@ struct RunComparison {
 RunComparison CompareRuns(const std::vector<Event>& a, const ArtifactReader& artifacts_a, const std::vector<Event>& b,
                           const ArtifactReader& artifacts_b);
 
-/// One line per divergence field, for the terminal ("  scored.score: 0.5 -> 1").
+/// The divergence for the terminal: one line per differing field ("    score: 0.5 -> 1"), the
+/// events before it and what followed in each run.
 std::string DivergenceText(const Divergence& d, const std::string& name_a, const std::string& name_b);
 
 }  // namespace kforge
