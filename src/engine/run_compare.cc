@@ -15,7 +15,7 @@ constexpr size_t kContext = 3, kFollowed = 5;
 std::vector<const Event*> Aligned(const std::vector<Event>& events) {
   std::vector<const Event*> out;
   for (const Event& e : events)
-    if (e.type != EventTypeName(EventType::kCancelled) && e.type != EventTypeName(EventType::kResumed))
+    if (const EventType t = ParseEventType(e.type); t != EventType::kCancelled && t != EventType::kResumed)
       out.push_back(&e);
   return out;
 }
@@ -66,14 +66,15 @@ void Inline(nlohmann::json& data, const ArtifactReader& artifacts) {
 
 std::string Label(const Event& e) {
   std::string what = e.type;
-  if (e.type == "validated") {
+  const EventType type = ParseEventType(e.type);
+  if (type == EventType::kValidated) {
     const nlohmann::json& s = e.data;
     what += fmt::format(" {} {}", s.value("candidate", "").substr(0, 8),
                         s.value("passed", false) ? "passed" : s.value("failure_class", "failed"));
-  } else if (e.type == "round_closed" || e.type == "run_finished") {
-    const std::string stop = e.data.value(e.type == "run_finished" ? "reason" : "stop", "");
+  } else if (type == EventType::kRoundClosed || type == EventType::kRunFinished) {
+    const std::string stop = e.data.value(type == EventType::kRunFinished ? "reason" : "stop", "");
     if (!stop.empty()) what += " (" + stop + ")";
-  } else if (e.type == "clock_read") {
+  } else if (type == EventType::kClockRead) {
     what += fmt::format(" {} s", e.data.value("elapsed_s", int64_t{0}));
   }
   return fmt::format("{} {} [{}]", e.seq, what, LayerName(e.layer));
@@ -117,7 +118,8 @@ RunComparison CompareRuns(const std::vector<Event>& events_a, const ArtifactRead
     const Event& ea = *a[i];
     const Event& eb = *b[i];
     std::vector<std::tuple<std::string, nlohmann::json, nlohmann::json>> leaves;
-    if (ea.type == "validated") {  // compare the trials themselves, inline (older logs) or stored
+    const EventType type = ParseEventType(ea.type);
+    if (type == EventType::kValidated) {  // compare the trials themselves, inline (older logs) or stored
       nlohmann::json da = ea.data, db = eb.data;
       Inline(da, artifacts_a);
       Inline(db, artifacts_b);
@@ -127,7 +129,7 @@ RunComparison CompareRuns(const std::vector<Event>& events_a, const ArtifactRead
     }
     std::vector<ValueDifference> here;
     for (auto& [path, va, vb] : leaves) {
-      if (ea.type == "validated" && path == "verdict") {
+      if (type == EventType::kValidated && path == "verdict") {
         nlohmann::json ja, jb;
         try {
           ja = nlohmann::json::parse(artifacts_a.Get(va.get<std::string>()), nullptr, false);
@@ -143,7 +145,7 @@ RunComparison CompareRuns(const std::vector<Event>& events_a, const ArtifactRead
           continue;
         }
       }
-      const bool trace = ea.type == "run_started" && path == "kforge_version";
+      const bool trace = type == EventType::kRunStarted && path == "kforge_version";
       here.push_back({ea.seq, eb.seq, ea.type, trace ? Layer::kTrace : ea.layer, path, va, vb});
     }
     bool diverges = false, decision = false;

@@ -174,7 +174,7 @@ PackSummary Service::Pack(const std::string& run_dir, const std::string& pack_pa
   const Recording rec = Recording::Open(run_dir, machine_.env().clock());  // refuses a run being written
   nlohmann::json tools = nlohmann::json::array();
   for (const Event& e : rec.events())
-    if (e.type == "validation_trace") {
+    if (ParseEventType(e.type) == EventType::kValidationTrace) {
       nlohmann::json t = e.data.value("trace", nlohmann::json::object()).value("tools", nlohmann::json());
       if (!t.is_null() && std::find(tools.begin(), tools.end(), t) == tools.end()) tools.push_back(t);
     }
