@@ -38,3 +38,4 @@ if [ "$(cat "$DEST/VERSION" 2>/dev/null)" != "$GRAMMAR_VERSION" ]; then
   echo "$GRAMMAR_VERSION" > "$DEST/VERSION"
   rm -rf "$tmp"
 fi
+

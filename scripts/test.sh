@@ -6,6 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/build.sh
+./scripts/install-test-deps.sh
 cmake --build build  # the tests and benchmarks
 ctest --test-dir build --output-on-failure -j "$(nproc)" --timeout 900
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DKFORGE_SANITIZE=ON >/dev/null

@@ -10,7 +10,10 @@
 #include <nlohmann/json.hpp>
 
 #include "app/commands.h"
+#include "app/run_flags.h"
 #include "core/error.h"
+#include "exec/machine.h"
+#include "service/kernel_records.h"
 #include "service/service.h"
 #include "verify/kernelbench.h"
 
@@ -40,6 +43,7 @@ CommandAction SetupBench(CLI::App& sub, Machine& machine, CancellationToken& int
     std::string backend = "cuda";
     uint64_t seed = 0;
     bool json = false;
+    DbFlag db;
   };
   auto a = std::make_shared<Args>();
   sub.add_option("task", a->task, "bundled task name, path to a task file, or a KernelBench reference .py")->required();
@@ -55,6 +59,7 @@ CommandAction SetupBench(CLI::App& sub, Machine& machine, CancellationToken& int
   sub.add_flag("--full", a->options.full, "certify on the full set before timing (default: the light set)");
   auto* seed = sub.add_option("--seed", a->seed, "seed for verification and the timed inputs");
   sub.add_flag("--json", a->json, "print the report as one JSON object on stdout");
+  AddDbFlag(sub, a->db);
   sub.footer(
       "Needs an NVIDIA GPU (exit 2 without one). The candidate is verified first and never timed if it fails.\n"
       "Exit status: 0 timed and plausible, 1 the candidate failed verification or its timing is suspect, 2 usage or "
@@ -65,7 +70,9 @@ CommandAction SetupBench(CLI::App& sub, Machine& machine, CancellationToken& int
     if (IsKernelBenchFile(a->task)) {
       if (!reps->count()) request.options.reps = 100;  // KernelBench's trials and warm-up
       if (!warmup->count()) request.options.warmup = 3;
-      VerifyResult v = Service(machine).BenchKernelBench(request, ParseBackend(a->backend), interrupt);
+      Service service(machine);
+      VerifyResult v = service.BenchKernelBench(request, ParseBackend(a->backend), interrupt);
+      service.RecordKernel(a->db.Resolve(machine.config()), RecordOfVerdict(v.verdict, RecordKind::kBench, 0));
       const nlohmann::json& t = v.verdict.kernelbench.is_object()
                                     ? v.verdict.kernelbench.value("timing", nlohmann::json())
                                     : nlohmann::json();
@@ -79,7 +86,9 @@ CommandAction SetupBench(CLI::App& sub, Machine& machine, CancellationToken& int
     if (a->backend != "cuda")
       throw UsageError(
           "kforge bench times CUDA candidates of native tasks; --backend cpu applies to KernelBench files");
-    BenchReport r = Service(machine).Bench(request, interrupt);
+    Service service(machine);
+    BenchReport r = service.Bench(request, interrupt);
+    service.RecordKernel(a->db.Resolve(machine.config()), RecordOfBench(r, 0));
     if (a->json)
       std::cout << r.ToJson().dump(2) << "\n";
     else

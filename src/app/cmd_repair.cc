@@ -13,6 +13,7 @@
 #include "core/backend_kind.h"
 #include "core/error.h"
 #include "exec/machine.h"
+#include "service/kernel_records.h"
 #include "service/service.h"
 
 namespace kforge {
@@ -49,6 +50,7 @@ int Report(const RunResult& run, bool json) {
 CommandAction SetupRepair(CLI::App& sub, Machine& machine, CancellationToken& interrupt) {
   struct Args {
     std::string task, candidate, out, backend = "cpu";
+    DbFlag db;
     RunFlags run;  // run.repairer "": recipes, or auto when a model is configured
   };
   auto a = std::make_shared<Args>();
@@ -59,6 +61,7 @@ CommandAction SetupRepair(CLI::App& sub, Machine& machine, CancellationToken& in
   sub.add_option("--backend", a->backend, "where candidates run: cpu, or cuda (needs an NVIDIA GPU)")
       ->check(CLI::IsMember({"cpu", "cuda"}));
   AddRunFlags(sub, a->run, {"recipe", "external", "script", "auto", "llm"});
+  AddDbFlag(sub, a->db);
   sub.footer(
       "Exit status: 0 repaired and certified, 1 not repaired, 2 usage or environment error.\n"
       "The run directory holds events.db, artifacts/, summary.json, final.cc (final.cu on cuda) and "
@@ -87,10 +90,11 @@ CommandAction SetupRepair(CLI::App& sub, Machine& machine, CancellationToken& in
       std::cout << "NOT STARTED: declined\n";
       return 1;
     }
-    return Report(
-        Service(machine).Repair(request, interrupt, ProgressTo(a->run.quiet, a->run.progress, machine.config()),
-                                dialogue.between_rounds()),
-        a->run.json);
+    Service service(machine);
+    RunResult run = service.Repair(request, interrupt, ProgressTo(a->run.quiet, a->run.progress, machine.config()),
+                                   dialogue.between_rounds());
+    if (!run.state.cancelled) service.RecordKernel(a->db.Resolve(machine.config()), RecordOfRun(run, 0));
+    return Report(run, a->run.json);
   };
 }
 

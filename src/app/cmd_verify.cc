@@ -8,10 +8,12 @@
 #include <nlohmann/json.hpp>
 
 #include "app/commands.h"
+#include "app/run_flags.h"
 #include "core/backend_kind.h"
 #include "core/error.h"
 #include "core/task.h"
 #include "exec/machine.h"
+#include "service/kernel_records.h"
 #include "service/service.h"
 
 namespace kforge {
@@ -48,6 +50,7 @@ CommandAction SetupVerify(CLI::App& sub, Machine& machine, CancellationToken& in
     uint64_t seed = 0;
     double timeout_s = 10;
     double memory_gib = 4;
+    DbFlag db;
   };
   auto a = std::make_shared<Args>();
   sub.add_option("task", a->task,
@@ -68,6 +71,7 @@ CommandAction SetupVerify(CLI::App& sub, Machine& machine, CancellationToken& in
   sub.add_option("--backend", a->backend, "where the candidate runs: cpu, or cuda (needs an NVIDIA GPU)")
       ->check(CLI::IsMember({"cpu", "cuda"}));
   auto* seed = sub.add_option("--seed", a->seed, "run seed (default: fresh); recorded in the verdict");
+  AddDbFlag(sub, a->db);
   sub.add_option("--timeout", a->timeout_s, "wall-clock limit per kforge_run call, in seconds")
       ->check(CLI::Range(0.1, 3600.0));
   sub.add_option("--memory", a->memory_gib, "address-space limit of the candidate, in GiB")
@@ -96,7 +100,9 @@ CommandAction SetupVerify(CLI::App& sub, Machine& machine, CancellationToken& in
       if (!TryParseDistribution(a->dist, &d)) throw UsageError("unknown distribution '" + a->dist + "'");
       opts.force_distribution = d;
     }
-    VerifyResult r = Service(machine).Verify(request, interrupt);
+    Service service(machine);
+    VerifyResult r = service.Verify(request, interrupt);
+    service.RecordKernel(a->db.Resolve(machine.config()), RecordOfVerdict(r.verdict, RecordKind::kVerify, 0));
     if (a->json)
       std::cout << r.ToJson().dump(2) << "\n";
     else

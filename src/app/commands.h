@@ -45,6 +45,9 @@ CommandAction SetupAgree(CLI::App& sub, Machine& machine, CancellationToken& int
 CommandAction SetupPack(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
 CommandAction SetupUnpack(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
 CommandAction SetupCompletion(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
+CommandAction SetupDb(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
+CommandAction SetupRegress(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
+CommandAction SetupMcp(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
 CommandAction SetupMutate(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
 
 struct Config;

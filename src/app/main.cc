@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "app/commands.h"
+#include "app/error_text.h"
 #include "app/interrupt.h"
 #include "core/env.h"
 #include "core/error.h"
@@ -51,6 +52,10 @@ const Command kCommands[] = {
     {"tasks", "list the bundled tasks", SetupTasks},
     {"mutate", "plant small bugs in a correct kernel and see whether certification catches each", SetupMutate},
     {"completion", "print a shell completion script (bash or zsh)", SetupCompletion},
+    {"db", "query the kernel database (what --db recorded): best kernels, a task's history, integrity failures",
+     SetupDb},
+    {"regress", "re-verify and re-time a golden set of kernels; exit 1 on a regression, 2 when stale", SetupRegress},
+    {"mcp", "serve kforge's tools to coding agents over the Model Context Protocol (stdio)", SetupMcp},
     {"doctor", "say what this machine can do: sandbox layers, GPU, nvcc, compute-sanitizer", SetupDoctor},
 };
 
@@ -114,28 +119,10 @@ int Main(int argc, char** argv) {
   try {
     for (auto& [sub, action] : actions)
       if (sub->parsed()) return action();
-  } catch (const CancelledError& e) {
-    std::cerr << "kforge: " << e.what() << "; nothing was recorded for the unfinished step\n";
-    return kExitInterrupted;
-  } catch (const UsageError& e) {
-    std::cerr << "kforge: " << e.what() << "\n";
-    return 2;
-  } catch (const EnvironmentError& e) {
-    std::cerr << "kforge: environment error: " << e.what() << "\n";
-    return 2;
-  } catch (const Error& e) {
-    std::cerr << "kforge: " << e.what() << "\n";
-    return 2;
-  } catch (const std::bad_alloc&) {
-    std::cerr << "kforge: out of memory; nothing was lost, but this command did not finish\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "kforge: internal error: " << e.what()
-              << "\nThis is a bug in kforge; please report it with the command you ran.\n";
-    return 2;
   } catch (...) {
-    std::cerr << "kforge: internal error (unknown exception); please report it with the command you ran.\n";
-    return 2;
+    const ErrorText error = DescribeCurrentException();
+    std::cerr << error.text << "\n";
+    return error.exit_code;
   }
   return 2;
 }

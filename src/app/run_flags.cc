@@ -10,6 +10,18 @@
 
 namespace kforge {
 
+void AddDbFlag(CLI::App& sub, DbFlag& flag) {
+  flag.option = sub.add_option("--db", flag.path,
+                               "record the result in the kernel database at PATH (given alone: "
+                               "$XDG_DATA_HOME/kforge/kernels.db, or $KFORGE_DB)")
+                    ->expected(0, 1);
+}
+
+std::string DbFlag::Resolve(const Config& config) const {
+  if (!option || option->count() == 0) return "";
+  return path.empty() ? config.kernel_db : path;
+}
+
 void AddRunFlags(CLI::App& sub, RunFlags& f, const std::vector<std::string>& repairers) {
   sub.add_option("--repairer", f.repairer, "who proposes:\n" + BuiltinRepairers().Help())
       ->check(CLI::IsMember(repairers));

@@ -34,6 +34,17 @@ struct RunFlags {
 /// them when stderr is piped. Stdout only ever holds the result.
 void AddProgressFlags(CLI::App& sub, bool* quiet, bool* progress);
 
+/// --db[=PATH]: record what the command saw in the kernel database (record/kernel_db.h);
+/// without PATH, the default one in the user's data directory (Config::kernel_db). Off
+/// unless given.
+struct DbFlag {
+  std::string path;
+  CLI::Option* option = nullptr;
+  /// The database path, or "" when --db was not given.
+  std::string Resolve(const Config& config) const;
+};
+void AddDbFlag(CLI::App& sub, DbFlag& flag);
+
 /// Adds the shared flags to `sub`; `repairers` are the --repairer values it accepts.
 void AddRunFlags(CLI::App& sub, RunFlags& flags, const std::vector<std::string>& repairers);
 

@@ -25,6 +25,12 @@ Config Config::FromLookup(const Lookup& lookup) {
     c.kb_state_dir = *x + "/kforge/kb";
   else if (home)
     c.kb_state_dir = *home + "/.local/share/kforge/kb";
+  if (auto v = get("KFORGE_DB"))
+    c.kernel_db = *v;
+  else if (auto x = get("XDG_DATA_HOME"))
+    c.kernel_db = *x + "/kforge/kernels.db";
+  else if (home)
+    c.kernel_db = *home + "/.local/share/kforge/kernels.db";
   auto set = [&](std::string* field, std::string_view name) {
     if (auto v = get(name)) *field = *v;
   };

@@ -21,10 +21,13 @@ namespace kforge {
 struct Config {
   std::string cache_dir = "/tmp/kforge-cache";  ///< KFORGE_CACHE_DIR, $XDG_CACHE_HOME/kforge, ~/.cache/kforge
   std::string kb_state_dir = "/tmp/kforge-kb";  ///< KFORGE_KB_STATE, $XDG_DATA_HOME/kforge/kb, ~/.local/share/kforge/kb
-  std::string temp_dir = "/tmp";                ///< TMPDIR
-  std::string path = "/usr/bin:/bin";           ///< PATH, to find programs
-  std::string cxx = "g++";                      ///< CXX
-  std::string sandbox = "bwrap";                ///< KFORGE_SANDBOX: "bwrap" or "none"
+  /// Where --db records when given no path: KFORGE_DB, $XDG_DATA_HOME/kforge/kernels.db,
+  /// ~/.local/share/kforge/kernels.db.
+  std::string kernel_db = "/tmp/kforge-kernels.db";
+  std::string temp_dir = "/tmp";       ///< TMPDIR
+  std::string path = "/usr/bin:/bin";  ///< PATH, to find programs
+  std::string cxx = "g++";             ///< CXX
+  std::string sandbox = "bwrap";       ///< KFORGE_SANDBOX: "bwrap" or "none"
   /// KFORGE_CANDIDATE_UID: without bubblewrap, a root engine runs each candidate process as
   /// a user of its own, leased from [candidate_uid, candidate_uid + candidate_uids) (no
   /// capabilities, its own RLIMIT_NPROC count; exec/candidate_uid.h). Debian reserves

@@ -1,5 +1,7 @@
 #include "record/artifact_store.h"
 
+#include <algorithm>
+
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/hash.h"
@@ -10,7 +12,12 @@ ArtifactStore::ArtifactStore(std::string dir, Sync sync) : dir_(std::move(dir)),
 
 std::string ArtifactStore::PathOf(const std::string& hash) const { return dir_ + "/" + hash.substr(0, 2) + "/" + hash; }
 
-bool ArtifactStore::Has(const std::string& hash) const { return hash.size() == 64 && FileExists(PathOf(hash)); }
+bool IsArtifactHash(std::string_view hash) {
+  return hash.size() == 64 &&
+         std::all_of(hash.begin(), hash.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+bool ArtifactStore::Has(const std::string& hash) const { return IsArtifactHash(hash) && FileExists(PathOf(hash)); }
 
 std::string ArtifactStore::Put(std::string_view bytes) {
   std::string hash = Sha256Hex(bytes);
@@ -22,8 +29,8 @@ std::string ArtifactStore::Put(std::string_view bytes) {
 
 std::string ArtifactStore::Get(const std::string& hash) const {
   std::string bytes, error;
-  if (hash.size() != 64 || !TryReadFile(PathOf(hash), &bytes, &error))
-    throw UsageError("artifact " + hash + " is missing from " + dir_);
+  if (!IsArtifactHash(hash)) throw UsageError("'" + hash.substr(0, 80) + "' is not an artifact hash (64 hex digits)");
+  if (!TryReadFile(PathOf(hash), &bytes, &error)) throw UsageError("artifact " + hash + " is missing from " + dir_);
   if (Sha256Hex(bytes) != hash) throw UsageError("artifact " + hash + " in " + dir_ + " is damaged (hash mismatch)");
   return bytes;
 }

@@ -9,6 +9,9 @@
 
 namespace kforge {
 
+/// 64 lowercase hex digits: the only names Get and Has look up (never a path).
+bool IsArtifactHash(std::string_view hash);
+
 class ArtifactStore {
  public:
   /// `sync`: whether each new artifact is synced before it is named (core/fs.h).

@@ -64,6 +64,9 @@ std::unique_ptr<EventLog> EventLog::Open(const std::string& path, Clock& clock) 
   std::unique_ptr<EventLog> log(new EventLog(path, clock));
   if (sqlite3_open_v2(path.c_str(), &log->db_, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK)
     throw UsageError("cannot open event log " + path + ": " + sqlite3_errmsg(log->db_));
+  // A run being driven (by another process, or an MCP server's thread) holds brief write
+  // locks: a reader (kforge status, log, an MCP client) waits for them rather than failing.
+  sqlite3_busy_timeout(log->db_, 10000);
   sqlite3_stmt* st = nullptr;
   auto damaged = [&](const std::string& what) {
     return UsageError("event log " + path + " is damaged (" + what +

@@ -1,7 +1,5 @@
 #include "record/pack.h"
 
-#include <sqlite3.h>
-
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -12,25 +10,13 @@
 #include "core/hash.h"
 #include "core/text.h"
 #include "record/event_log.h"
+#include "record/sqlite.h"
 
 namespace kforge {
 namespace {
 
-struct DbCloser {
-  void operator()(sqlite3* db) const { sqlite3_close(db); }
-};
-using Db = std::unique_ptr<sqlite3, DbCloser>;
-
-struct StmtFinalizer {
-  void operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
-};
-using Stmt = std::unique_ptr<sqlite3_stmt, StmtFinalizer>;
-
-Stmt Prepare(sqlite3* db, const char* sql) {
-  sqlite3_stmt* st = nullptr;
-  if (sqlite3_prepare_v2(db, sql, -1, &st, nullptr) != SQLITE_OK) return Stmt();
-  return Stmt(st);
-}
+using Db = SqliteDb;
+using Stmt = SqliteStmt;
 
 /// events.db, or artifacts/ab/abcd... (record/artifact_store.h's layout).
 bool ValidPackPath(const std::string& p) {
@@ -46,10 +32,6 @@ std::string ReadWhole(const std::string& path) {
   std::string bytes, error;
   if (!TryReadFile(path, &bytes, &error)) throw EnvironmentError("cannot read " + path + ": " + error);
   return bytes;
-}
-
-void Bind(sqlite3_stmt* st, int i, const std::string& text) {
-  sqlite3_bind_text(st, i, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
 }
 
 }  // namespace
@@ -98,13 +80,13 @@ PackSummary WritePack(const std::string& run_dir, const std::string& pack_path, 
       throw EnvironmentError("cannot write " + tmp + ": " + why);
     }
     Stmt meta = Prepare(db.get(), "INSERT INTO pack_meta (key, value) VALUES ('manifest', ?)");
-    Bind(meta.get(), 1, out.manifest.dump());
+    BindText(meta.get(), 1, out.manifest.dump());
     KF_CHECK(sqlite3_step(meta.get()) == SQLITE_DONE);
     Stmt insert = Prepare(db.get(), "INSERT INTO pack_files (path, sha256, data) VALUES (?, ?, ?)");
     for (const auto& [path, bytes] : files) {
       sqlite3_reset(insert.get());
-      Bind(insert.get(), 1, path);
-      Bind(insert.get(), 2, listing[path]["sha256"].get<std::string>());
+      BindText(insert.get(), 1, path);
+      BindText(insert.get(), 2, listing[path]["sha256"].get<std::string>());
       sqlite3_bind_blob(insert.get(), 3, bytes.data(), static_cast<int>(bytes.size()), SQLITE_TRANSIENT);
       if (sqlite3_step(insert.get()) != SQLITE_DONE)
         throw EnvironmentError("cannot write " + tmp + ": " + sqlite3_errmsg(db.get()));

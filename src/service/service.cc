@@ -153,8 +153,22 @@ CheckResult Service::Check(const CheckRequest& request) {
   return r;
 }
 
+StartedRun::StartedRun(std::unique_ptr<RepairRun> run) : run_(std::move(run)) {}
+StartedRun::StartedRun(StartedRun&&) noexcept = default;
+StartedRun::~StartedRun() = default;
+const std::string& StartedRun::dir() const { return run_->dir(); }
+RunResult StartedRun::Drive() {
+  run_->Run();
+  return ResultOf(*run_);
+}
+
 RunResult Service::Repair(const RepairRequest& request, const CancellationToken& cancel, const ProgressFn& progress,
                           const BetweenRoundsFn& between_rounds) {
+  return StartRepair(request, cancel, progress, between_rounds).Drive();
+}
+
+StartedRun Service::StartRepair(const RepairRequest& request, const CancellationToken& cancel,
+                                const ProgressFn& progress, const BetweenRoundsFn& between_rounds) {
   RunConfig config = request.config;
   Task task;
   std::string task_text;
@@ -176,8 +190,8 @@ RunResult Service::Repair(const RepairRequest& request, const CancellationToken&
       throw UsageError("the candidate " + request.candidate_path +
                        " is empty; leave it out to have the repairer write one");
   }
-  return StartRun(task_text, task.origin, candidate, config, request.seed, OutDir(request.out, task.name), cancel,
-                  progress, between_rounds);
+  return CreateRun(task_text, task.origin, candidate, config, request.seed, OutDir(request.out, task.name), cancel,
+                   progress, between_rounds);
 }
 
 std::string Service::OutDir(const std::string& requested, const std::string& task_name) const {
@@ -185,19 +199,17 @@ std::string Service::OutDir(const std::string& requested, const std::string& tas
   return fmt::format("kforge-runs/{}-{}", task_name, machine_.env().clock().WallMicros() / 1000000);
 }
 
-RunResult Service::StartRun(const std::string& task_text, const std::string& task_origin, const std::string& candidate,
-                            RunConfig config, std::optional<uint64_t> seed, const std::string& out,
-                            const CancellationToken& cancel, const ProgressFn& progress,
-                            const BetweenRoundsFn& between_rounds) {
+StartedRun Service::CreateRun(const std::string& task_text, const std::string& task_origin,
+                              const std::string& candidate, RunConfig config, std::optional<uint64_t> seed,
+                              const std::string& out, const CancellationToken& cancel, const ProgressFn& progress,
+                              const BetweenRoundsFn& between_rounds) {
   if (config.backend == BackendKind::kCuda) machine_.Device();  // no GPU: refuse before a run directory exists
   if (config.repairer.kind == RepairerKind::kLlm || config.repairer.kind == RepairerKind::kAuto)
     ResolveModelEndpoint(&config.repairer, machine_.config());  // recorded resolved (never the key)
   config.seed = seed ? *seed : machine_.env().entropy().FreshSeed();
   // Create validates the task, the reference and the repairer before it creates anything.
-  auto run = RepairRun::Create(out, task_text, task_origin, candidate, config,
-                               MakeRepairEnv(machine_, cancel, progress, between_rounds));
-  run->Run();
-  return ResultOf(*run);
+  return StartedRun(RepairRun::Create(out, task_text, task_origin, candidate, config,
+                                      MakeRepairEnv(machine_, cancel, progress, between_rounds)));
 }
 
 std::string_view GenerateKindName(GenerateKind k) {
@@ -293,15 +305,19 @@ GenerateResult Service::Generate(const GenerateRequest& request, const Cancellat
       return result;
     }
   }
-  result.run = StartRun(task_text, task_origin, candidate, config, request.seed, out, cancel, progress, between_rounds);
+  result.run =
+      CreateRun(task_text, task_origin, candidate, config, request.seed, out, cancel, progress, between_rounds).Drive();
   return result;
 }
 
 RunResult Service::Resume(const std::string& run_dir, const CancellationToken& cancel, const ProgressFn& progress,
                           const BetweenRoundsFn& between_rounds) {
-  auto run = RepairRun::Open(run_dir, MakeRepairEnv(machine_, cancel, progress, between_rounds));
-  run->Run();
-  return ResultOf(*run);
+  return StartResume(run_dir, cancel, progress, between_rounds).Drive();
+}
+
+StartedRun Service::StartResume(const std::string& run_dir, const CancellationToken& cancel, const ProgressFn& progress,
+                                const BetweenRoundsFn& between_rounds) {
+  return StartedRun(RepairRun::Open(run_dir, MakeRepairEnv(machine_, cancel, progress, between_rounds)));
 }
 
 RunStatus Service::Status(const std::string& run_dir) const {

@@ -15,6 +15,7 @@
 //  - Errors a user can act on are thrown as UsageError / EnvironmentError with the sentence
 //    to show; outcomes (a failed verdict, a run that did not repair) are values.
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -29,7 +30,9 @@
 #include "engine/run_config.h"
 #include "engine/run_state.h"
 #include "exec/device.h"
+#include "record/kernel_db.h"
 #include "record/pack.h"
+#include "service/regress.h"
 #include "verify/bench.h"
 #include "verify/forensics.h"
 #include "verify/verdict.h"
@@ -177,6 +180,25 @@ struct AgreementReport {
   nlohmann::json ToJson() const;
 };
 
+class RepairRun;
+
+/// A run that exists on disk (its directory, log and run_started event) but has not been
+/// driven yet. Front ends that answer at once (the MCP server) create it while the request
+/// waits, so a bad task or candidate is refused there, and drive it on another thread.
+/// The cancellation token and progress function it was created with must outlive Drive().
+class StartedRun {
+ public:
+  explicit StartedRun(std::unique_ptr<RepairRun> run);
+  StartedRun(StartedRun&&) noexcept;
+  ~StartedRun();
+  const std::string& dir() const;
+  /// Drives the run until it finishes, a guard stops it, or its token is cancelled.
+  RunResult Drive();
+
+ private:
+  std::unique_ptr<RepairRun> run_;
+};
+
 class Service {
  public:
   explicit Service(Machine& machine) : machine_(machine) {}
@@ -190,9 +212,15 @@ class Service {
   /// Starts a run and drives it until it finishes, a guard stops it, or `cancel` fires.
   RunResult Repair(const RepairRequest& request, const CancellationToken& cancel, const ProgressFn& progress,
                    const BetweenRoundsFn& between_rounds = nullptr);
+  /// Repair() in two steps: the run is created now (or the request refused) and driven later.
+  StartedRun StartRepair(const RepairRequest& request, const CancellationToken& cancel, const ProgressFn& progress,
+                         const BetweenRoundsFn& between_rounds = nullptr);
   /// Continues a run that was interrupted (a finished run only rewrites its summary).
   RunResult Resume(const std::string& run_dir, const CancellationToken& cancel, const ProgressFn& progress,
                    const BetweenRoundsFn& between_rounds = nullptr);
+  /// Resume() in two steps: the run is opened now (or refused) and driven later.
+  StartedRun StartResume(const std::string& run_dir, const CancellationToken& cancel, const ProgressFn& progress,
+                         const BetweenRoundsFn& between_rounds = nullptr);
   /// Generates a kernel (see GenerateRequest) and runs it through the repair loop.
   GenerateResult Generate(const GenerateRequest& request, const CancellationToken& cancel, const ProgressFn& progress,
                           const ConfirmFn& confirm, const BetweenRoundsFn& between_rounds = nullptr);
@@ -222,17 +250,24 @@ class Service {
   /// stored ceilings, or freshly measured ones when `calibrate`.
   DeviceReport Device(bool calibrate);
 
+  /// kforge regress (service/regress.h): each kernel of the golden file verified again, and
+  /// on cuda benched; recorded in the kernel database at `db_path` when one is given.
+  RegressReport Regress(const std::string& golden_path, bool accept, const CancellationToken& cancel,
+                        const std::string& db_path = "");
+  /// Appends a record to the kernel database at `db_path`, stamped with the clock.
+  void RecordKernel(const std::string& db_path, KernelRecord record) const;
+
   Machine& machine() { return machine_; }
 
  private:
   /// The run directory asked for, or kforge-runs/<task>-<time>.
   std::string OutDir(const std::string& requested, const std::string& task_name) const;
   /// Resolves the model endpoint (recorded without the key), draws the seed when none is
-  /// given, then creates the run and drives it.
-  RunResult StartRun(const std::string& task_text, const std::string& task_origin, const std::string& candidate,
-                     RunConfig config, std::optional<uint64_t> seed, const std::string& out,
-                     const CancellationToken& cancel, const ProgressFn& progress,
-                     const BetweenRoundsFn& between_rounds);
+  /// given, then creates the run.
+  StartedRun CreateRun(const std::string& task_text, const std::string& task_origin, const std::string& candidate,
+                       RunConfig config, std::optional<uint64_t> seed, const std::string& out,
+                       const CancellationToken& cancel, const ProgressFn& progress,
+                       const BetweenRoundsFn& between_rounds);
   Machine& machine_;
 };
 

@@ -31,15 +31,14 @@ std::string BinaryPath(const std::string& name) {
 
 namespace {
 
-CliResult Run(const std::vector<std::string>& args, const std::string& cwd, int timeout_s,
+CliResult Run(const std::vector<std::string>& argv, const std::string& cwd, int timeout_s,
               const std::vector<std::string>& env, const std::string* input) {
   TempDir tmp("kforge-cli");
   // The child writes stdout to one file and stderr to another via a tiny shell redirect;
   // Subprocess merges them, so use sh to split.
   std::string cmd = "cd '" + (cwd.empty() ? tmp.path() : cwd) + "' && exec env";
   for (const auto& e : env) cmd += " '" + e + "'";
-  cmd += " '" + BinaryPath("kforge") + "'";
-  for (const auto& a : args) {
+  for (const auto& a : argv) {
     std::string quoted;
     for (char c : a) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
     cmd += " '" + quoted + "'";
@@ -67,12 +66,21 @@ CliResult Run(const std::vector<std::string>& args, const std::string& cwd, int 
 
 CliResult RunCli(const std::vector<std::string>& args, const std::string& cwd, int timeout_s,
                  const std::vector<std::string>& env) {
-  return Run(args, cwd, timeout_s, env, nullptr);
+  std::vector<std::string> argv = {BinaryPath("kforge")};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return Run(argv, cwd, timeout_s, env, nullptr);
+}
+
+CliResult RunProgram(const std::vector<std::string>& argv, const std::string& cwd, int timeout_s,
+                     const std::vector<std::string>& env) {
+  return Run(argv, cwd, timeout_s, env, nullptr);
 }
 
 CliResult RunCliWithInput(const std::vector<std::string>& args, const std::string& input, int timeout_s,
                           const std::vector<std::string>& env) {
-  return Run(args, "", timeout_s, env, &input);
+  std::vector<std::string> argv = {BinaryPath("kforge")};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return Run(argv, "", timeout_s, env, &input);
 }
 
 }  // namespace kforge::testing

@@ -26,6 +26,9 @@ struct CliResult {
 /// wall-clock limit. Stdout and stderr are captured separately.
 CliResult RunCli(const std::vector<std::string>& args, const std::string& cwd = "", int timeout_s = 300,
                  const std::vector<std::string>& env = {});
+/// Any program (argv[0] looked up in PATH), run the same way.
+CliResult RunProgram(const std::vector<std::string>& argv, const std::string& cwd = "", int timeout_s = 300,
+                     const std::vector<std::string>& env = {});
 /// Same, with `input` on the CLI's stdin (a pipe, not a terminal).
 CliResult RunCliWithInput(const std::vector<std::string>& args, const std::string& input, int timeout_s = 300,
                           const std::vector<std::string>& env = {});

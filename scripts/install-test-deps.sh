@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs what only the test suite needs (scripts/test.sh runs it after install-deps.sh).
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+
+# The official MCP TypeScript SDK's client drives `kforge mcp` in src/app/mcp_e2e_test.cc:
+# installed with `npm ci` from the committed lockfile (versions and integrity hashes pinned),
+# again only when the lockfile changes.
+CLIENT_SRC="$ROOT/src/app/mcp_client"
+CLIENT="$ROOT/third_party/mcp-client"
+LOCK_SUM="$(sha256sum "$CLIENT_SRC/package-lock.json" | cut -d' ' -f1)"
+if [ "$(cat "$CLIENT/LOCK_SHA256" 2>/dev/null)" != "$LOCK_SUM" ]; then
+  rm -rf "$CLIENT"
+  mkdir -p "$CLIENT"
+  cp "$CLIENT_SRC/package.json" "$CLIENT_SRC/package-lock.json" "$CLIENT/"
+  (cd "$CLIENT" && npm ci --silent --no-audit --no-fund >/dev/null)
+  echo "$LOCK_SUM" > "$CLIENT/LOCK_SHA256"
+fi
