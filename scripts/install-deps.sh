@@ -6,7 +6,7 @@ PKGS=(g++ cmake ninja-build pkg-config git
       libcli11-dev libfmt-dev libdlpack-dev
       libgtest-dev libgmock-dev libbenchmark-dev
       bubblewrap libseccomp-dev libtree-sitter-dev
-      python3-torch libtorch-dev
+      python3-torch libtorch-dev pybind11-dev
       clang clang-format)
 missing=()
 for p in "${PKGS[@]}"; do

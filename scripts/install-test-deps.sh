@@ -16,3 +16,10 @@ if [ "$(cat "$CLIENT/LOCK_SHA256" 2>/dev/null)" != "$LOCK_SUM" ]; then
   (cd "$CLIENT" && npm ci --silent --no-audit --no-fund >/dev/null)
   echo "$LOCK_SUM" > "$CLIENT/LOCK_SHA256"
 fi
+
+# Debian's Chromium renders kforge's HTML report headless in src/app/report_e2e_test.cc.
+if ! command -v chromium >/dev/null 2>&1; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends chromium
+fi

@@ -390,7 +390,8 @@ std::string BashCompletes(const std::string& script, const std::string& words) {
 TEST(CliTest, CompletionScriptsNameEveryCommandAndItsOptions) {
   auto bash = RunCli({"completion", "bash"});
   ASSERT_EQ(bash.exit_code, 0) << bash.err;
-  EXPECT_EQ(BashCompletes(bash.out, "kforge re"), "repair resume replay\n");
+  EXPECT_EQ(BashCompletes(bash.out, "kforge re"), "repair resume replay regress report\n");
+  EXPECT_EQ(BashCompletes(bash.out, "kforge regress --a"), "--accept\n");
   EXPECT_EQ(BashCompletes(bash.out, "kforge replay --l"), "--live\n");
   EXPECT_EQ(BashCompletes(bash.out, "kforge verify --det"), "--determinism\n");
   auto zsh = RunCli({"completion", "zsh"});

@@ -47,6 +47,7 @@ CommandAction SetupUnpack(CLI::App& sub, Machine& machine, CancellationToken& in
 CommandAction SetupCompletion(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
 CommandAction SetupDb(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
 CommandAction SetupRegress(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
+CommandAction SetupReport(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
 CommandAction SetupMcp(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
 CommandAction SetupMutate(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
 

@@ -55,6 +55,7 @@ const Command kCommands[] = {
     {"db", "query the kernel database (what --db recorded): best kernels, a task's history, integrity failures",
      SetupDb},
     {"regress", "re-verify and re-time a golden set of kernels; exit 1 on a regression, 2 when stale", SetupRegress},
+    {"report", "write a run, a verdict or a bench as one self-contained HTML page", SetupReport},
     {"mcp", "serve kforge's tools to coding agents over the Model Context Protocol (stdio)", SetupMcp},
     {"doctor", "say what this machine can do: sandbox layers, GPU, nvcc, compute-sanitizer", SetupDoctor},
 };
