@@ -172,13 +172,7 @@ CommandAction SetupLog(CLI::App& sub, Machine& machine, CancellationToken& inter
     }
     for (const auto& e : service.Log(a->dir)) {
       if (a->json) {
-        std::cout << nlohmann::json{{"seq", e.seq},
-                                    {"type", e.type},
-                                    {"layer", LayerName(e.layer)},
-                                    {"wall_us", e.wall_us},
-                                    {"data", e.data}}
-                         .dump()
-                  << "\n";
+        std::cout << e.ToJson().dump() << "\n";
         continue;
       }
       std::string detail = e.data.dump().substr(0, 200);

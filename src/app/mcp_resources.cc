@@ -80,11 +80,7 @@ nlohmann::json KforgeMcp::ReadResource(const std::string& uri) const {
   } else if (what == "log") {
     mime = "application/x-ndjson";
     for (const Event& e : service.Log(dir))
-      text +=
-          nlohmann::json{
-              {"seq", e.seq}, {"type", e.type}, {"layer", LayerName(e.layer)}, {"wall_us", e.wall_us}, {"data", e.data}}
-              .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
-          "\n";
+      text += e.ToJson().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   } else if (what == "final") {
     const std::string path = FinalPath(dir);
     if (path.empty()) throw not_found("the run has no certified final candidate");

@@ -190,10 +190,11 @@ ToolResult StartRepair(KforgeMcp& mcp, const ToolArgs& a, const CancellationToke
 
 nlohmann::json StatusJson(KforgeMcp& mcp, const std::string& dir) {
   Machine machine(mcp.env());
-  nlohmann::json j = Service(machine).Status(dir).ToJson();
+  const RunStatus status = Service(machine).Status(dir);
+  nlohmann::json j = status.ToJson();
   j["run"] = RunKey(dir);
   std::optional<BackgroundRuns::Info> info = mcp.runs().Find(dir);
-  const RunState state = Service(machine).Status(dir).state;
+  const RunState& state = status.state;
   std::string phase = state.finished ? "finished" : (state.cancelled ? "cancelled" : "interrupted");
   if (info && info->running) phase = "running";
   if (info && !info->running && !info->error.empty()) {
@@ -205,7 +206,7 @@ nlohmann::json StatusJson(KforgeMcp& mcp, const std::string& dir) {
   return j;
 }
 
-ToolResult RunStatus(KforgeMcp& mcp, const ToolArgs& a, const CancellationToken&) {
+ToolResult StatusOfRun(KforgeMcp& mcp, const ToolArgs& a, const CancellationToken&) {
   const std::string dir = mcp.RunDir(a.Str("run"));
   nlohmann::json j = StatusJson(mcp, dir);
   return Result(fmt::format("{}: {}", dir, j["state"].get<std::string>()), j);
@@ -224,10 +225,6 @@ ToolResult ResumeRun(KforgeMcp& mcp, const ToolArgs& a, const CancellationToken&
   return Result("resumed: " + dir + "; ask run_status for its progress", {{"run", dir}, {"state", "running"}});
 }
 
-nlohmann::json EventJson(const Event& e) {
-  return {{"seq", e.seq}, {"type", e.type}, {"layer", LayerName(e.layer)}, {"wall_us", e.wall_us}, {"data", e.data}};
-}
-
 ToolResult ReadLog(KforgeMcp& mcp, const ToolArgs& a, const CancellationToken&) {
   const std::string dir = mcp.RunDir(a.Str("run"));
   const int64_t after = a.Int("after_seq", 0, 0, INT64_MAX), limit = a.Int("limit", 200, 1, 10000);
@@ -238,7 +235,7 @@ ToolResult ReadLog(KforgeMcp& mcp, const ToolArgs& a, const CancellationToken&) 
   for (const Event& e : Service(machine).Log(dir)) {
     if (e.seq <= after || (!type.empty() && e.type != type)) continue;
     if (static_cast<int64_t>(events.size()) == limit) break;
-    events.push_back(EventJson(e));
+    events.push_back(e.ToJson());
     last = e.seq;
   }
   return Result(fmt::format("{} events after seq {} (continue with after_seq={})", events.size(), after, last),
@@ -354,7 +351,7 @@ const ToolSpec kTools[] = {
      false, StartRepair},
     {"run_status", "Run status",
      "A run's state (running, finished, cancelled, interrupted, error), round, best candidate and latest progress.",
-     R"j({"type":"object","properties":{RUN},"required":["run"]})j", true, RunStatus},
+     R"j({"type":"object","properties":{RUN},"required":["run"]})j", true, StatusOfRun},
     {"cancel_run", "Cancel a run",
      "Stop a run this server is driving at its next safe point; it records `cancelled` and can be resumed.",
      R"j({"type":"object","properties":{RUN,"wait":{"type":"boolean","description":"return once it has stopped (default true)"}},

@@ -41,6 +41,10 @@ struct Event {
   Layer layer = Layer::kControl;
   int64_t wall_us = 0;
   nlohmann::json data;
+  /// {"seq", "type", "layer", "wall_us", "data"}: one line of `kforge log --json`.
+  nlohmann::json ToJson() const {
+    return {{"seq", seq}, {"type", type}, {"layer", LayerName(layer)}, {"wall_us", wall_us}, {"data", data}};
+  }
 };
 
 class EventLog {

@@ -6,6 +6,19 @@
 #include "verify/kernelbench.h"
 
 namespace kforge {
+namespace {
+
+/// What a verdict says for the golden set; its timing is the caller's.
+Measurement MeasurementOf(const Verdict& v) {
+  Measurement m;
+  m.verdict = v.passed ? "pass" : std::string(FailureClassName(v.failure));
+  m.level = std::string(LevelName(v.level));
+  m.candidate_sha256 = v.candidate_sha256;
+  m.message = v.passed ? "" : v.message;
+  return m;
+}
+
+}  // namespace
 
 void Service::RecordKernel(const std::string& db_path, KernelRecord record) const {
   if (db_path.empty()) return;
@@ -16,17 +29,13 @@ void Service::RecordKernel(const std::string& db_path, KernelRecord record) cons
 RegressReport Service::Regress(const std::string& golden_path, bool accept, const CancellationToken& cancel,
                                const std::string& db_path) {
   auto measure = [&](const GoldenKernel& k) {
-    Measurement m;
     const int64_t now = machine_.env().clock().WallMicros();
     const BackendKind backend = ParseBackend(k.backend);
     if (backend == BackendKind::kCuda && !IsKernelBenchFile(k.task_path)) {
       BenchRequest request{k.task_path, k.candidate_path, {}};
       request.options.full = k.full;
       BenchReport r = Bench(request, cancel);
-      m.verdict = r.verdict.passed ? "pass" : std::string(FailureClassName(r.verdict.failure));
-      m.level = std::string(LevelName(r.verdict.level));
-      m.candidate_sha256 = r.verdict.candidate_sha256;
-      m.message = r.verdict.passed ? "" : r.verdict.message;
+      Measurement m = MeasurementOf(r.verdict);
       if (r.timed) {
         m.median_ms = r.candidate.timing.median_ns / 1e6;
         m.timing = "bench";
@@ -40,10 +49,7 @@ RegressReport Service::Regress(const std::string& golden_path, bool accept, cons
     request.options.backend = backend;
     request.options.full = k.full;
     VerifyResult r = Verify(request, cancel);
-    m.verdict = r.verdict.passed ? "pass" : std::string(FailureClassName(r.verdict.failure));
-    m.level = std::string(LevelName(r.verdict.level));
-    m.candidate_sha256 = r.verdict.candidate_sha256;
-    m.message = r.verdict.passed ? "" : r.verdict.message;
+    Measurement m = MeasurementOf(r.verdict);
     if (r.verdict.passed) {
       m.median_ms = MedianCaseMs(r.verdict);
       m.timing = "cases";
