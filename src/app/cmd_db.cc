@@ -41,7 +41,7 @@ nlohmann::json RecordJson(const KernelRecord& r) {
 std::string RecordLine(const KernelRecord& r) {
   std::string timing = r.median_ms ? fmt::format("{:.4g} ms", *r.median_ms) : "-";
   if (r.roofline_fraction) timing += fmt::format(" ({:.0f}% of roofline)", *r.roofline_fraction * 100);
-  return fmt::format("{:<16} {:<7} {:<14} {:<12} {:<3} {:<22} {:<12} {}{}\n", r.task, RecordKindName(r.kind),
+  return fmt::format("{:<16} {:<7} {:<14} {:<12} {:<8} {:<22} {:<12} {}{}\n", r.task, RecordKindName(r.kind),
                      r.device.substr(0, 14), r.verdict, r.level, timing, r.candidate_hash.substr(0, 12), r.source_path,
                      r.integrity_failure ? "  [integrity]" : "");
 }
@@ -87,7 +87,7 @@ CommandAction SetupDb(CLI::App& sub, Machine& machine, CancellationToken& interr
       for (const auto& r : rows) out.push_back(RecordJson(r));
       std::cout << out.dump(2) << "\n";
     } else {
-      std::cout << fmt::format("{:<16} {:<7} {:<14} {:<12} {:<3} {:<22} {:<12} {}\n", "TASK", "KIND", "DEVICE",
+      std::cout << fmt::format("{:<16} {:<7} {:<14} {:<12} {:<8} {:<22} {:<12} {}\n", "TASK", "KIND", "DEVICE",
                                "VERDICT", "LVL", "MEDIAN", "CANDIDATE", "SOURCE");
       for (const auto& r : rows) std::cout << RecordLine(r);
       if (rows.empty()) std::cout << "(no records)\n";
