@@ -8,6 +8,7 @@
 #include "app/commands.h"
 #include "app/mcp_server.h"
 #include "app/mcp_tools.h"
+#include "app/run_flags.h"
 #include "app/stoppable_input.h"
 #include "exec/machine.h"
 #include "verify/verifier.h"
@@ -18,11 +19,14 @@ CommandAction SetupMcp(CLI::App& sub, Machine& machine, CancellationToken& inter
   auto options = std::make_shared<McpOptions>();
   sub.add_option("--runs", options->runs_dir,
                  "where repairs started over MCP go, and which runs it lists (default: kforge-runs)");
+  auto db = std::make_shared<DbFlag>();
+  AddDbFlag(sub, *db);
   sub.footer(
       "Speaks JSON-RPC 2.0 on stdin/stdout, one message per line; logs nothing to stdout. Tools: list_tasks, check, "
       "verify, bench, start_repair, run_status, cancel_run, resume_run, read_log, read_verdicts, "
       "read_final_candidate, query_knowledge_base. Ends when stdin closes (running repairs record `cancelled`).");
-  return [options, &machine, &interrupt]() -> int {
+  return [options, db, &machine, &interrupt]() -> int {
+    options->db_path = db->Resolve(machine.config());
     KforgeMcp handler(machine.env(), *options);
     StoppableInput input(STDIN_FILENO, interrupt);  // SIGTERM / Ctrl-C end the input like EOF
     std::istream in(&input);

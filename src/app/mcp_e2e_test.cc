@@ -97,6 +97,18 @@ TEST(McpE2ETest, OfficialClientVerifiesRepairsCancelsAndResumesOverStdio) {
   EXPECT_TRUE(summary.value("success", false)) << s["summary_a"];
   EXPECT_EQ(s["resource_escape"].value("code", 0), -32002) << s["resource_escape"];
   EXPECT_FALSE(s["kb"]["entries"].empty());
+
+  // With --db, what the client did is in the kernel database: the verifications and the
+  // finished repairs (a cancelled run is recorded when it finishes, not when it stops).
+  auto history = RunCli({"db", "query", "history", "layernorm", "--json", "--db", work + "/kernels.db"}, work, 60, env);
+  ASSERT_EQ(history.exit_code, 0) << history.err;
+  const json rows = json::parse(history.out);
+  ASSERT_EQ(rows.size(), 2u) << rows.dump(2);
+  EXPECT_EQ(rows[0]["kind"], "verify");
+  EXPECT_EQ(rows[1]["kind"], "repair");
+  EXPECT_EQ(rows[1]["verdict"], "pass");
+  auto softmax = RunCli({"db", "query", "history", "softmax", "--json", "--db", work + "/kernels.db"}, work, 60, env);
+  EXPECT_EQ(json::parse(softmax.out).size(), 1u) << softmax.out;
 }
 
 }  // namespace

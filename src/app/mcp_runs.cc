@@ -10,6 +10,7 @@
 #include "core/cancel.h"
 #include "core/error.h"
 #include "exec/machine.h"
+#include "service/kernel_records.h"
 
 namespace kforge {
 
@@ -59,11 +60,13 @@ std::string BackgroundRuns::Launch(std::shared_ptr<Job> job, const std::function
     }
     jobs_[key] = std::move(job);
     j->running.store(true);
-    j->thread = std::thread([j, run = std::move(run)]() mutable {
+    j->thread = std::thread([j, db = db_path_, run = std::move(run)]() mutable {
       std::optional<Outcome> outcome;
       std::string error;
       try {
-        outcome = run.Drive().outcome();
+        RunResult result = run.Drive();
+        outcome = result.outcome();
+        if (!result.state.cancelled) Service(j->machine).RecordKernel(db, RecordOfRun(result, 0));
       } catch (...) {
         error = DescribeCurrentException().text;
       }

@@ -18,7 +18,8 @@ namespace kforge {
 
 class BackgroundRuns {
  public:
-  explicit BackgroundRuns(Env& env) : env_(env) {}
+  /// `db_path`: the kernel database finished runs are recorded in ("": none).
+  BackgroundRuns(Env& env, std::string db_path) : env_(env), db_path_(std::move(db_path)) {}
   ~BackgroundRuns() { Shutdown(); }
 
   /// Creates the run now (a bad request throws, as in the CLI), then drives it on a thread.
@@ -48,6 +49,7 @@ class BackgroundRuns {
   Job* FindJob(const std::string& dir) const;
 
   Env& env_;
+  std::string db_path_;
   mutable std::mutex mu_;
   std::map<std::string, std::shared_ptr<Job>> jobs_;  ///< by absolute run directory
 };

@@ -15,6 +15,7 @@
 #include "exec/machine.h"
 #include "record/artifact_store.h"
 #include "service/bundled.h"
+#include "service/kernel_records.h"
 #include "service/service.h"
 #include "verify/kernelbench.h"
 
@@ -148,7 +149,9 @@ ToolResult Verify(KforgeMcp& mcp, const ToolArgs& a, const CancellationToken& ca
   request.options.full = a.Bool("full", false);
   request.options.seed = a.Seed("seed");
   request.forensics = a.Bool("forensics", true);
-  VerifyResult r = Service(machine).Verify(request, cancel);
+  Service service(machine);
+  VerifyResult r = service.Verify(request, cancel);
+  service.RecordKernel(mcp.db_path(), RecordOfVerdict(r.verdict, RecordKind::kVerify, 0));
   return Result(r.verdict.Summary(), r.ToJson());
 }
 
@@ -160,11 +163,14 @@ ToolResult Bench(KforgeMcp& mcp, const ToolArgs& a, const CancellationToken& can
   request.options.reps = static_cast<int>(a.Int("reps", 100, 1, 100000));
   request.options.full = a.Bool("full", false);
   request.options.seed = a.Seed("seed");
+  Service service(machine);
   if (IsKernelBenchFile(request.task)) {
-    VerifyResult v = Service(machine).BenchKernelBench(request, a.Backend(), cancel);
+    VerifyResult v = service.BenchKernelBench(request, a.Backend(), cancel);
+    service.RecordKernel(mcp.db_path(), RecordOfVerdict(v.verdict, RecordKind::kBench, 0));
     return Result(v.verdict.Summary(), v.ToJson());
   }
-  BenchReport r = Service(machine).Bench(request, cancel);
+  BenchReport r = service.Bench(request, cancel);
+  service.RecordKernel(mcp.db_path(), RecordOfBench(r, 0));
   return Result(r.Text(), r.ToJson());
 }
 

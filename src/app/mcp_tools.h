@@ -25,11 +25,12 @@ namespace kforge {
 
 struct McpOptions {
   std::string runs_dir = "kforge-runs";  ///< where start_repair puts runs and resources look
+  std::string db_path;                   ///< kernel database verify, bench and repairs record into ("": none)
 };
 
 class KforgeMcp : public McpHandler {
  public:
-  KforgeMcp(Env& env, McpOptions options) : env_(env), options_(std::move(options)), runs_(env) {}
+  KforgeMcp(Env& env, McpOptions options) : env_(env), options_(std::move(options)), runs_(env, options_.db_path) {}
 
   std::string instructions() const override;
   nlohmann::json ListTools() const override;
@@ -43,6 +44,7 @@ class KforgeMcp : public McpHandler {
   // For the tool handlers (mcp_tools.cc):
   Env& env() const { return env_; }
   BackgroundRuns& runs() { return runs_; }
+  const std::string& db_path() const { return options_.db_path; }
   /// A run argument: a run directory, or the NAME of a run under runs_dir or started here.
   std::string RunDir(const std::string& run) const;
   /// NAME -> run directory, for every run resources can name.

@@ -11,7 +11,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const transport = new StdioClientTransport({
   command: kforge,
-  args: ['mcp', '--runs', `${work}/runs`],
+  args: ['mcp', '--runs', `${work}/runs`, '--db', `${work}/kernels.db`],
   cwd: work,
   env: { ...process.env },
   stderr: 'inherit',
