@@ -34,10 +34,7 @@ CommandAction SetupCheck(CLI::App& sub, Machine& machine, CancellationToken& int
       return 0;
     }
     if (a->candidate.empty()) throw UsageError("check needs a candidate file (or --list)");
-    std::string source, error;
-    if (!TryReadFile(a->candidate, &source, &error))
-      throw UsageError("cannot read candidate " + a->candidate + ": " + error);
-    CheckResult r = Service(machine).Check({source, ParseBackend(a->backend), a->task});
+    CheckResult r = Service(machine).Check({ReadCandidate(a->candidate), ParseBackend(a->backend), a->task});
     if (a->json) {
       std::cout << r.ToJson().dump(2) << "\n";
     } else {

@@ -15,14 +15,11 @@
 namespace kforge {
 namespace {
 
-nlohmann::json ReadJsonFile(const std::string& path, const char* what, const char* key) {
-  std::string text, error;
-  if (!TryReadFile(path, &text, &error))
-    throw UsageError(std::string("cannot read ") + what + " " + path + ": " + error);
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+/// `what` ("a verdict") as `command` ("kforge verify --json") prints it: an object with `key`.
+nlohmann::json ReadJsonFile(const std::string& path, const char* what, const char* command, const char* key) {
+  nlohmann::json j = nlohmann::json::parse(ReadCandidate(path, what), nullptr, false);
   if (!j.is_object() || !j.contains(key))
-    throw UsageError(path + " is not " + what + " (expected the JSON object kforge " +
-                     (std::string(what) == "a verdict" ? "verify --json" : "bench --json") + " prints)");
+    throw UsageError(path + " is not " + what + " (expected the JSON object " + command + " prints)");
   return j;
 }
 
@@ -39,26 +36,28 @@ CommandAction SetupReport(CLI::App& sub, Machine& machine, CancellationToken& in
   sub.add_option("-o,--out", a->out, "the page to write (default: RUN_DIR/report.html, or beside the verdict)");
   sub.footer("The page is self-contained (no network): open it in any browser.");
   return [a, &machine, &interrupt]() -> int {
-    if (a->run.empty() == a->verdict.empty() && !(a->run.empty() && !a->bench.empty()))
+    const int sources = !a->run.empty() + !a->verdict.empty();
+    if (sources > 1 || (sources == 0 && a->bench.empty()))
       throw UsageError("kforge report takes a run directory, or --verdict FILE (and optionally --bench FILE)");
     Service service(machine);
+    const nlohmann::json bench =
+        a->bench.empty() ? nlohmann::json() : ReadJsonFile(a->bench, "a bench report", "kforge bench --json", "timed");
     nlohmann::json data;
     std::string out = a->out;
     if (!a->run.empty()) {
       data = RunReportData(service, a->run);
       if (out.empty()) out = a->run + "/report.html";
     } else if (!a->verdict.empty()) {
-      data = VerdictReportData(ReadJsonFile(a->verdict, "a verdict", "passed"));
+      data = VerdictReportData(ReadJsonFile(a->verdict, "a verdict", "kforge verify --json", "passed"));
       if (out.empty()) out = std::filesystem::path(a->verdict).replace_extension(".html").string();
     } else {
-      nlohmann::json b = ReadJsonFile(a->bench, "a bench report", "timed");
       data = VerdictReportData(nlohmann::json::object());
-      data["title"] = "kforge bench: " + b.value("task", std::string());
-      data["summary"] = {{"task", b.value("task", std::string())}, {"case", b.value("case", std::string())}};
+      data["title"] = "kforge bench: " + bench.value("task", std::string());
+      data["summary"] = {{"task", bench.value("task", std::string())}, {"case", bench.value("case", std::string())}};
       data["verdict"] = nullptr;
       if (out.empty()) out = std::filesystem::path(a->bench).replace_extension(".html").string();
     }
-    if (!a->bench.empty()) data["bench"] = ReadJsonFile(a->bench, "a bench report", "timed");
+    if (!bench.is_null()) data["bench"] = bench;
     WriteFileAtomic(out, RenderReport(data));
     std::cout << out << "\n";
     return 0;

@@ -36,11 +36,7 @@ CommandAction SetupTasks(CLI::App& sub, Machine& machine, CancellationToken& int
       }
       return 0;
     }
-    std::string dir = BundledTasksDir(machine.config());
-    std::vector<std::string> files;
-    for (const auto& e : std::filesystem::directory_iterator(dir))
-      if (e.path().extension() == ".json") files.push_back(e.path().string());
-    std::sort(files.begin(), files.end());
+    const std::vector<std::string> files = BundledTaskFiles(machine.config());
     nlohmann::json out = nlohmann::json::array();
     const nlohmann::json scores = a->coverage ? LastMutationScores(machine.config()) : nlohmann::json::object();
     if (!a->json && a->coverage)

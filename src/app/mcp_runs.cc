@@ -41,6 +41,11 @@ std::string RunKey(const std::string& dir) {
   return (ec ? std::filesystem::absolute(dir).lexically_normal() : p).string();
 }
 
+void BackgroundRuns::RefuseIfRunning(const std::string& dir) const {
+  if (Job* j = FindJob(dir); j && j->running.load())
+    throw UsageError("the run in " + RunKey(dir) + " is still running; cancel it first, or wait for it to stop");
+}
+
 BackgroundRuns::Job* BackgroundRuns::FindJob(const std::string& dir) const {
   auto it = jobs_.find(RunKey(dir));
   return it == jobs_.end() ? nullptr : it->second.get();
@@ -53,11 +58,8 @@ std::string BackgroundRuns::Launch(std::shared_ptr<Job> job, const std::function
   Job* j = job.get();
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (Job* old = FindJob(key)) {  // a finished job of the same run (resume): replace it
-      if (old->running.load())
-        throw UsageError("the run in " + key + " is still running; cancel it first, or wait for it to stop");
-      if (old->thread.joinable()) old->thread.join();
-    }
+    RefuseIfRunning(key);  // two resumes at once: the first one drives it
+    if (Job* old = FindJob(key); old && old->thread.joinable()) old->thread.join();  // finished: replaced
     jobs_[key] = std::move(job);
     j->running.store(true);
     j->thread = std::thread([j, db = db_path_, run = std::move(run)]() mutable {
@@ -89,8 +91,7 @@ std::string BackgroundRuns::StartRepair(const RepairRequest& request) {
 std::string BackgroundRuns::Resume(const std::string& run_dir) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (Job* j = FindJob(run_dir); j && j->running.load())
-      throw UsageError("the run in " + run_dir + " is still running; cancel it first, or wait for it to stop");
+    RefuseIfRunning(run_dir);  // before opening it at all
   }
   return Launch(std::make_shared<Job>(env_), [&](Service& service, Job& job) {
     return service.StartResume(run_dir, job.cancel, [&job](const std::string& line) { job.Say(line); });

@@ -46,7 +46,9 @@ class BackgroundRuns {
  private:
   struct Job;
   std::string Launch(std::shared_ptr<Job> job, const std::function<StartedRun(Service&, Job&)>& start);
-  Job* FindJob(const std::string& dir) const;
+  Job* FindJob(const std::string& dir) const;  ///< mu_ held
+  /// Throws UsageError while this server drives the run in `dir`. mu_ held.
+  void RefuseIfRunning(const std::string& dir) const;
 
   Env& env_;
   std::string db_path_;

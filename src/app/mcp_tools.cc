@@ -99,21 +99,11 @@ ToolResult Result(const std::string& headline, nlohmann::json structured, bool i
   return {text, std::move(structured), is_error};
 }
 
-std::string ReadSource(const std::string& path) {
-  std::string text, error;
-  if (!TryReadFile(path, &text, &error)) throw UsageError("cannot read " + path + ": " + error);
-  return text;
-}
-
 using Handler = ToolResult (*)(KforgeMcp&, const ToolArgs&, const CancellationToken&);
 
 ToolResult ListTasks(KforgeMcp& mcp, const ToolArgs&, const CancellationToken&) {
-  std::vector<std::string> files;
-  for (const auto& e : std::filesystem::directory_iterator(BundledTasksDir(mcp.env().config())))
-    if (e.path().extension() == ".json") files.push_back(e.path().string());
-  std::sort(files.begin(), files.end());
   nlohmann::json tasks = nlohmann::json::array();
-  for (const auto& f : files) {
+  for (const auto& f : BundledTaskFiles(mcp.env().config())) {
     Task t = LoadTaskFile(f);
     nlohmann::json inputs = nlohmann::json::array(), outputs = nlohmann::json::array();
     for (const auto& x : t.inputs)
@@ -133,7 +123,7 @@ ToolResult ListTasks(KforgeMcp& mcp, const ToolArgs&, const CancellationToken&) 
 
 ToolResult Check(KforgeMcp& mcp, const ToolArgs& a, const CancellationToken&) {
   Machine machine(mcp.env());
-  CheckRequest request{ReadSource(a.Str("source_path")), a.Backend(), a.Str("task")};
+  CheckRequest request{ReadCandidate(a.Str("source_path")), a.Backend(), a.Str("task")};
   CheckResult r = Service(machine).Check(request);
   return Result(
       r.findings.empty() ? "clean: no integrity findings" : fmt::format("{} integrity findings", r.findings.size()),
@@ -281,7 +271,8 @@ ToolResult ReadFinal(KforgeMcp& mcp, const ToolArgs& a, const CancellationToken&
   const RunState state = Service(machine).Status(dir).state;
   const std::string final_path = dir + "/final" + state.config.SourceExtension();
   if (state.success && FileExists(final_path))
-    return {ReadSource(final_path), {{"run", dir}, {"which", "final"}, {"path", final_path}}, false};
+    return {
+        ReadCandidate(final_path, "final candidate"), {{"run", dir}, {"which", "final"}, {"path", final_path}}, false};
   if (!state.best)
     throw UsageError("the run in " + dir + " has no validated candidate yet; ask run_status for its progress");
   const std::string source = ArtifactStore(dir + "/artifacts").Get(state.best->candidate);

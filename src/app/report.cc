@@ -7,6 +7,7 @@
 #include "core/fs.h"
 #include "core/subprocess.h"
 #include "engine/events.h"
+#include "engine/run_state.h"
 #include "exec/machine.h"
 #include "record/artifact_store.h"
 #include "service/service.h"
@@ -38,7 +39,7 @@ std::string UnifiedDiff(Env& env, const std::string& before, const std::string& 
 
 nlohmann::json RunReportData(Service& service, const std::string& run_dir) {
   const std::vector<Event> events = service.Log(run_dir);
-  const RunState state = service.Status(run_dir).state;
+  const RunState state = FoldEvents(events);  // the events just read: no second pass over the log
   ArtifactStore store(run_dir + "/artifacts");
   auto text_of = [&](const std::string& hash) { return store.Has(hash) ? store.Get(hash) : std::string(); };
   auto json_of = [&](const std::string& hash) {

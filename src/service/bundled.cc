@@ -1,5 +1,6 @@
 #include "service/bundled.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "core/env.h"
@@ -29,6 +30,14 @@ std::string BundledDir(const std::string& configured, const char* env, const std
 
 std::string BundledTasksDir(const Config& config) {
   return BundledDir(config.tasks_dir, "KFORGE_TASKS_DIR", "tasks", "relu.json", "bundled tasks");
+}
+
+std::vector<std::string> BundledTaskFiles(const Config& config) {
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(BundledTasksDir(config)))
+    if (e.path().extension() == ".json") files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  return files;
 }
 
 std::string BundledKbDir(const Config& config) {

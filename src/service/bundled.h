@@ -3,6 +3,7 @@
 // found in the source tree or an installation (or where the configuration points).
 #include <nlohmann/json_fwd.hpp>
 #include <string>
+#include <vector>
 
 namespace kforge {
 
@@ -13,6 +14,8 @@ struct Task;
 Task ResolveTask(const std::string& name_or_path, const Config& config);
 /// Directory holding the bundled tasks.
 std::string BundledTasksDir(const Config& config);
+/// The bundled task files (*.json in BundledTasksDir), sorted.
+std::vector<std::string> BundledTaskFiles(const Config& config);
 /// Directory holding the curated knowledge base.
 std::string BundledKbDir(const Config& config);
 /// baselines/cuda: the kernels kforge bench compares against.

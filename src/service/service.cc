@@ -49,14 +49,14 @@ std::string TaskText(const Task& task) {
   return text;
 }
 
-std::string ReadCandidate(const std::string& path, const char* what = "candidate") {
+}  // namespace
+
+std::string ReadCandidate(const std::string& path, const char* what) {
   std::string source, error;
   if (!TryReadFile(path, &source, &error))
     throw UsageError(std::string("cannot read ") + what + " " + path + ": " + error);
   return source;
 }
-
-}  // namespace
 
 RepairEnv MakeRepairEnv(Machine& machine, const CancellationToken& cancel, const ProgressFn& progress,
                         const BetweenRoundsFn& between_rounds) {

@@ -182,6 +182,10 @@ struct AgreementReport {
 
 class RepairRun;
 
+/// A source file a command was given, or UsageError "cannot read candidate PATH: why" (the
+/// sentence every front end shows). `what` names it: "candidate", "KernelBench reference".
+std::string ReadCandidate(const std::string& path, const char* what = "candidate");
+
 /// A run that exists on disk (its directory, log and run_started event) but has not been
 /// driven yet. Front ends that answer at once (the MCP server) create it while the request
 /// waits, so a bad task or candidate is refused there, and drive it on another thread.
