@@ -9,12 +9,32 @@
 namespace kforge {
 namespace {
 
+/// The settings a config file may hold; anything else in it (a key someone put there) is
+/// neither used nor recorded.
+constexpr const char* kSettings[] = {"base_url",    "model",       "stream",     "timeout_s",
+                                     "max_retries", "temperature", "max_tokens", "price_per_million_tokens"};
+
 nlohmann::json ReadConfigFile(const std::string& path) {
   if (path.empty()) return nlohmann::json::object();
   std::string text, error;
   if (!TryReadFile(path, &text, &error)) throw UsageError("cannot read the llm config " + path + ": " + error);
   nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
   if (!j.is_object()) throw UsageError("the llm config " + path + " is not a JSON object");
+  nlohmann::json kept = nlohmann::json::object();
+  for (const char* key : kSettings)
+    if (j.contains(key)) kept[key] = j[key];
+  return kept;
+}
+
+/// The spec's recorded settings, or the config file's (read once, then recorded in the spec).
+nlohmann::json SettingsOf(RepairerSpec* spec) {
+  if (!spec->llm_settings.empty()) {
+    nlohmann::json j = nlohmann::json::parse(spec->llm_settings, nullptr, false);
+    if (!j.is_object()) throw UsageError("the run's recorded llm settings are not a JSON object; the run is damaged");
+    return j;
+  }
+  nlohmann::json j = ReadConfigFile(spec->llm_config);
+  spec->llm_settings = j.dump();
   return j;
 }
 
@@ -32,7 +52,7 @@ T Field(const nlohmann::json& j, const char* key, T fallback, const std::string&
 
 void ResolveModelEndpoint(RepairerSpec* spec, const Config& config) {
   if (spec->llm_config.empty()) spec->llm_config = config.llm_config;
-  const nlohmann::json file = ReadConfigFile(spec->llm_config);
+  const nlohmann::json file = SettingsOf(spec);
   const std::string& path = spec->llm_config;
   if (spec->base_url.empty()) spec->base_url = Field<std::string>(file, "base_url", config.llm_base_url, path);
   if (spec->model.empty()) spec->model = Field<std::string>(file, "model", config.llm_model, path);
@@ -49,7 +69,8 @@ void ResolveModelEndpoint(RepairerSpec* spec, const Config& config) {
 }
 
 ChatEndpoint LoadEndpointSettings(const RepairerSpec& spec, const Config& config) {
-  const nlohmann::json file = ReadConfigFile(spec.llm_config);
+  RepairerSpec read = spec;
+  const nlohmann::json file = SettingsOf(&read);
   const std::string& path = spec.llm_config;
   ChatEndpoint e;
   e.base_url = spec.base_url;

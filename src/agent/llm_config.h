@@ -2,7 +2,9 @@
 // Where a model endpoint's settings come from, in order: the command line (recorded in the
 // run's RepairerSpec), a JSON config file (--llm-config or KFORGE_LLM_CONFIG), and the
 // variables users already set (OPENAI_BASE_URL, KFORGE_MODEL; OPENAI_API_KEY for the key,
-// which only ever comes from the environment and is never recorded).
+// which only ever comes from the environment and is never recorded). The file is read once,
+// when the run is made: its settings are recorded in the spec (RepairerSpec::llm_settings)
+// and a resume or replay uses the recorded ones. Only the fields below are read or recorded.
 //
 // The config file:
 //   {"base_url": "https://api.deepseek.com/v1", "model": "deepseek-chat",

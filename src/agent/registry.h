@@ -28,6 +28,10 @@ struct RepairerSpec {
   std::string base_url;    ///< --base-url, the config file, or OPENAI_BASE_URL
   std::string model;       ///< --model, the config file, or KFORGE_MODEL
   std::string llm_config;  ///< --llm-config or KFORGE_LLM_CONFIG: endpoint settings and prices
+  /// The config file's settings as the run first read them (a JSON object's text; "" : not
+  /// read yet). Recorded with the run, so a resume or replay uses them and not whatever
+  /// the file holds by then.
+  std::string llm_settings;
   /// US dollars per million tokens, for the run's cost (0: unknown).
   double price_prompt = 0, price_cached = 0, price_completion = 0;
   bool has_model() const { return !base_url.empty() && !model.empty(); }

@@ -6,8 +6,10 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "core/fs.h"
+#include "engine/kept_outputs.h"
 #include "testing/http_server.h"
 #include "testing/scripted_model.h"
 #include "testing/testing.h"
@@ -197,6 +199,41 @@ TEST_F(ReplayTest, AScriptedAgentRunReplaysAndAChangedValueGivesItsFirstDivergen
     EXPECT_NE(r.err.find("kforge: "), std::string::npos) << r.err;
     EXPECT_FALSE(std::filesystem::exists(Dir("refused") + "/events.db")) << set;
   }
+}
+
+TEST_F(ReplayTest, TheRecordHoldsProcessIdsAndTheSmallOutputTensorsAStrictReplayKeeps) {
+  const std::string run = RecordScriptedRun("tensors");
+  const json validated = EventData(run, SeqOf(run, "validated"));
+  ASSERT_TRUE(validated["tensors"].is_string()) << validated.dump(2);
+  const KeptOutputs kept = DecodeKeptOutputs(Artifact(run, validated["tensors"]));
+  // Outputs the trials recorded by hash are there in full (the small ones, up to 1 MiB in
+  // all); nothing else is, and each holds the bytes its name hashes.
+  const json trials = json::parse(Artifact(run, validated["trials"]));
+  std::set<std::string> recorded;
+  for (const auto& t : trials)
+    for (const auto& o : t["outputs"]) recorded.insert(o["sha256"].get<std::string>());
+  size_t bytes = 0;
+  for (const auto& [sha, tensor] : kept) {
+    EXPECT_TRUE(recorded.count(sha)) << sha;
+    EXPECT_LE(tensor.size(), 64u * 1024);
+    bytes += tensor.size();
+  }
+  EXPECT_GE(kept.size(), 10u);
+  EXPECT_LE(bytes, 1u << 20);
+
+  const json trace = EventData(run, SeqOf(run, "validation_trace"));
+  EXPECT_GT(trace["processes"]["engine"].get<int64_t>(), 0) << trace.dump(2);
+  ASSERT_FALSE(trace["processes"]["candidate"].empty()) << trace.dump(2);
+  EXPECT_GT(trace["processes"]["candidate"][0].get<int64_t>(), 0);
+  EXPECT_NE(trace["processes"]["candidate"][0], trace["processes"]["engine"]);
+
+  // Strict: the replay names the same tensors and holds them, without running anything.
+  auto r = RunCli({"replay", run, "--out", Dir("strict"), "--json"}, "", 120, DeadSources("t"));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(Parse(r)["matched"]);
+  const json again = EventData(Dir("strict"), SeqOf(Dir("strict"), "validated"));
+  EXPECT_EQ(again["tensors"], validated["tensors"]);
+  EXPECT_EQ(DecodeKeptOutputs(Artifact(Dir("strict"), again["tensors"])), kept);
 }
 
 TEST_F(ReplayTest, BisectFindsTheOneValueOfThreeThatMatters) {

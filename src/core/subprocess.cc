@@ -15,6 +15,7 @@
 #include "core/check.h"
 #include "core/clock.h"
 #include "core/error.h"
+#include "core/process_id.h"
 
 extern char** environ;
 
@@ -179,6 +180,8 @@ ExitStatus Subprocess::Kill() {
   return Reap();
 }
 
+pid_t ProcessRunner::SelfId() const { return ThisProcessId(); }
+
 ProcessRunner::Result LiveProcessRunner::Run(const SpawnOptions& options, int64_t timeout_ms) {
   Result result;
   SpawnOptions opts = options;
@@ -189,6 +192,7 @@ ProcessRunner::Result LiveProcessRunner::Run(const SpawnOptions& options, int64_
   }
   const int64_t start = clock_.MonotonicNanos();
   auto child = Subprocess::Start(opts, clock_);
+  result.pid = child->pid();
   result.status = child->Wait(timeout_ms);
   result.seconds = static_cast<double>(clock_.MonotonicNanos() - start) / 1e9;
   result.output = ReadFileTail(opts.output_path, 64 * 1024);

@@ -81,6 +81,7 @@ class ProcessRunner {
     ExitStatus status;
     std::string output;  ///< stdout+stderr, truncated to the last 64 KiB
     double seconds = 0;
+    pid_t pid = -1;  ///< the child's process id (a trace-layer value a run records), -1 if none ran
   };
   virtual ~ProcessRunner() = default;
   /// Runs a program to completion.
@@ -88,6 +89,8 @@ class ProcessRunner {
   /// Starts a long-lived child the caller talks to (the candidate's runner). Throws
   /// EnvironmentError when it cannot be started.
   virtual std::unique_ptr<Subprocess> Start(const SpawnOptions& options) = 0;
+  /// The id of the process kforge runs in, as a run records it (the trace layer).
+  virtual pid_t SelfId() const;
 };
 
 class LiveProcessRunner : public ProcessRunner {

@@ -108,6 +108,7 @@ json Payload(const ValidatedEvent& e) {
   d["seed"] = e.seed;
   d["probes"] = e.probes;
   d["trials"] = e.trials;
+  if (!e.tensors.empty()) d["tensors"] = e.tensors;
   return d;
 }
 
@@ -206,6 +207,7 @@ RunEvent DecodePayload(EventType type, const json& d) {
       e.seed = d.value("seed", uint64_t{0});
       e.probes = d.value("probes", false);
       e.trials = d.value("trials", json());
+      e.tensors = d.value("tensors", "");
       return e;
     }
     case EventType::kRepairRequested: {

@@ -142,6 +142,8 @@ struct ValidatedEvent {
   /// that JSON array (a string), kept out of the log so the log folds fast; older logs
   /// hold the array inline.
   nlohmann::json trials;
+  /// The small output tensors' bytes (engine/kept_outputs.h): an artifact, "" when none kept.
+  std::string tensors;
 };
 
 struct RepairRequestedEvent {

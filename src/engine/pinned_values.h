@@ -37,6 +37,9 @@ struct ValidationQuestion {
 struct PinnedValidation {
   Verdict verdict;
   nlohmann::json forensics;
+  /// The recorded small output tensors (engine/kept_outputs.h): their artifact and the file
+  /// that holds it, which the replay adopts as it is ("" : none recorded).
+  std::string tensors, tensors_path;
 };
 
 /// What a repairer's turn is asked about.

@@ -99,6 +99,12 @@ void Recording::Set(int64_t seq, const std::string& field, const nlohmann::json&
   *it = std::move(candidate);
 }
 
+std::string ArtifactReader::PathOf(const std::string& hash) const {
+  for (const ArtifactStore* s : stores_)
+    if (s->Has(hash)) return s->PathOf(hash);
+  throw ReplayGap("the recording names the artifact " + ShortHash(hash) + ", which none of its stores holds");
+}
+
 std::string ArtifactReader::Get(const std::string& hash) const {
   for (const ArtifactStore* s : stores_)
     if (s->Has(hash)) return s->Get(hash);
@@ -113,7 +119,8 @@ RunInputs InputsOf(const std::vector<Event>& events) {
     std::optional<RunEvent> typed = Decode(e);
     if (!typed) continue;
     if (const auto* v = std::get_if<ValidatedEvent>(&*typed)) {
-      in.validations.push_back({e.seq, v->scored.candidate, v->scored.verdict, v->scored.forensics, v->seed});
+      in.validations.push_back(
+          {e.seq, v->scored.candidate, v->scored.verdict, v->scored.forensics, v->seed, v->tensors});
     } else if (const auto* r = std::get_if<RepairRequestedEvent>(&*typed)) {
       current = r->current;
       round = r->round;
@@ -149,6 +156,10 @@ std::optional<PinnedValidation> PinnedInputs::Validation(const ValidationQuestio
   if (!j.is_object()) throw ReplayGap(fmt::format("the verdict of event {} is not a verdict document", v.seq));
   PinnedValidation out{Verdict::FromJson(j), nullptr};
   if (!v.forensics.empty()) out.forensics = nlohmann::json::parse(artifacts_.Get(v.forensics), nullptr, false);
+  if (!v.tensors.empty()) {
+    out.tensors = v.tensors;
+    out.tensors_path = artifacts_.PathOf(v.tensors);
+  }
   return out;
 }
 

@@ -62,6 +62,8 @@ class ArtifactReader {
  public:
   explicit ArtifactReader(std::vector<const ArtifactStore*> stores) : stores_(std::move(stores)) {}
   std::string Get(const std::string& hash) const;
+  /// The file of the first store that holds `hash` (not read, not verified).
+  std::string PathOf(const std::string& hash) const;
 
  private:
   std::vector<const ArtifactStore*> stores_;
@@ -73,6 +75,7 @@ struct RunInputs {
     int64_t seq = 0;
     std::string candidate, verdict, forensics;  ///< artifacts (forensics "" : none recorded)
     uint64_t seed = 0;
+    std::string tensors;  ///< the kept output tensors' artifact ("" : none)
   };
   struct Turn {
     int64_t seq = 0;

@@ -16,6 +16,7 @@
 #include "core/fs.h"
 #include "core/hash.h"
 #include "engine/guards.h"
+#include "engine/kept_outputs.h"
 #include "engine/pinned_values.h"
 #include "engine/scoring.h"
 #include "engine/tool_host.h"
@@ -52,12 +53,17 @@ nlohmann::json TrialsTensor(const Verdict& v) {
   return trials;
 }
 
-/// The trace layer of a validation, from its verdict: what it ran with and how long it took.
-nlohmann::json ValidationTrace(const nlohmann::json& verdict) {
+/// The trace layer of a validation, from its verdict: what it ran with, how long it took, and
+/// the processes it ran in (the engine's, the compiler's, each candidate process's).
+nlohmann::json ValidationTrace(const nlohmann::json& verdict, pid_t engine_pid) {
   const nlohmann::json& compile = verdict.value("compile", nlohmann::json::object());
   const std::string log = compile.value("log", "");
-  nlohmann::json run_ms = nlohmann::json::array();
-  for (const auto& c : verdict.value("cases", nlohmann::json::array())) run_ms.push_back(c.value("run_ms", 0.0));
+  nlohmann::json run_ms = nlohmann::json::array(), candidate_pids = nlohmann::json::array();
+  for (const auto& c : verdict.value("cases", nlohmann::json::array())) {
+    run_ms.push_back(c.value("run_ms", 0.0));
+    const int64_t pid = c.value("pid", int64_t{-1});
+    if (pid >= 0 && (candidate_pids.empty() || candidate_pids.back() != pid)) candidate_pids.push_back(pid);
+  }
   return {{"tools", verdict.value("tools", nlohmann::json::object())},
           {"compile",
            {{"cached", compile.value("cached", false)},
@@ -68,7 +74,11 @@ nlohmann::json ValidationTrace(const nlohmann::json& verdict) {
           {"sandbox", verdict.value("sandbox", "")},
           {"sandbox_layers", verdict.value("sandbox_layers", nlohmann::json::array())},
           {"timing", verdict.value("timing", nlohmann::json::object())},
-          {"run_ms", run_ms}};
+          {"run_ms", run_ms},
+          {"processes",
+           {{"engine", engine_pid},
+            {"compiler", compile.value("pid", int64_t{-1})},
+            {"candidate", std::move(candidate_pids)}}}};
 }
 
 /// The task as the engine indexes it: a parsed task file, or a KernelBench reference's name
@@ -245,7 +255,12 @@ Scored RepairRun::Validate(const std::string& source, int round, int index, cons
   s.index = index;
   s.iteration = state_.iterations;
   s.previous = previous;
-  Append(ValidatedEvent{s, *opts.seed, opts.probes, artifacts_->Put(TrialsTensor(v).dump())});
+  std::string tensors;
+  if (pinned && !pinned->tensors.empty())
+    tensors = artifacts_->Adopt(pinned->tensors, pinned->tensors_path);
+  else if (!pinned && !v.kept_outputs.empty())
+    tensors = artifacts_->Put(EncodeKeptOutputs(v.kept_outputs));
+  Append(ValidatedEvent{s, *opts.seed, opts.probes, artifacts_->Put(TrialsTensor(v).dump()), tensors});
   // A person can follow the run without kforge: one directory per validation.
   std::string it_dir = fmt::format("{}/logs/iteration_{}", dir_, s.iteration);
   MakeDirs(it_dir);
@@ -495,7 +510,8 @@ const RunState& RepairRun::Run() {
     while (!state_.finished) {
       if (env_.cancel != nullptr) env_.cancel->ThrowIfCancelled();
       if (state_.trace_pending) {  // derived from the stored verdict: the same after a resume
-        Append(ValidationTraceEvent{ValidationTrace(nlohmann::json::parse(artifacts_->Get(state_.last_verdict)))});
+        Append(ValidationTraceEvent{ValidationTrace(nlohmann::json::parse(artifacts_->Get(state_.last_verdict)),
+                                                    machine_.env().processes().SelfId())});
         continue;
       }
       if (!state_.current && state_.initial_candidate.empty()) {

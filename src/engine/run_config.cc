@@ -15,36 +15,39 @@ std::string_view RepairPolicyName(RepairPolicy p) { return NameIn(kPolicyNames, 
 bool TryParseRepairPolicy(std::string_view name, RepairPolicy* out) { return ParseIn(kPolicyNames, name, out); }
 
 nlohmann::json RunConfig::ToJson() const {
-  return {{"backend", BackendName(backend)},
-          {"task_format", TaskFormatName(task_format)},
-          {"repairer", RepairerKindName(repairer.kind)},
-          {"repairer_command", repairer.command},
-          {"repairer_script", repairer.script},
-          {"requirement", requirement},
-          {"carried_notes", carried_notes},
-          {"base_url", repairer.base_url},
-          {"model", repairer.model},
-          {"llm_config", repairer.llm_config},
-          {"price_per_million_tokens",
-           {{"prompt", repairer.price_prompt},
-            {"cached_prompt", repairer.price_cached},
-            {"completion", repairer.price_completion}}},
-          {"policy", RepairPolicyName(policy)},
-          {"seed", seed},
-          {"rounds_per_attempt", rounds_per_attempt},
-          {"build_error_rounds", build_error_rounds},
-          {"precision_rounds", precision_rounds},
-          {"max_attempts", max_attempts},
-          {"turns_per_session", turns_per_session},
-          {"turns_per_task", turns_per_task},
-          {"wall_clock_s", wall_clock_s},
-          {"stagnation_rounds", stagnation_rounds},
-          {"repeated_failure_limit", repeated_failure_limit},
-          {"rollback_after", rollback_after},
-          {"soft_extension_rounds", soft_extension_rounds},
-          {"case_timeout_ms", case_timeout_ms},
-          {"memory_gib", memory_gib},
-          {"probes_after_round", probes_after_round}};
+  return {
+      {"backend", BackendName(backend)},
+      {"task_format", TaskFormatName(task_format)},
+      {"repairer", RepairerKindName(repairer.kind)},
+      {"repairer_command", repairer.command},
+      {"repairer_script", repairer.script},
+      {"requirement", requirement},
+      {"carried_notes", carried_notes},
+      {"base_url", repairer.base_url},
+      {"model", repairer.model},
+      {"llm_config", repairer.llm_config},
+      {"llm_settings", repairer.llm_settings.empty() ? nlohmann::json(nullptr)
+                                                     : nlohmann::json::parse(repairer.llm_settings, nullptr, false)},
+      {"price_per_million_tokens",
+       {{"prompt", repairer.price_prompt},
+        {"cached_prompt", repairer.price_cached},
+        {"completion", repairer.price_completion}}},
+      {"policy", RepairPolicyName(policy)},
+      {"seed", seed},
+      {"rounds_per_attempt", rounds_per_attempt},
+      {"build_error_rounds", build_error_rounds},
+      {"precision_rounds", precision_rounds},
+      {"max_attempts", max_attempts},
+      {"turns_per_session", turns_per_session},
+      {"turns_per_task", turns_per_task},
+      {"wall_clock_s", wall_clock_s},
+      {"stagnation_rounds", stagnation_rounds},
+      {"repeated_failure_limit", repeated_failure_limit},
+      {"rollback_after", rollback_after},
+      {"soft_extension_rounds", soft_extension_rounds},
+      {"case_timeout_ms", case_timeout_ms},
+      {"memory_gib", memory_gib},
+      {"probes_after_round", probes_after_round}};
 }
 
 RunConfig RunConfig::FromJson(const nlohmann::json& j) {
@@ -63,6 +66,7 @@ RunConfig RunConfig::FromJson(const nlohmann::json& j) {
   c.repairer.base_url = j.value("base_url", "");
   c.repairer.model = j.value("model", "");
   c.repairer.llm_config = j.value("llm_config", "");
+  if (j.contains("llm_settings") && j["llm_settings"].is_object()) c.repairer.llm_settings = j["llm_settings"].dump();
   if (j.contains("price_per_million_tokens") && j["price_per_million_tokens"].is_object()) {
     const nlohmann::json& p = j["price_per_million_tokens"];
     c.repairer.price_prompt = p.value("prompt", 0.0);

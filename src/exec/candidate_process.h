@@ -109,6 +109,8 @@ class CandidateProcess {
   CaseRun Bench(uint64_t case_id, const TensorArena& arena, size_t num_inputs, int warmup, int reps, int64_t timeout_ms,
                 const BenchSamples& samples = {});
   bool alive() const { return child_ != nullptr && !child_->finished(); }
+  /// The runner's process id (-1 before Start()): a trace-layer value the verdict records.
+  int64_t pid() const { return child_ != nullptr ? child_->pid() : -1; }
   /// The user the runner was started as when it has one of its own (no bubblewrap, a root
   /// engine); 0 otherwise.
   unsigned uid() const;

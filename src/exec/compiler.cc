@@ -80,6 +80,7 @@ CompileResult CompileInSandbox(Machine& machine, const std::string& source, cons
   ProcessRunner::Result run = machine.env().processes().Run(opts, options.timeout_ms);
   ExitStatus status = run.status;
   result.seconds = run.seconds;
+  result.pid = run.pid;
   result.log = ReadTextTail(opts.output_path, 64 * 1024);
   // Diagnostics name the scratch path; show the user's view instead.
   std::string from = spec.ScratchPathInside(src_name);

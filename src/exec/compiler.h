@@ -21,6 +21,7 @@ struct CompileResult {
   bool cached = false;
   bool timed_out = false;
   double seconds = 0;
+  int64_t pid = -1;  ///< the compiler's process id (-1: cached, nothing ran)
 };
 
 struct CompilerOptions {

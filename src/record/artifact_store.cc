@@ -1,6 +1,9 @@
 #include "record/artifact_store.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 
 #include "core/error.h"
 #include "core/fs.h"
@@ -24,6 +27,14 @@ std::string ArtifactStore::Put(std::string_view bytes) {
   if (Has(hash)) return hash;
   MakeDirs(dir_ + "/" + hash.substr(0, 2));
   WriteFileAtomic(PathOf(hash), bytes, sync_);
+  return hash;
+}
+
+std::string ArtifactStore::Adopt(const std::string& hash, const std::string& path) {
+  if (!IsArtifactHash(hash)) throw UsageError("'" + hash.substr(0, 80) + "' is not an artifact hash (64 hex digits)");
+  if (Has(hash)) return hash;
+  MakeDirs(dir_ + "/" + hash.substr(0, 2));
+  if (::link(path.c_str(), PathOf(hash).c_str()) != 0 && errno != EEXIST) CopyFileAtomic(path, PathOf(hash));
   return hash;
 }
 

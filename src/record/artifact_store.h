@@ -18,6 +18,10 @@ class ArtifactStore {
   explicit ArtifactStore(std::string dir, Sync sync = Sync::kYes);
   /// Stores `bytes` (a no-op when already present) and returns their hash.
   std::string Put(std::string_view bytes);
+  /// Takes in another store's artifact as it is (a hard link, or a copy across file
+  /// systems) without reading it: a replay adopting what its recording stored. Get still
+  /// verifies it. Returns `hash`; throws UsageError when it is not an artifact hash.
+  std::string Adopt(const std::string& hash, const std::string& path);
   /// Reads an artifact back, verifying its hash; throws UsageError when missing or damaged.
   std::string Get(const std::string& hash) const;
   bool Has(const std::string& hash) const;

@@ -58,6 +58,7 @@ nlohmann::json CaseJson(const CaseEvidence& c) {
       {"run_ms", c.run_ms},
       {"reference_ms", c.reference_ms},
       {"threads_after", c.threads_after}};
+  if (c.pid >= 0) j["pid"] = c.pid;
   if (c.kernels_on_stream >= 0)
     j["kernels"] = {{"on_stream", c.kernels_on_stream}, {"off_stream", c.kernels_off_stream}};
   if (!c.message.empty()) j["message"] = c.message;
@@ -123,6 +124,7 @@ CaseEvidence CaseFromJson(const nlohmann::json& j) {
   c.run_ms = j.at("run_ms");
   c.reference_ms = j.at("reference_ms");
   c.threads_after = j.at("threads_after");
+  c.pid = j.value("pid", int64_t{-1});
   if (j.contains("kernels")) {
     c.kernels_on_stream = j["kernels"].at("on_stream");
     c.kernels_off_stream = j["kernels"].at("off_stream");
@@ -195,6 +197,13 @@ void AddFinding(std::vector<IntegrityFinding>* findings, const std::string& chec
   findings->push_back({check, detail, line});
 }
 
+void Verdict::KeepOutput(const std::string& sha256, std::string_view bytes) {
+  if (bytes.size() > kKeptOutputBytes || kept_outputs.count(sha256) != 0) return;
+  if (kept_output_bytes + bytes.size() > kKeptOutputsTotal) return;
+  kept_outputs.emplace(sha256, bytes);
+  kept_output_bytes += bytes.size();
+}
+
 nlohmann::json Verdict::ToJson() const {
   nlohmann::json j;
   j["schema_version"] = schema_version;
@@ -229,6 +238,7 @@ nlohmann::json Verdict::ToJson() const {
                   {"cached", compile.cached},
                   {"seconds", compile.seconds},
                   {"log", compile.log}};
+  if (compile.pid >= 0) j["compile"]["pid"] = compile.pid;
   int light = 0, light_pass = 0, full = 0, full_pass = 0;
   j["cases"] = nlohmann::json::array();
   for (const auto& c : cases) {
@@ -296,6 +306,7 @@ Verdict Verdict::FromJson(const nlohmann::json& j) {
     v.compile.cached = compile.at("cached");
     v.compile.seconds = compile.at("seconds");
     v.compile.log = compile.at("log");
+    v.compile.pid = compile.value("pid", int64_t{-1});
     for (const auto& c : j.at("cases")) v.cases.push_back(CaseFromJson(c));
     for (const auto& f : j.at("integrity")) v.integrity.push_back({f.at("check"), f.at("detail"), f.value("line", 0)});
     const auto& timing = j.at("timing");

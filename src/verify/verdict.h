@@ -1,6 +1,7 @@
 #pragma once
 // The engine's typed, schema-versioned result of verifying one candidate against one task.
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -75,6 +76,7 @@ struct CaseEvidence {
   double run_ms = 0;
   double reference_ms = 0;
   int threads_after = 0;
+  int64_t pid = -1;             ///< the candidate process that ran it (trace layer; -1: none)
   int kernels_on_stream = -1;   ///< cuda: kernels that ran on the given stream (-1: not counted)
   int kernels_off_stream = -1;  ///< cuda: kernels that ran on other streams
   std::vector<OutputEvidence> outputs;
@@ -103,6 +105,7 @@ struct CompileEvidence {
   std::string version;
   std::vector<std::string> flags;
   std::string log;
+  int64_t pid = -1;  ///< the compiler's process (trace layer; -1: cached or not run)
 };
 
 struct Verdict {
@@ -148,6 +151,15 @@ struct Verdict {
   double run_seconds = 0;        ///< time spent running candidate cases (children included)
   double reference_seconds = 0;  ///< time spent in the reference
   double total_seconds = 0;
+
+  /// The bytes of each small output a trial produced (at most kKeptOutputBytes each,
+  /// kKeptOutputsTotal in all), by the SHA-256 its case records: the tensor layer a run puts
+  /// in its artifact store, where that hash names them. Not part of the JSON.
+  static constexpr size_t kKeptOutputBytes = 64 * 1024;
+  static constexpr size_t kKeptOutputsTotal = 1024 * 1024;
+  std::map<std::string, std::string> kept_outputs;
+  size_t kept_output_bytes = 0;
+  void KeepOutput(const std::string& sha256, std::string_view bytes);
 
   nlohmann::json ToJson() const;
   /// The verdict a ToJson() document describes: FromJson(j).ToJson() == j for every verdict

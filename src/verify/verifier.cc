@@ -351,6 +351,7 @@ class Run {
                         TrialUse use, int64_t timeout_scale = 1, std::vector<std::string>* output_bytes = nullptr) {
     Clock& clock = clock_;
     CaseEvidence ev = NewEvidence(set, kase, dist, trial);
+    ev.pid = proc.pid();
     TensorArena arena(CaseLayout(task_, kase.params));
     size_t n_in = task_.inputs.size();
 
@@ -444,6 +445,7 @@ class Run {
       const std::string_view bytes(static_cast<const char*>(arena.data(n_in + o)), arena.tensor(n_in + o).bytes);
       output_sha256.push_back(Sha256Hex(bytes));
       output_digest += output_sha256.back();
+      verdict_->KeepOutput(output_sha256.back(), bytes);
       if (output_bytes != nullptr) output_bytes->emplace_back(bytes);
     }
     size_t out_elements = 0;
@@ -716,8 +718,8 @@ Verdict Verifier::VerifySource(const std::string& source, const std::string& lab
   if (options.trusted) copts.extra_flags = options.trusted_link_flags;
   CompileResult compiled = backend->Build(machine_, source, copts);
   v.compile = CompileEvidence{
-      true,           compiled.ok, compiled.cached, compiled.seconds, compiled.compiler, compiled.compiler_version,
-      compiled.flags, compiled.log};
+      true,           compiled.ok,  compiled.cached, compiled.seconds, compiled.compiler, compiled.compiler_version,
+      compiled.flags, compiled.log, compiled.pid};
   if (!compiled.ok) {
     v.failure = compiled.timed_out ? FailureClass::kTimeout : FailureClass::kBuildError;
     v.message = compiled.timed_out ? "compilation timed out" : "the candidate does not compile";
