@@ -181,6 +181,12 @@ nlohmann::json KnowledgeBase::Snapshot() const {
   return out;
 }
 
+KnowledgeBase KnowledgeBase::FromSnapshot(const nlohmann::json& snapshot, const std::string& state_dir) {
+  KnowledgeBase kb(state_dir);
+  kb.Restore(snapshot);
+  return kb;
+}
+
 void KnowledgeBase::Restore(const nlohmann::json& snapshot) {
   entries_.clear();
   for (const auto& j : snapshot) {
@@ -209,6 +215,7 @@ void KnowledgeBase::RecordUse(const std::string& id, bool succeeded, bool integr
   UpdateStatus(&e);
   stats[id] = TrackRecordToJson(e.record);
   stats[id]["status"] = e.status;
+  MakeDirs(state_dir_ + "/learned");  // a knowledge base made from a snapshot made none
   WriteFileAtomic(state_dir_ + "/stats.json", stats.dump(2) + "\n");
   if (e.origin == "learned")  // the status travels with the learned entry's own file too
     WriteFileAtomic(state_dir_ + "/learned/" + id + ".json", KbEntryToJson(e).dump(2) + "\n");
@@ -245,6 +252,7 @@ std::string KnowledgeBase::ProposeLearned(const Task& task, const Forensics& f, 
   e.patches.push_back(KbPatch{EscapeRegex(old_text), replace, 2});
   e.origin = "learned";
   e.status = "proposed";
+  MakeDirs(state_dir_ + "/learned");
   WriteFileAtomic(state_dir_ + "/learned/" + e.id + ".json", KbEntryToJson(e).dump(2) + "\n");
   entries_.push_back(std::move(e));
   return entries_.back().id;

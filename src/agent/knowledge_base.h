@@ -55,6 +55,10 @@ class KnowledgeBase {
   /// Loads curated entries from `curated_dir` and state from `state_dir` (created if
   /// missing). Throws UsageError naming the file for malformed entries.
   KnowledgeBase(const std::string& curated_dir, const std::string& state_dir);
+  /// A knowledge base holding only a run's snapshot, reading no curated file (a replay:
+  /// what the run retrieved from is all it may retrieve from); track records go to
+  /// `state_dir`, made when first written.
+  static KnowledgeBase FromSnapshot(const nlohmann::json& snapshot, const std::string& state_dir);
 
   /// Entries whose class, category and signature match, best first. Rejected learned
   /// entries are never returned; proposed ones rank after admitted ones.
@@ -77,6 +81,7 @@ class KnowledgeBase {
   const std::vector<KbEntry>& entries() const { return entries_; }
 
  private:
+  explicit KnowledgeBase(std::string state_dir) : state_dir_(std::move(state_dir)) {}
   void UpdateStatus(KbEntry* e);
 
   std::string state_dir_;

@@ -34,6 +34,24 @@ TEST(KnowledgeBaseTest, CuratedEntriesLoadAndRetrieveBySignature) {
   for (const auto& h : kb.Retrieve(task, f)) EXPECT_NE(h.entry->id, "softmax-subtract-max");
 }
 
+TEST(KnowledgeBaseTest, ASnapshotAloneRetrievesWhatTheRunSawAndMakesNoDirectoryUntilWritten) {
+  TempDir state("kforge-kb");
+  KnowledgeBase kb(testing::SourceDir() + "/kb", state.path());
+  const std::string replay_state = state.path() + "/replay";
+  KnowledgeBase snap = KnowledgeBase::FromSnapshot(kb.Snapshot(), replay_state);
+  EXPECT_EQ(snap.Snapshot(), kb.Snapshot());
+  EXPECT_FALSE(FileExists(replay_state));
+  Task task = SoftmaxTask();
+  Forensics f;
+  f.failure = FailureClass::kNanInf;
+  f.symptoms = {"nan_inf", "overflow_on_large_inputs"};
+  auto want = kb.Retrieve(task, f), got = snap.Retrieve(task, f);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i].entry->id, want[i].entry->id);
+  snap.RecordUse(got[0].entry->id, true, false);  // the track record goes to the replay's own state
+  EXPECT_TRUE(FileExists(replay_state + "/stats.json"));
+}
+
 TEST(KnowledgeBaseTest, LearnedEntryIsAdmittedOnlyWithACleanRecord) {
   TempDir state("kforge-kb");
   KnowledgeBase kb(testing::SourceDir() + "/kb", state.path());

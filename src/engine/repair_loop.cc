@@ -155,6 +155,7 @@ std::unique_ptr<RepairRun> RepairRun::CreateReplay(const std::string& run_dir, c
   std::unique_ptr<RepairRun> run(new RepairRun(run_dir, env));
   // A replay can be made again from its recording: its log need not be synced per event.
   run->sync_ = Sync::kNo;
+  run->replay_ = true;
   run->log_ = EventLog::Create(run_dir + "/events.db", run->machine_.env().clock(), EventLog::Durability::kRelaxed);
   run->artifacts_ = std::make_unique<ArtifactStore>(run_dir + "/artifacts", Sync::kNo);
   for (const std::string& hash : {started.task_artifact, started.candidate, started.kb_snapshot})
@@ -195,8 +196,15 @@ void RepairRun::Load() {
   } else {
     task_ = ParseTask(task_text, state_.task_name + " (recorded)");
   }
-  kb_ = std::make_unique<KnowledgeBase>(env_.kb_dir, machine_.config().kb_state_dir);
-  if (!state_.kb_snapshot.empty()) kb_->Restore(nlohmann::json::parse(artifacts_->Get(state_.kb_snapshot)));
+  if (replay_ && !state_.kb_snapshot.empty()) {
+    kb_ = std::make_unique<KnowledgeBase>(KnowledgeBase::FromSnapshot(
+        nlohmann::json::parse(artifacts_->Get(state_.kb_snapshot)), machine_.config().kb_state_dir));
+  } else {
+    // A resume reads the curated files too, so a broken one is noticed; it still retrieves
+    // from the run's snapshot.
+    kb_ = std::make_unique<KnowledgeBase>(env_.kb_dir, machine_.config().kb_state_dir);
+    if (!state_.kb_snapshot.empty()) kb_->Restore(nlohmann::json::parse(artifacts_->Get(state_.kb_snapshot)));
+  }
   repairer_ = BuiltinRepairersFor(env_).Make(state_.config.repairer, machine_.env());
 }
 

@@ -108,6 +108,7 @@ class RepairRun {
   std::vector<RunEvent> events_;  ///< the log, decoded: read once on open, appended as it grows
   nlohmann::json summary_;
   int appended_ = 0;
+  bool replay_ = false;      ///< its knowledge base is the recording's snapshot alone
   Sync sync_ = Sync::kYes;   ///< a replay's files are not synced one by one (it can be made again)
   int kill_after_ = 0;       ///< test hook: SIGKILL self after this many appends (0: off)
   int interrupt_after_ = 0;  ///< test hook: SIGINT self after this many appends (0: off)
