@@ -5,10 +5,17 @@
 # to build on 2 cores, 16 s to run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Each stage says how long it took, so a slow CI run shows where the time went.
+SECONDS=0
+stage() { echo "== test.sh: $1 done at ${SECONDS} s"; }
 ./scripts/build.sh
+stage "kforge and its runners"
 ./scripts/install-test-deps.sh
+stage "test dependencies"
 cmake --build build  # the tests and benchmarks
+stage "tests and benchmarks built"
 ctest --test-dir build --output-on-failure -j "$(nproc)" --timeout 900
+stage "ctest"
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DKFORGE_SANITIZE=ON >/dev/null
 cmake --build build-asan --target kforge_tests
 # Suites that compile or run candidates are left out: the sandboxed runner is never
@@ -18,3 +25,4 @@ cmake --build build-asan --target kforge_tests
 # compile cache is the plain build's: the same extensions and precompiled header, by content.
 KFORGE_CACHE_DIR="$PWD/build/test-cache" ./build-asan/kforge_tests \
   --gtest_filter='-CliTest.*:RepairTest.*:VerifierTest.*:CompilerTest.*:HackCorpusTest.*:BenchJudgeTest.*:SeededRandom.SecondCompilerDrawsTheSameBits:LlmE2ETest.*:ServiceTest.*:CandidateProcess.*:KernelBenchRepairTest.*:Manifest/KernelBenchRepairTest.*:KernelBenchBenchTest.*:ReplayTest.*:McpE2ETest.*:DbE2ETest.*:ReportE2ETest.*'
+stage "sanitizer stage"
