@@ -25,9 +25,7 @@
 #include "record/artifact_store.h"
 #include "verify/forensics.h"
 #include "verify/inputs.h"
-#include "verify/kernelbench.h"
-#include "verify/kernelbench_task.h"
-#include "verify/verifier.h"
+#include "verify/task_verifier.h"
 
 namespace kforge {
 namespace {
@@ -81,12 +79,6 @@ nlohmann::json ValidationTrace(const nlohmann::json& verdict, pid_t engine_pid) 
             {"candidate", std::move(candidate_pids)}}}};
 }
 
-/// The task as the engine indexes it: a parsed task file, or a KernelBench reference's name
-/// and category.
-Task RunTask(TaskFormat format, const std::string& text, const std::string& origin) {
-  return format == TaskFormat::kKernelBench ? KernelBenchTask(text, origin) : ParseTask(text, origin);
-}
-
 /// The registry a run's repairers come from: the environment's, or the built-in one.
 RepairerRegistry BuiltinRepairersFor(const RepairEnv& env) {
   return env.repairers != nullptr ? *env.repairers : BuiltinRepairers();
@@ -103,6 +95,8 @@ RepairRun::RepairRun(std::string dir, const RepairEnv& env)
 
 RepairRun::~RepairRun() = default;
 
+const Task& RepairRun::task() const { return verifier_->task(); }
+
 std::unique_ptr<RepairRun> RepairRun::Create(const std::string& run_dir, const std::string& task_text,
                                              const std::string& task_origin, const std::string& candidate_source,
                                              const RunConfig& config, const RepairEnv& env) {
@@ -111,13 +105,7 @@ std::unique_ptr<RepairRun> RepairRun::Create(const std::string& run_dir, const s
                      "' or choose another --out");
   // Validate before creating anything: the task, its reference, and the repairer (a missing
   // command, script or endpoint is refused here, not after the run exists).
-  Task task = RunTask(config.task_format, task_text, task_origin);
-  if (config.task_format == TaskFormat::kKernelBench) {
-    if (std::string why = KernelBenchReferenceProblem(task_text); !why.empty())
-      throw UsageError(task_origin + " is not a KernelBench reference: " + why);
-  } else {
-    Verifier check(task, *env.machine);  // its reference exists
-  }
+  const Task task = MakeTaskVerifier(config.task_format, task_text, task_origin, *env.machine, run_dir)->task();
   const std::unique_ptr<Repairer> repairer = BuiltinRepairersFor(env).Make(config.repairer, env.machine->env());
   // No initial candidate: the repairer writes one, if it can.
   if (candidate_source.empty() && !repairer->writes_from_task())
@@ -190,12 +178,9 @@ void RepairRun::Load() {
                      " has no run_started event (it was interrupted while being "
                      "created); start a new run");
   const std::string task_text = artifacts_->Get(state_.task_artifact);
-  if (state_.config.task_format == TaskFormat::kKernelBench) {
-    task_ = KernelBenchTask(task_text, state_.task_name + ".py");
-    WriteFileAtomic(dir_ + "/reference.py", task_text, sync_);  // the KernelBench verifier reads files
-  } else {
-    task_ = ParseTask(task_text, state_.task_name + " (recorded)");
-  }
+  const bool kernelbench = state_.config.task_format == TaskFormat::kKernelBench;
+  verifier_ = MakeTaskVerifier(state_.config.task_format, task_text,
+                               state_.task_name + (kernelbench ? ".py" : " (recorded)"), machine_, dir_);
   if (replay_ && !state_.kb_snapshot.empty()) {
     kb_ = std::make_unique<KnowledgeBase>(KnowledgeBase::FromSnapshot(
         nlohmann::json::parse(artifacts_->Get(state_.kb_snapshot)), machine_.config().kb_state_dir));
@@ -241,12 +226,9 @@ Scored RepairRun::Validate(const std::string& source, int round, int index, cons
   const std::string file_name = "candidate-" + cand_hash.substr(0, 12) + state_.config.SourceExtension();
   std::optional<PinnedValidation> pinned =
       env_.pinned ? env_.pinned->Validation({state_.iterations, cand_hash, *opts.seed}) : std::nullopt;
-  Verdict v = pinned ? std::move(pinned->verdict)
-              : state_.config.task_format == TaskFormat::kKernelBench
-                  ? ValidateKernelBench(source, file_name, opts)
-                  : Verifier(task_, machine_).VerifySource(source, file_name, opts);
+  Verdict v = pinned ? std::move(pinned->verdict) : verifier_->VerifySource(source, file_name, opts);
   nlohmann::json vj = v.ToJson();
-  Forensics f = pinned && pinned->forensics.is_object() ? ForensicsFromJson(pinned->forensics) : Diagnose(task_, v);
+  Forensics f = pinned && pinned->forensics.is_object() ? ForensicsFromJson(pinned->forensics) : Diagnose(task(), v);
   Scored s;
   s.candidate = cand_hash;
   s.verdict = artifacts_->Put(vj.dump(2));
@@ -288,17 +270,6 @@ Scored RepairRun::Validate(const std::string& source, int round, int index, cons
   return s;
 }
 
-Verdict RepairRun::ValidateKernelBench(const std::string& source, const std::string& file_name,
-                                       const VerifyOptions& opts) {
-  // The verifier reads files: the proposal goes where it can (the run's logs keep it after).
-  const std::string path = dir_ + "/work/" + file_name;
-  MakeDirs(dir_ + "/work");
-  WriteFileAtomic(path, source);
-  Verdict v = VerifyKernelBench(machine_, dir_ + "/reference.py", path, KernelBenchOptionsFrom(opts));
-  RemoveTree(path);
-  return v;
-}
-
 void RepairRun::RequestRepair() {
   const bool write = !state_.current;  // no candidate yet: the repairer writes one from the task
   RepairRequestedEvent request{write ? 0 : state_.round + 1,
@@ -320,7 +291,7 @@ void RepairRun::RequestRepair() {
 
 void RepairRun::CallRepairer() {
   RepairContext ctx;
-  ctx.task = &task_;
+  ctx.task = &task();
   ctx.format = state_.config.task_format;
   ctx.task_text = artifacts_->Get(state_.task_artifact);
   ctx.cancel = env_.cancel;
@@ -338,7 +309,7 @@ void RepairRun::CallRepairer() {
     }
   }
   ctx.forensics_text = f.Text();
-  ctx.kb_hits = kb_->Retrieve(task_, f);
+  ctx.kb_hits = kb_->Retrieve(task(), f);
   ctx.round = state_.round;
   ctx.attempt = state_.attempt;
   ctx.probes_enabled = state_.round > state_.config.probes_after_round;
@@ -442,7 +413,8 @@ void RepairRun::Finish(bool success, const std::string& reason, const std::strin
     const auto* validated = std::get_if<ValidatedEvent>(&e);
     if (validated == nullptr || validated->scored.candidate != before || validated->scored.forensics.empty()) continue;
     Forensics f = ForensicsFromJson(nlohmann::json::parse(artifacts_->Get(validated->scored.forensics)));
-    std::string id = kb_->ProposeLearned(task_, f, artifacts_->Get(before), artifacts_->Get(state_.current->candidate));
+    std::string id =
+        kb_->ProposeLearned(task(), f, artifacts_->Get(before), artifacts_->Get(state_.current->candidate));
     if (!id.empty()) Progress("  proposed learned knowledge-base entry " + id);
     return;
   }
@@ -471,7 +443,7 @@ void RepairRun::WriteOutputs() {
   s["rounds"] = state_.round;
   s["attempts"] = state_.attempt;
   s["final_iteration"] = state_.current ? state_.current->iteration : 0;
-  s["op_name"] = task_.name;
+  s["op_name"] = task().name;
   s["backend"] = BackendName(state_.config.backend);
   s["error_history"] = nlohmann::json::array();
   for (FailureClass f : state_.error_history) s["error_history"].push_back(FailureClassName(f));
@@ -539,7 +511,7 @@ const RunState& RepairRun::Run() {
       }
       if (!state_.current) {
         Progress(
-            fmt::format("validating {} on {} (light, then full)", state_.initial_candidate.substr(0, 8), task_.name));
+            fmt::format("validating {} on {} (light, then full)", state_.initial_candidate.substr(0, 8), task().name));
         Validate(artifacts_->Get(state_.initial_candidate), 0, -1, "", "");
         continue;
       }

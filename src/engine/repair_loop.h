@@ -25,6 +25,7 @@ struct TurnResult;
 class Machine;
 class CancellationToken;
 class PinnedValues;
+class TaskVerifier;
 struct Verdict;
 struct VerifyOptions;
 
@@ -84,7 +85,6 @@ class RepairRun {
   Scored Validate(const std::string& source, int round, int index, const std::string& origin,
                   const std::string& previous);
   /// A ModelNew candidate of a KernelBench run, by the KernelBench verifier (both verdicts).
-  Verdict ValidateKernelBench(const std::string& source, const std::string& file_name, const VerifyOptions& opts);
   void RequestRepair();
   void CallRepairer();
   void CloseRound();
@@ -103,7 +103,8 @@ class RepairRun {
   std::unique_ptr<Repairer> repairer_;
   std::unique_ptr<RepairSession> session_;  ///< the current attempt's conversation
   int session_attempt_ = 0;
-  Task task_;
+  std::unique_ptr<TaskVerifier> verifier_;  ///< the task's format: its reference and how candidates run
+  const Task& task() const;
   RunState state_;
   std::vector<RunEvent> events_;  ///< the log, decoded: read once on open, appended as it grows
   nlohmann::json summary_;

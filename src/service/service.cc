@@ -23,6 +23,7 @@
 #include "verify/kernelbench_task.h"
 #include "verify/reference.h"
 #include "verify/static_checks.h"
+#include "verify/task_verifier.h"
 
 namespace kforge {
 namespace {
@@ -290,9 +291,7 @@ GenerateResult Service::Generate(const GenerateRequest& request, const Cancellat
     }
     task_text = draft.text;
   }
-  Task task = config.task_format == TaskFormat::kKernelBench
-                  ? KernelBenchTask(task_text, task_origin)
-                  : ParseTask(task_text, task_origin.empty() ? "generated task" : task_origin);
+  Task task = ReadTaskOf(config.task_format, task_text, task_origin.empty() ? "generated task" : task_origin);
   const std::string out = OutDir(request.out, task.name);
   result.task_text = task_text;
   if (result.kind == GenerateKind::kDescription) {
