@@ -122,8 +122,7 @@ KnowledgeBase::KnowledgeBase(const std::string& curated_dir, const std::string& 
     }
   };
   load_dir(curated_dir);
-  MakeDirs(state_dir_ + "/learned");
-  load_dir(state_dir_ + "/learned");
+  load_dir(LearnedDir());
   std::string text, error;
   if (TryReadFile(state_dir_ + "/stats.json", &text, &error)) {
     nlohmann::json stats = nlohmann::json::parse(text, nullptr, false);
@@ -181,6 +180,11 @@ nlohmann::json KnowledgeBase::Snapshot() const {
   return out;
 }
 
+std::string KnowledgeBase::LearnedDir() const {
+  MakeDirs(state_dir_ + "/learned");  // a knowledge base made from a snapshot has made none yet
+  return state_dir_ + "/learned";
+}
+
 KnowledgeBase KnowledgeBase::FromSnapshot(const nlohmann::json& snapshot, const std::string& state_dir) {
   KnowledgeBase kb(state_dir);
   kb.Restore(snapshot);
@@ -215,10 +219,10 @@ void KnowledgeBase::RecordUse(const std::string& id, bool succeeded, bool integr
   UpdateStatus(&e);
   stats[id] = TrackRecordToJson(e.record);
   stats[id]["status"] = e.status;
-  MakeDirs(state_dir_ + "/learned");  // a knowledge base made from a snapshot made none
+  const std::string learned = LearnedDir();
   WriteFileAtomic(state_dir_ + "/stats.json", stats.dump(2) + "\n");
   if (e.origin == "learned")  // the status travels with the learned entry's own file too
-    WriteFileAtomic(state_dir_ + "/learned/" + id + ".json", KbEntryToJson(e).dump(2) + "\n");
+    WriteFileAtomic(learned + "/" + id + ".json", KbEntryToJson(e).dump(2) + "\n");
 }
 
 std::string KnowledgeBase::ProposeLearned(const Task& task, const Forensics& f, const std::string& before,
@@ -252,8 +256,7 @@ std::string KnowledgeBase::ProposeLearned(const Task& task, const Forensics& f, 
   e.patches.push_back(KbPatch{EscapeRegex(old_text), replace, 2});
   e.origin = "learned";
   e.status = "proposed";
-  MakeDirs(state_dir_ + "/learned");
-  WriteFileAtomic(state_dir_ + "/learned/" + e.id + ".json", KbEntryToJson(e).dump(2) + "\n");
+  WriteFileAtomic(LearnedDir() + "/" + e.id + ".json", KbEntryToJson(e).dump(2) + "\n");
   entries_.push_back(std::move(e));
   return entries_.back().id;
 }

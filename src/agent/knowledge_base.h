@@ -82,6 +82,8 @@ class KnowledgeBase {
 
  private:
   explicit KnowledgeBase(std::string state_dir) : state_dir_(std::move(state_dir)) {}
+  /// The state directory's learned/, made if missing.
+  std::string LearnedDir() const;
   void UpdateStatus(KbEntry* e);
 
   std::string state_dir_;

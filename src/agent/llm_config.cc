@@ -26,15 +26,11 @@ nlohmann::json ReadConfigFile(const std::string& path) {
   return kept;
 }
 
-/// The spec's recorded settings, or the config file's (read once, then recorded in the spec).
-nlohmann::json SettingsOf(RepairerSpec* spec) {
-  if (!spec->llm_settings.empty()) {
-    nlohmann::json j = nlohmann::json::parse(spec->llm_settings, nullptr, false);
-    if (!j.is_object()) throw UsageError("the run's recorded llm settings are not a JSON object; the run is damaged");
-    return j;
-  }
-  nlohmann::json j = ReadConfigFile(spec->llm_config);
-  spec->llm_settings = j.dump();
+/// The spec's recorded settings, or, before the run recorded any, the config file's.
+nlohmann::json SettingsOf(const RepairerSpec& spec) {
+  if (spec.llm_settings.empty()) return ReadConfigFile(spec.llm_config);
+  nlohmann::json j = nlohmann::json::parse(spec.llm_settings, nullptr, false);
+  if (!j.is_object()) throw UsageError("the run's recorded llm settings are not a JSON object; the run is damaged");
   return j;
 }
 
@@ -52,7 +48,8 @@ T Field(const nlohmann::json& j, const char* key, T fallback, const std::string&
 
 void ResolveModelEndpoint(RepairerSpec* spec, const Config& config) {
   if (spec->llm_config.empty()) spec->llm_config = config.llm_config;
-  const nlohmann::json file = SettingsOf(spec);
+  const nlohmann::json file = SettingsOf(*spec);
+  spec->llm_settings = file.dump();  // recorded with the run: a resume or replay reads no file
   const std::string& path = spec->llm_config;
   if (spec->base_url.empty()) spec->base_url = Field<std::string>(file, "base_url", config.llm_base_url, path);
   if (spec->model.empty()) spec->model = Field<std::string>(file, "model", config.llm_model, path);
@@ -69,8 +66,7 @@ void ResolveModelEndpoint(RepairerSpec* spec, const Config& config) {
 }
 
 ChatEndpoint LoadEndpointSettings(const RepairerSpec& spec, const Config& config) {
-  RepairerSpec read = spec;
-  const nlohmann::json file = SettingsOf(&read);
+  const nlohmann::json file = SettingsOf(spec);
   const std::string& path = spec.llm_config;
   ChatEndpoint e;
   e.base_url = spec.base_url;

@@ -62,9 +62,9 @@ std::unique_ptr<TaskVerifier> MakeTaskVerifier(TaskFormat format, const std::str
   if (format == TaskFormat::kKernelBench) {
     if (std::string why = KernelBenchReferenceProblem(text); !why.empty())
       throw UsageError(origin + " is not a KernelBench reference: " + why);
-    return std::make_unique<KernelBenchTaskVerifier>(KernelBenchTask(text, origin), text, machine, work_dir);
+    return std::make_unique<KernelBenchTaskVerifier>(ReadTaskOf(format, text, origin), text, machine, work_dir);
   }
-  return std::make_unique<NativeTaskVerifier>(ParseTask(text, origin), machine);
+  return std::make_unique<NativeTaskVerifier>(ReadTaskOf(format, text, origin), machine);
 }
 
 }  // namespace kforge
