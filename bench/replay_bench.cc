@@ -1,7 +1,8 @@
 // What replay costs. Two targets from the replay issue:
 //  1. A strict replay takes at most 5% of the original run's wall time: each bundled CPU
 //     near-miss is repaired with the recipe repairer from a cold compile cache (as a user's
-//     first run), then replayed strictly (nothing compiled, run or asked); both are timed.
+//     first run), then replayed strictly (nothing compiled, run or asked) three times; the run
+//     and the fastest replay are timed.
 //  2. Rebuilding a run's state from a 10,000-event log takes under 100 ms: a synthetic log
 //     of realistic events (validations with their per-trial tensor layer) is written, then
 //     opened and folded (read, decode, fold), and opened as RepairRun::Open does.
@@ -126,26 +127,36 @@ int main(int argc, char** argv) {
     kforge::RepairRun::Create(run_dir, task_text, task_path, source, config, env)->Run();
     const double run_s = Since(start);
 
-    start = std::chrono::steady_clock::now();
-    kforge::Recording rec = kforge::Recording::Open(run_dir, live.env().clock());
-    kforge::ReplayEnvironment renv(live.env(), {}, run_dir + "-replay-kb");
-    kforge::Machine replay_machine(renv.env());
-    kforge::RepairEnv replay_env = env;
-    replay_env.machine = &replay_machine;
-    kforge::ReplayResult r =
-        kforge::Replay(rec, kforge::InputsOf(rec.events()), {{}, run_dir + "-replay", {}}, replay_env);
-    const double replay_s = Since(start);
+    // Best of three replays, each into a directory of its own: the machine's noise (a 10 ms
+    // stall is 2% of the shortest runs), not the code's.
+    double replay_s = 1e9;
+    size_t events = 0, refused = 0;
+    bool matched = true;
+    for (int rep = 0; rep < 3; ++rep) {
+      start = std::chrono::steady_clock::now();
+      kforge::Recording rec = kforge::Recording::Open(run_dir, live.env().clock());
+      kforge::ReplayEnvironment renv(live.env(), {}, fmt::format("{}-replay{}-kb", run_dir, rep));
+      kforge::Machine replay_machine(renv.env());
+      kforge::RepairEnv replay_env = env;
+      replay_env.machine = &replay_machine;
+      kforge::ReplayResult r = kforge::Replay(rec, kforge::InputsOf(rec.events()),
+                                              {{}, fmt::format("{}-replay{}", run_dir, rep), {}}, replay_env);
+      replay_s = std::min(replay_s, Since(start));
+      matched = matched && r.matched();
+      events = rec.events().size();
+      refused += renv.refused_processes() + renv.refused_http();
+    }
     const double ratio = replay_s / run_s;
     worst_ratio = std::max(worst_ratio, ratio);
-    fmt::print("{:<36} {:>7} {:>10.2f} {:>10.1f} {:>7.2f}%  {}\n", file, rec.events().size(), run_s, replay_s * 1000,
-               100 * ratio, r.matched() ? "matched" : "DIVERGED");
+    fmt::print("{:<36} {:>7} {:>10.2f} {:>10.1f} {:>7.2f}%  {}\n", file, events, run_s, replay_s * 1000, 100 * ratio,
+               matched ? "matched" : "DIVERGED");
     rows.push_back({{"candidate", file},
-                    {"events", rec.events().size()},
+                    {"events", events},
                     {"run_s", run_s},
                     {"replay_s", replay_s},
                     {"ratio", ratio},
-                    {"matched", r.matched()},
-                    {"refused_live_calls", renv.refused_processes() + renv.refused_http()}});
+                    {"matched", matched},
+                    {"refused_live_calls", refused}});
   }
   std::vector<double> ratios;
   for (const auto& r : rows) ratios.push_back(r["ratio"]);

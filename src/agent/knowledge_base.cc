@@ -51,7 +51,7 @@ std::string EscapeRegex(const std::string& s) {
 
 }  // namespace
 
-KbEntry ParseKbEntry(const nlohmann::json& j, const std::string& origin_file) {
+KbEntry ParseKbEntry(const nlohmann::json& j, const std::string& origin_file, PatchPatterns patterns) {
   std::string where = "knowledge-base entry in " + origin_file;
   if (!j.is_object() || !j.contains("id") || !j["id"].is_string())
     throw UsageError(where + ": must be an object with a string 'id'");
@@ -76,7 +76,7 @@ KbEntry ParseKbEntry(const nlohmann::json& j, const std::string& origin_file) {
         throw UsageError(where + ": each patch needs string 'find' and 'replace'");
       KbPatch patch{p["find"].get<std::string>(), p["replace"].get<std::string>(), p.value("cost", 1)};
       try {
-        std::regex check(patch.find);
+        if (patterns == PatchPatterns::kCheck) std::regex check(patch.find);
       } catch (const std::regex_error& err) {
         throw UsageError(where + ": patch regex '" + patch.find + "' is invalid: " + err.what());
       }
@@ -194,7 +194,7 @@ KnowledgeBase KnowledgeBase::FromSnapshot(const nlohmann::json& snapshot, const 
 void KnowledgeBase::Restore(const nlohmann::json& snapshot) {
   entries_.clear();
   for (const auto& j : snapshot) {
-    KbEntry e = ParseKbEntry(j, "run snapshot");
+    KbEntry e = ParseKbEntry(j, "run snapshot", PatchPatterns::kAsRecorded);
     e.record = TrackRecordFromJson(j.value("track_record", nlohmann::json::object()));
     entries_.push_back(std::move(e));
   }

@@ -90,7 +90,12 @@ class KnowledgeBase {
   std::vector<KbEntry> entries_;
 };
 
-KbEntry ParseKbEntry(const nlohmann::json& j, const std::string& origin_file);
+/// Whether parsing compiles each patch's regex to refuse a bad one. A run's snapshot was
+/// checked when it was recorded; a replay does not pay for compiling every pattern again
+/// (ApplyPatch treats a pattern that does not compile as matching nothing).
+enum class PatchPatterns { kCheck, kAsRecorded };
+KbEntry ParseKbEntry(const nlohmann::json& j, const std::string& origin_file,
+                     PatchPatterns patterns = PatchPatterns::kCheck);
 nlohmann::json KbEntryToJson(const KbEntry& e);
 
 }  // namespace kforge

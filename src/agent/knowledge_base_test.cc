@@ -102,6 +102,14 @@ TEST(KnowledgeBaseTest, MalformedEntriesAreUsageErrors) {
   EXPECT_THROW(ParseKbEntry(nlohmann::json::array(), "f.json"), UsageError);
 }
 
+TEST(KnowledgeBaseTest, ARecordedSnapshotsPatternsAreNotRecompiledAndABadOneMatchesNothing) {
+  const nlohmann::json bad = {
+      {"id", "x"}, {"failure_classes", {"nan_inf"}}, {"patches", {{{"find", "(unclosed"}, {"replace", "y"}}}}};
+  KbEntry e = ParseKbEntry(bad, "run snapshot", PatchPatterns::kAsRecorded);
+  ASSERT_EQ(e.patches.size(), 1u);
+  EXPECT_TRUE(ApplyPatch("(unclosed x", e.patches[0], SoftmaxTask()).empty());
+}
+
 TEST(RecipeRepairerTest, PatchVariantsPerSiteThenAll) {
   Task task = SoftmaxTask();
   KbPatch p{"(\\bj\\s*)<(\\s*i\\s*;)", "$1<=$2", 1};

@@ -33,7 +33,12 @@ std::string ExpandAttributes(const std::string& text, const Task& task) {
 
 std::vector<std::string> ApplyPatch(const std::string& source, const KbPatch& patch, const Task& task) {
   std::vector<std::string> variants;
-  std::regex re(patch.find);
+  std::regex re;
+  try {
+    re.assign(patch.find);
+  } catch (const std::regex_error&) {
+    return variants;  // a snapshot's patterns are not compiled when read: a bad one matches nothing
+  }
   std::string replacement = ExpandAttributes(patch.replace, task);
   std::vector<std::smatch> matches;
   for (auto it = std::sregex_iterator(source.begin(), source.end(), re); it != std::sregex_iterator(); ++it)

@@ -107,7 +107,7 @@ TEST_F(LlmE2ETest, RepairsThroughToolsOverAStreamAndRecordsEverything) {
   EXPECT_EQ(proposed["data"]["tool_calls"].size(), 2u);
   const std::string transcript = proposed["data"]["transcript"];
   ASSERT_FALSE(transcript.empty());
-  json conversation = json::parse(Read(run + "/artifacts/" + transcript.substr(0, 2) + "/" + transcript));
+  json conversation = json::parse(Read(run + "/artifacts/" + transcript));
   ASSERT_TRUE(conversation.is_array());
   EXPECT_EQ(conversation.front()["role"], "system");
   EXPECT_EQ(conversation.back()["role"], "tool");  // the answer to propose_candidate

@@ -62,7 +62,7 @@ json EventData(const std::string& run, int64_t seq) {
 
 std::string Artifact(const std::string& run, const std::string& hash) {
   std::string text, error;
-  EXPECT_TRUE(TryReadFile(run + "/artifacts/" + hash.substr(0, 2) + "/" + hash, &text, &error)) << error;
+  EXPECT_TRUE(TryReadFile(run + "/artifacts/" + hash, &text, &error)) << error;
   return text;
 }
 

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "core/fs.h"
 #include "testing/http_server.h"
@@ -63,6 +64,27 @@ TEST_P(KernelBenchRepairTest, RecipesCertifyTheNearMiss) {
   EXPECT_EQ(o.summary["reason"], "certified");
   EXPECT_EQ(o.summary["final_level"], "L2_full");
   EXPECT_EQ(o.final_origin, "kb:" + c["recipe"].get<std::string>());
+  // The tensor layer of each validation is in the record: its trials' outputs by SHA-256
+  // and the worker's pid in the verdict; the bytes of the small ones in the artifact store.
+  auto log = RunCli({"log", run, "--json"}, "", 60);
+  ASSERT_EQ(log.exit_code, 0) << log.err;
+  std::istringstream lines(log.out);
+  for (std::string line; std::getline(lines, line);) {
+    json e = json::parse(line, nullptr, false);
+    if (!e.is_object() || e["type"] != "validated" || !e["data"].contains("tensors")) continue;
+    const std::string tensors = e["data"]["tensors"];
+    EXPECT_TRUE(FileExists(run + "/artifacts/" + tensors)) << line;
+  }
+  const json verdict = json::parse(
+      Read(run + "/logs/iteration_" + std::to_string(o.summary.value("final_iteration", -1)) + "/verdict.json"),
+      nullptr, false);
+  ASSERT_TRUE(verdict.is_object());
+  size_t hashed = 0;
+  for (const auto& trial : verdict["cases"]) {
+    EXPECT_GT(trial.value("pid", int64_t{-1}), 0) << trial.dump();
+    for (const auto& out : trial.value("outputs", json::array())) hashed += out.value("sha256", "").size() == 64;
+  }
+  EXPECT_GE(hashed, 5u);  // KernelBench's own five trials at least
   // The certified ModelNew is a Python file, and it verifies on its own.
   ASSERT_TRUE(FileExists(run + "/final.py"));
   auto v = RunCli({"verify", Example(c["reference"]), run + "/final.py", "--full", "--seed", "11", "--json"}, "", 900);

@@ -136,6 +136,7 @@ ExitStatus ConfinedProgram::Run(const std::vector<std::string>& argv, const std:
   opts.replace_env = true;
   Clock& clock = machine_.env().clock();
   std::unique_ptr<Subprocess> child = machine_.env().processes().Start(opts);
+  pid_ = child->pid();
   theirs.Reset();
   const int64_t deadline = clock.MonotonicNanos() + timeout_ms * 1000000;
   ExitStatus status;

@@ -50,6 +50,9 @@ class ConfinedProgram {
   const std::vector<std::string>& layers() const { return layers_; }
   /// What the program left outside scratch (bubblewrap mode), after Run.
   const EscapeScan& escapes() const { return escapes_; }
+  /// The process id of the last Run's child (its confinement's outermost process; a trace-
+  /// layer value a run records), -1 before one ran.
+  int64_t pid() const { return pid_; }
 
  private:
   Machine& machine_;
@@ -59,6 +62,7 @@ class ConfinedProgram {
   std::string scratch_, jail_;
   std::vector<std::string> layers_;
   EscapeScan escapes_;
+  int64_t pid_ = -1;
   std::unique_ptr<CandidateUid> uid_;
   std::unique_ptr<PidsCgroup> pids_;
 };

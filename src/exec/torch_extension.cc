@@ -4,6 +4,7 @@
 #include <sys/file.h>
 
 #include <filesystem>
+#include <future>
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
@@ -104,17 +105,20 @@ struct Step {
   double seconds = 0;
 };
 
-/// Runs one compiler step through `kforge-runner exec` in the compile sandbox, in `work`
-/// (scratch/ and jail/ inside it), with `read_only` host paths visible at the same path.
-Step RunStep(Machine& machine, const std::string& work, const std::vector<std::string>& read_only,
-             std::vector<std::string> argv, SandboxLimits limits, int64_t timeout_ms) {
+/// Runs one compiler step, named `name`, through `kforge-runner exec` in the compile sandbox,
+/// in `work` (its scratch/ shared, a jail-NAME/ of its own, so that steps can run at once),
+/// with `read_only` host paths visible at the same path.
+Step RunStep(Machine& machine, const std::string& work, const std::string& name,
+             const std::vector<std::string>& read_only, std::vector<std::string> argv, SandboxLimits limits,
+             int64_t timeout_ms) {
   SandboxMode mode = machine.Sandbox();
   bool bwrap = mode == SandboxMode::kBubblewrap;
   // A fresh jail for each step: bubblewrap builds its root there and will not build over one.
+  const std::string jail = work + "/jail-" + name;
   std::error_code ec;
-  std::filesystem::remove_all(work + "/jail", ec);
-  MakeDirs(work + "/jail");
-  SandboxSpec spec(mode, work + "/jail", work + "/scratch");
+  std::filesystem::remove_all(jail, ec);
+  MakeDirs(jail);
+  SandboxSpec spec(mode, jail, work + "/scratch");
   std::string runner = machine.RunnerPath();
   spec.AddReadOnly(runner, "/kforge/kforge-runner");
   for (const auto& p : read_only)
@@ -131,7 +135,7 @@ Step RunStep(Machine& machine, const std::string& work, const std::vector<std::s
   }
   SpawnOptions opts;
   opts.argv = spec.Wrap(cmd);
-  opts.output_path = work + "/step.log";
+  opts.output_path = work + "/" + name + ".log";
   ProcessRunner::Result r = machine.env().processes().Run(opts, timeout_ms);
   Step s;
   s.argv = std::move(argv);
@@ -268,7 +272,6 @@ CompileResult CompileTorchExtension(Machine& machine, const TorchToolchain& torc
   if (!FileExists(pch_header + ".gch")) {
     TempDir work("kforge-pch", machine.config().temp_dir);
     MakeDirs(work.path() + "/scratch");
-    MakeDirs(work.path() + "/jail");
     WriteFileAtomic(work.path() + "/scratch/kforge_torch.h", "#include <torch/extension.h>\n");
     std::vector<std::string> argv = {cxx.path};
     argv.insert(argv.end(), cxx_flags.begin(), cxx_flags.end());
@@ -277,7 +280,7 @@ CompileResult CompileTorchExtension(Machine& machine, const TorchToolchain& torc
                              work.path() + "/scratch/kforge_torch.h.gch"});
     SandboxLimits limits = options.limits;
     limits.file_size_bytes = int64_t{4} << 30;  // the header's image is ~650 MB
-    Step pch = RunStep(machine, work.path(), read_only, argv, limits, options.timeout_ms * 4);
+    Step pch = RunStep(machine, work.path(), "pch", read_only, argv, limits, options.timeout_ms * 4);
     seconds += pch.seconds;
     if (pch.ok) {
       MakeDirs(pch_dir);
@@ -293,11 +296,10 @@ CompileResult CompileTorchExtension(Machine& machine, const TorchToolchain& torc
   TempDir work("kforge-ext", machine.config().temp_dir);
   std::string scratch = work.path() + "/scratch";
   MakeDirs(scratch);
-  MakeDirs(work.path() + "/jail");
   WriteFileAtomic(scratch + "/main.cpp", source.main_cpp);
   read_only.push_back(pch_dir);
+  // Takes a finished step's log; returns whether it succeeded. Its time is the caller's to add.
   auto finish = [&](const Step& s) {
-    seconds += s.seconds;
     std::string text = s.log;
     for (const std::string& dir : {scratch + "/", std::string("/scratch/")})
       for (size_t pos; (pos = text.find(dir)) != std::string::npos;) text.erase(pos, dir.size());
@@ -311,9 +313,15 @@ CompileResult CompileTorchExtension(Machine& machine, const TorchToolchain& torc
   argv.push_back("-DTORCH_EXTENSION_NAME=" + source.name);
   if (FileExists(pch_header + ".gch")) argv.insert(argv.end(), {"-include", pch_header});
   argv.insert(argv.end(), {"-c", scratch + "/main.cpp", "-o", scratch + "/main.o"});
-  bool ok = finish(RunStep(machine, work.path(), read_only, argv, options.limits, options.timeout_ms));
+  // g++ on the bindings and nvcc on the CUDA sources run at once: the build takes as long as
+  // nvcc (tens of seconds on torch's headers), not the two together.
+  std::future<Step> main_step = std::async(std::launch::async, [&] {
+    return RunStep(machine, work.path(), "main", read_only, argv, options.limits, options.timeout_ms);
+  });
   std::vector<std::string> objects = {scratch + "/main.o"};
-  if (ok && cuda) {
+  Step cuda_step;
+  cuda_step.ok = true;
+  if (cuda) {
     const ToolInfo& nvcc = machine.Nvcc();
     WriteFileAtomic(scratch + "/cuda.cu", source.cuda_cu);
     std::vector<std::string> nv = {nvcc.path,
@@ -336,9 +344,13 @@ CompileResult CompileTorchExtension(Machine& machine, const TorchToolchain& torc
     std::filesystem::path nvcc_root = std::filesystem::path(nvcc.path).parent_path().parent_path();
     std::vector<std::string> ro = read_only;
     ro.push_back(nvcc_root.string());
-    ok = finish(RunStep(machine, work.path(), ro, nv, options.limits, options.timeout_ms));
+    cuda_step = RunStep(machine, work.path(), "cuda", ro, nv, options.limits, options.timeout_ms);
     objects.push_back(scratch + "/cuda.o");
   }
+  Step main_done = main_step.get();
+  seconds += std::max(main_done.seconds, cuda_step.seconds);  // wall time, not their sum
+  bool ok = finish(main_done);
+  ok = finish(cuda_step) && ok;
   if (ok) {
     std::vector<std::string> link = {cxx.path, "-shared"};
     link.insert(link.end(), objects.begin(), objects.end());
@@ -349,7 +361,9 @@ CompileResult CompileTorchExtension(Machine& machine, const TorchToolchain& torc
                                "-Wl,-rpath," + cuda_root + "/lib64", "-lcudart"});
     link.insert(link.end(), source.extra_ldflags.begin(), source.extra_ldflags.end());
     link.insert(link.end(), {"-o", scratch + "/" + source.name + ".so"});
-    ok = finish(RunStep(machine, work.path(), read_only, link, options.limits, options.timeout_ms));
+    Step linked = RunStep(machine, work.path(), "link", read_only, link, options.limits, options.timeout_ms);
+    seconds += linked.seconds;
+    ok = finish(linked);
   }
   result.seconds = seconds;
   result.log = log;

@@ -13,7 +13,12 @@ namespace kforge {
 
 ArtifactStore::ArtifactStore(std::string dir, Sync sync) : dir_(std::move(dir)), sync_(sync) { MakeDirs(dir_); }
 
-std::string ArtifactStore::PathOf(const std::string& hash) const { return dir_ + "/" + hash.substr(0, 2) + "/" + hash; }
+std::string ArtifactStore::PathOf(const std::string& hash) const {
+  std::string flat = dir_ + "/" + hash;
+  if (FileExists(flat)) return flat;
+  std::string fanned = dir_ + "/" + hash.substr(0, 2) + "/" + hash;
+  return FileExists(fanned) ? fanned : flat;
+}
 
 bool IsArtifactHash(std::string_view hash) {
   return hash.size() == 64 &&
@@ -25,16 +30,15 @@ bool ArtifactStore::Has(const std::string& hash) const { return IsArtifactHash(h
 std::string ArtifactStore::Put(std::string_view bytes) {
   std::string hash = Sha256Hex(bytes);
   if (Has(hash)) return hash;
-  MakeDirs(dir_ + "/" + hash.substr(0, 2));
-  WriteFileAtomic(PathOf(hash), bytes, sync_);
+  WriteFileAtomic(dir_ + "/" + hash, bytes, sync_);
   return hash;
 }
 
 std::string ArtifactStore::Adopt(const std::string& hash, const std::string& path) {
   if (!IsArtifactHash(hash)) throw UsageError("'" + hash.substr(0, 80) + "' is not an artifact hash (64 hex digits)");
   if (Has(hash)) return hash;
-  MakeDirs(dir_ + "/" + hash.substr(0, 2));
-  if (::link(path.c_str(), PathOf(hash).c_str()) != 0 && errno != EEXIST) CopyFileAtomic(path, PathOf(hash));
+  const std::string to = dir_ + "/" + hash;
+  if (::link(path.c_str(), to.c_str()) != 0 && errno != EEXIST) CopyFileAtomic(path, to);
   return hash;
 }
 

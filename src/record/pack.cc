@@ -9,6 +9,7 @@
 #include "core/fs.h"
 #include "core/hash.h"
 #include "core/text.h"
+#include "record/artifact_store.h"
 #include "record/event_log.h"
 #include "record/sqlite.h"
 
@@ -47,9 +48,10 @@ PackSummary WritePack(const std::string& run_dir, const std::string& pack_path, 
   RemoveTree(log_copy);
   std::error_code ec;
   for (const auto& e : std::filesystem::recursive_directory_iterator(run_dir + "/artifacts", ec)) {
-    const std::string name =
-        "artifacts/" + e.path().parent_path().filename().string() + "/" + e.path().filename().string();
-    if (e.is_regular_file() && ValidPackPath(name)) files[name] = ReadWhole(e.path().string());
+    // Named in the pack's (fanned) form whether the run stores it flat or fanned out.
+    const std::string hash = e.path().filename().string();
+    const std::string name = "artifacts/" + hash.substr(0, 2) + "/" + hash;
+    if (e.is_regular_file() && IsArtifactHash(hash)) files[name] = ReadWhole(e.path().string());
   }
   PackSummary out;
   out.path = pack_path;
@@ -156,9 +158,12 @@ PackSummary Unpack(const std::string& pack_path, const std::string& out_dir) {
   PackSummary out;
   out.path = out_dir;
   out.manifest = manifest;
+  MakeDirs(out_dir + "/artifacts");
   for (const auto& [path, bytes] : files) {
-    MakeDirs(std::filesystem::path(out_dir + "/" + path).parent_path().string());
-    WriteFileAtomic(out_dir + "/" + path, bytes);
+    // The run's own layout (record/artifact_store.h): artifacts flat.
+    const std::string to =
+        path == "events.db" ? out_dir + "/events.db" : out_dir + "/artifacts/" + path.substr(path.size() - 64);
+    WriteFileAtomic(to, bytes);
     ++out.files;
     out.bytes += static_cast<int64_t>(bytes.size());
   }

@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "core/fs.h"
+#include "core/hash.h"
 #include "record/artifact_store.h"
 #include "record/event_log.h"
 #include "testing/fakes.h"
@@ -61,6 +62,19 @@ TEST_F(PackTest, UnpacksTheWholeLogAndEveryArtifact) {
   auto log = EventLog::Open(dir_.path() + "/out/events.db", clock_);
   ASSERT_EQ(log->ReadAll().size(), 2u);  // the WAL's event came along
   EXPECT_EQ(log->ReadAll()[1].data["elapsed_s"], 3);
+}
+
+TEST_F(PackTest, AnOlderRunsFannedOutArtifactsArePackedAndUnpackFlat) {
+  const std::string old_hash = Sha256Hex("an older run's artifact");
+  MakeDirs(run_ + "/artifacts/" + old_hash.substr(0, 2));
+  WriteFileAtomic(run_ + "/artifacts/" + old_hash.substr(0, 2) + "/" + old_hash, "an older run's artifact");
+  const std::string pack = dir_.path() + "/old.kfpack";
+  WritePack(run_, pack, clock_, {});
+  PackSummary s = Unpack(pack, dir_.path() + "/old");
+  EXPECT_EQ(s.files, 3);
+  EXPECT_TRUE(FileExists(dir_.path() + "/old/artifacts/" + old_hash));
+  EXPECT_TRUE(FileExists(dir_.path() + "/old/artifacts/" + artifact_));
+  EXPECT_EQ(ArtifactStore(dir_.path() + "/old/artifacts").Get(old_hash), "an older run's artifact");
 }
 
 TEST_F(PackTest, ABlobThatDoesNotMatchItsHashIsRefused) {

@@ -380,6 +380,7 @@ void KernelBenchVerifier::Judge(const std::vector<Trial>& trials, const WorkerRu
     c.name = t.name;
     c.distribution = t.distribution;
     c.seed = t.seed;
+    if (cand.program) c.pid = cand.program->pid();  // one worker process runs every trial
     const json& r = i < rt.size() ? rt[i] : json();
     if (!r.is_object() || !IsTrue(r, "ok")) {
       // The reference cannot run these inputs (sizes it does not support): not a trial.
@@ -503,6 +504,8 @@ void KernelBenchVerifier::Judge(const std::vector<Trial>& trials, const WorkerRu
       OutputEvidence ev;
       ev.name = name;
       ev.shape = got.shape;
+      ev.sha256 = Sha256Hex(got.bytes);
+      v->KeepOutput(ev.sha256, got.bytes);
       ev.compare = CompareOutput(in);
       if (!ev.compare.passed() && c.passed())
         fail(ClassifyNumeric(ev.compare), name + ": " + std::to_string(ev.compare.mismatches) + " of " +
