@@ -14,6 +14,7 @@ The job (JSON, written by the engine):
     trials          [{"name", "seed", "distribution"}]; distribution "kernelbench" draws
                     get_inputs() as KernelBench does, the others replace floating inputs
     poison_nbytes   sizes of blocks to fill with 0xff bytes and free before each forward
+                    (absent: the reference's output sizes on the meta device, else the inputs')
     kernelbench_trials  how many KernelBench trial seeds to derive (their seeds are computed
                     here as KernelBench does: torch.manual_seed(42), then torch.randint)
     out             directory for result.json and the output files
@@ -126,6 +127,22 @@ def trial_inputs(torch, get_inputs, distribution, seed, device):
         set_seed(torch, seed)
     inputs = [x.to(device) if isinstance(x, torch.Tensor) else x for x in get_inputs()]
     return replace_floats(torch, inputs, distribution, seed, device)
+
+
+def output_nbytes_on_meta(torch, reference, get_inputs, get_init_inputs):
+    """The sizes of the reference's outputs, from Model run on the meta device (shapes, no
+    data, nothing drawn: torch >= 2.0), so that the candidate's worker can poison blocks of
+    those sizes without waiting for the reference's. [] when that cannot be done: each trial
+    then poisons blocks of its inputs' sizes (an elementwise output's)."""
+    if not hasattr(torch.device("meta"), "__enter__"):
+        return []
+    try:
+        with torch.no_grad(), torch.device("meta"):
+            out = reference.Model(*get_init_inputs())(*get_inputs())
+        out = list(out) if isinstance(out, (tuple, list)) else [out]
+        return [o.numel() * o.element_size() for o in out if isinstance(o, torch.Tensor)]
+    except Exception:  # an operator without a meta kernel, a get_inputs() that needs data
+        return []
 
 
 def tensor_bytes(torch, t):
@@ -283,10 +300,13 @@ def main():
     for k, v in job.get("constants", {}).items():
         setattr(reference, k, v)
     get_inputs, get_init_inputs = reference.get_inputs, reference.get_init_inputs
+    poison_nbytes = job.get("poison_nbytes") or []
     if role == "candidate":
+        if not poison_nbytes:
+            poison_nbytes = output_nbytes_on_meta(torch, reference, get_inputs, get_init_inputs)
         result["stage"] = "load_candidate"
         write_result()
-        del reference.Model  # the candidate's process never runs the reference
+        del reference.Model  # the candidate's process never runs the reference (on data)
         candidate = load_module("kforge_candidate", job["candidate"])
         model_class = candidate.ModelNew
     else:
@@ -321,7 +341,8 @@ def main():
                 clones = [x.clone() if isinstance(x, torch.Tensor) else None for x in inputs]
                 # Freed blocks of the outputs' sizes, filled with 0xff bytes: memory an output
                 # is allocated in and never written shows that pattern, whatever the allocator.
-                poison = [torch.full((n,), 255, dtype=torch.uint8, device=device) for n in job.get("poison_nbytes", [])]
+                sizes = poison_nbytes or [x.numel() * x.element_size() for x in inputs if isinstance(x, torch.Tensor)]
+                poison = [torch.full((n,), 255, dtype=torch.uint8, device=device) for n in sizes]
                 del poison
                 set_seed(torch, seed)
                 start = time.perf_counter()

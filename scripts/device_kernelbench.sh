@@ -4,7 +4,7 @@
 # one-kernel CUDA ReLU (cold cache, then warm), and, with `agree`, KernelBench's own
 # procedure (scripts/kernelbench_procedure.py) beside kforge's KernelBench-compatible verdict
 # on every bundled GPU example. Results under $OUT.
-#   device_kernelbench.sh [tests|launches|agree]   (BIG=1: also ReLU at 4096 x 65536; KEEP_CACHE=1: keep
+#   device_kernelbench.sh [tests|launches|agree]   (BIG=1: also ReLU at 4096 x 65536; SKIP_REPAIR=1: no GPU repair; KEEP_CACHE=1: keep
 #   the precompiled torch header of an earlier call and drop only the built extensions, so
 #   "cold" is the extension's own build)
 set -uo pipefail
@@ -34,13 +34,15 @@ print('  passed', v['passed'], 'compile %.1f s (cached %s), reference %.1f s, ca
     devbuild/kforge verify /tmp/19_ReLU_4096x65536.py $kb/cuda/relu.py --backend cuda --seed 1 --json >"$OUT/relu_big.json" 2>"$OUT/relu_big.err"
     echo "relu 4096x65536: exit $? wall $(( ($(date +%s%N) - s) / 1000000 )) ms" >>"$OUT/kb_timing.txt"
   fi
-  # Repair on the GPU: the max-init-0 softmax ModelNew, with the recipe repairer.
+  # Repair on the GPU: the max-init-0 softmax ModelNew, with the recipe repairer (SKIP_REPAIR=1: not).
+  [ "${SKIP_REPAIR:-0}" = 1 ] || {
   s=$(date +%s%N)
   rm -rf /tmp/kb-repair /tmp/kb-state
   KFORGE_KB_STATE=/tmp/kb-state devbuild/kforge repair $kb/level1/23_Softmax.py $kb/cuda/softmax_max_init_zero.py \
     --backend cuda --seed 1 --out /tmp/kb-repair >"$OUT/repair_softmax.txt" 2>&1
   echo "repair cuda softmax_max_init_zero: exit $? wall $(( ($(date +%s%N) - s) / 1000000 )) ms" >>"$OUT/kb_timing.txt"
   cp /tmp/kb-repair/summary.json "$OUT/repair_softmax_summary.json" 2>/dev/null
+  }
   devbuild/kforge_gpu_tests --gtest_filter='*KernelBench*' >"$OUT/kb_gpu_tests.txt" 2>&1
   echo "gpu tests exit $?" >>"$OUT/kb_timing.txt"
   cat "$OUT/kb_timing.txt"

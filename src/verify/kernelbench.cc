@@ -193,7 +193,7 @@ class KernelBenchVerifier {
  private:
   json Check(const std::string& reference, const std::string& candidate);
   WorkerRun Worker(const char* role, const std::vector<Trial>& trials, const json& constants,
-                   const json& poison_nbytes = json::array(), const json& timing = json());
+                   const json& timing = json());
   /// KernelBench's timing of the reference and the candidate, each in its own process.
   json Timing();
   void Judge(const std::vector<Trial>& trials, const WorkerRun& ref, const WorkerRun& cand, Verdict* v);
@@ -252,7 +252,7 @@ json KernelBenchVerifier::Check(const std::string& reference, const std::string&
 }
 
 WorkerRun KernelBenchVerifier::Worker(const char* role, const std::vector<Trial>& trials, const json& constants,
-                                      const json& poison_nbytes, const json& timing) {
+                                      const json& timing) {
   WorkerRun run;
   bool gpu = options_.backend == BackendKind::kCuda;
   run.program = std::make_unique<ConfinedProgram>(machine_, options_.limits, gpu);
@@ -264,7 +264,6 @@ WorkerRun KernelBenchVerifier::Worker(const char* role, const std::vector<Trial>
               {"constants", constants},
               {"kernelbench_trials", kKernelBenchTrials},
               {"out", "out"},
-              {"poison_nbytes", poison_nbytes},
               {"extensions", json::object()},
               {"trials", json::array()}};
   if (!timing.is_null()) job["timing"] = timing;
@@ -350,7 +349,7 @@ json KernelBenchVerifier::Timing() {
                         " timed after one discarded, CUDA events, L2 thrashed (256 MB) after each call; on the CPU "
                         "perf_counter"}};
   for (const char* role : {"reference", "candidate"}) {
-    WorkerRun run = Worker(role, {}, json::object(), json::array(), spec);
+    WorkerRun run = Worker(role, {}, json::object(), spec);
     const json* t = run.result.is_object() && run.result.contains("timing") ? &run.result["timing"] : nullptr;
     if (t == nullptr || !t->is_object() || !(Num(*t, "mean_ms") > 0)) {
       std::string why = WorkerProblem(run, role);
@@ -685,20 +684,19 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
 
   // L2: one reference and one candidate process for the light set (and with --full, the full
   // set's distributions), judged in order; then, with --full, the odd sizes.
-  auto run_set = [&](const std::vector<Trial>& set, const json& consts, WorkerRun ref) -> bool {
+  // The candidate's worker runs beside the reference's (it needs nothing of it: it poisons
+  // blocks of the output sizes it learns from the reference on the meta device).
+  auto run_set = [&](const std::vector<Trial>& set, const json& consts, std::future<WorkerRun> reference) -> bool {
     if (options_.cancel && options_.cancel->cancelled()) throw CancelledError(options_.cancel->reason());
+    std::future<WorkerRun> candidate =
+        std::async(std::launch::async, [&, consts] { return Worker("candidate", set, consts); });
+    WorkerRun ref = reference.get();
+    WorkerRun cand = candidate.get();
     v.reference_seconds += ref.seconds;
     if (std::string why = WorkerProblem(ref, "reference"); !why.empty()) {
       if (&set == &sized) return true;  // the reference does not take other sizes
       throw UsageError(why);
     }
-    json poison = json::array();  // the reference's output sizes (not its values)
-    if (ref.result["trials"].is_array() && !ref.result["trials"].empty())
-      for (const auto& o : ref.result["trials"][0].value("outputs", json::array())) {
-        Tensor t;
-        if (LoadTensor(ref.out_dir, o, &t).empty()) poison.push_back(t.bytes.size());
-      }
-    WorkerRun cand = Worker("candidate", set, consts, poison);
     v.run_seconds += cand.seconds;
     v.sandbox_layers = cand.layers;
     if (cand.escapes.count > 0)
@@ -740,14 +738,15 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
     }
     return true;
   };
-  if (!run_set(trials, json::object(), early_reference.get())) return finish(v);
+  if (!run_set(trials, json::object(), std::move(early_reference))) return finish(v);
   v.level = Level::kL2Light;
   if (options_.full) {
     json odd = OddSizes(constants);
     if (!odd.empty()) {
       v.random_shapes.push_back({});
       for (auto& [name, value] : odd.items()) v.random_shapes.back()[name] = value.get<int64_t>();
-      if (!run_set(sized, odd, Worker("reference", sized, odd))) return finish(v);
+      if (!run_set(sized, odd, std::async(std::launch::async, [&] { return Worker("reference", sized, odd); })))
+        return finish(v);
     }
     v.level = Level::kL2Full;
   }
