@@ -324,8 +324,11 @@ CompileResult CompileTorchExtension(Machine& machine, const TorchToolchain& torc
   if (cuda) {
     const ToolInfo& nvcc = machine.Nvcc();
     WriteFileAtomic(scratch + "/cuda.cu", source.cuda_cu);
+    // nvcc's -O is the host code's level (device code is optimised regardless): the host
+    // side of cuda.cu is the torch-facing glue around the launches. -O1 saves ~5% of the
+    // build (38.9 -> 36.9 s on the H200); torch's headers, not optimisation, are its cost.
     std::vector<std::string> nv = {nvcc.path,
-                                   "-O2",
+                                   "-O1",
                                    "-std=c++17",
                                    "-Xcompiler",
                                    "-fPIC",
