@@ -177,7 +177,7 @@ CompareResult CompareOutput(const CompareInput& in) {
     }
     double diff = std::fabs(got - expected);
     double allowed = r.allowed_abs + in.tolerance.rtol * std::fabs(expected);
-    if (in.unavoidable != nullptr) allowed += (*in.unavoidable)[static_cast<size_t>(i)];
+    allowed += in.unavoidable != nullptr ? (*in.unavoidable)[static_cast<size_t>(i)] : in.unavoidable_everywhere;
     if (std::fabs(expected) <= scale.cutoff) {
       sum_sq_err += diff * diff;
       sum_sq_ordinary += expected * expected;

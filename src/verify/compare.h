@@ -57,6 +57,9 @@ struct CompareInput {
   /// Per element, an error the inputs' conditioning makes unavoidable in float32 (see
   /// Reference::UnavoidableError), added to that element's tolerance alone. Null otherwise.
   const std::vector<double>* unavoidable = nullptr;
+  /// An unavoidable error that is the same for every element (when `unavoidable` is null):
+  /// what a float32 reference errs by at most, for an output judged against float64.
+  double unavoidable_everywhere = 0;
   /// For kArgmax: the input the index refers into, as doubles, shape [rows, cols].
   const std::vector<double>* argmax_source = nullptr;
   int64_t argmax_cols = 0;

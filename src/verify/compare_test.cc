@@ -37,6 +37,22 @@ TEST(CompareTest, ExactMatchPasses) {
   EXPECT_TRUE(f.Run().passed());
 }
 
+TEST(CompareTest, AnErrorUnavoidableEverywhereWidensEveryElementsTolerance) {
+  Fixture f{.got = {1.01f, 2.0f, 3.0f}, .ref = {1, 2, 3}};
+  CompareInput in;
+  in.spec = &f.spec;
+  in.shape = {3};
+  in.got = f.got.data();
+  in.reference = &f.ref;
+  in.tolerance = Tol(0, 0);
+  EXPECT_EQ(CompareOutput(in).mismatches, 1);
+  in.unavoidable_everywhere = 0.02;
+  EXPECT_TRUE(CompareOutput(in).passed());
+  std::vector<double> per_element = {0, 0.02, 0.02};  // a per-element vector takes precedence
+  in.unavoidable = &per_element;
+  EXPECT_EQ(CompareOutput(in).mismatches, 1);
+}
+
 TEST(CompareTest, NaNPositionsMustMatch) {
   Fixture f{.got = {0, NAN, 3}, .ref = {NAN, NAN, 3}};
   CompareResult r = f.Run();
