@@ -110,13 +110,19 @@ def replace_floats(torch, inputs, distribution, seed, device):
     return out
 
 
+def has_meta_device(torch):
+    """Whether torch.device("meta") works as a context (torch >= 2.0): tensors made inside
+    have shapes and dtypes but no data."""
+    return hasattr(torch.device("meta"), "__enter__")
+
+
 def trial_inputs(torch, get_inputs, distribution, seed, device):
     """A trial's inputs. KernelBench's own trials draw get_inputs() on the host and move them,
     as the benchmark does. A certified trial only needs get_inputs()'s shapes when every
     tensor it returns is floating (they are all drawn again on the device): it asks for them
     on the meta device (torch >= 2.0), which allocates and draws nothing; a get_inputs()
     with integer tensors, one that fails there, or an older torch draws on the host."""
-    if distribution != "kernelbench" and hasattr(torch.device("meta"), "__enter__"):
+    if distribution != "kernelbench" and has_meta_device(torch):
         try:
             with torch.device("meta"):
                 shapes = get_inputs()
@@ -134,7 +140,7 @@ def output_nbytes_on_meta(torch, reference, get_inputs, get_init_inputs):
     data, nothing drawn: torch >= 2.0), so that the candidate's worker can poison blocks of
     those sizes without waiting for the reference's. [] when that cannot be done: each trial
     then poisons blocks of its inputs' sizes (an elementwise output's)."""
-    if not hasattr(torch.device("meta"), "__enter__"):
+    if not has_meta_device(torch):
         return []
     try:
         with torch.no_grad(), torch.device("meta"):
