@@ -165,7 +165,8 @@ def load_inline_calls(c):
             continue
         n = kb.normalise(args)
         extensions.append({"key": kb.extension_key(n), "name": n["name"], "line": node.lineno,
-                           "main_cpp": kb.main_cpp(n), "cuda_cu": kb.cuda_cu(n),
+                           "main_cpp": kb.main_cpp(n), "thunks_cpp": kb.thunks_cpp(n),
+                           "functions": list(n["functions"] or []), "cuda_cu": kb.cuda_cu(n),
                            "extra_cflags": n["extra_cflags"], "extra_cuda_cflags": n["extra_cuda_cflags"],
                            "extra_ldflags": n["extra_ldflags"],
                            "extra_include_paths": n["extra_include_paths"]})

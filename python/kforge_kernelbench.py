@@ -66,6 +66,16 @@ def main_cpp(n):
     return "\n".join(lines)
 
 
+def thunks_cpp(n):
+    """main.cpp with kforge's bindings (include/kforge/torch_thunks.h) in place of pybind11's,
+    or "" when load_inline's are needed: no `functions`, or a name that is not an identifier."""
+    names = list(n["functions"] or [])
+    if not names or not all(f.isidentifier() and f.isascii() for f in names):
+        return ""
+    return "\n".join(["#include <torch/extension.h>"] + list(n["cpp_sources"]) +
+                     ["KFORGE_THUNK({0})".format(f) for f in names])
+
+
 def cuda_cu(n):
     """cuda.cu as load_inline writes it ("" without CUDA sources)."""
     if not n["cuda_sources"]:

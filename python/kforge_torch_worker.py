@@ -261,6 +261,28 @@ def account_launches(torch, model, inputs, trace_path):
                                      if k.get("args", {}).get("stream") != current][:5]}
 
 
+def thunk_module(name, path, functions):
+    """A module of the functions of an extension built with kforge's thunk bindings: each
+    calls kforge_fn_NAME(args) (include/kforge/torch_thunks.h) with the GIL held."""
+    import ctypes
+    library = ctypes.PyDLL(os.path.abspath(path))
+    module = types.ModuleType(name)
+    module.__file__ = path
+
+    def bind(function_name):
+        entry = library["kforge_fn_" + function_name]
+        entry.restype = ctypes.py_object
+        entry.argtypes = [ctypes.py_object]
+
+        def call(*args):
+            return entry(args)
+        call.__name__ = call.__qualname__ = function_name
+        return call
+    for f in functions:
+        setattr(module, f, bind(f))
+    return module
+
+
 def prebuilt_load_inline(extensions):
     import kforge_kernelbench as kb
 
@@ -273,12 +295,14 @@ def prebuilt_load_inline(extensions):
             extra_cflags=extra_cflags, extra_cuda_cflags=extra_cuda_cflags, extra_ldflags=extra_ldflags,
             extra_include_paths=extra_include_paths, with_cuda=with_cuda,
             with_pytorch_error_handling=with_pytorch_error_handling)))
-        path = extensions.get(key)
-        if path is None:
+        built = extensions.get(key)
+        if built is None:
             raise RuntimeError(f"kforge: load_inline('{name}') was called with arguments kforge did not build "
                                "ahead of time; pass its sources as string literals or module-level strings")
-        loader = importlib.machinery.ExtensionFileLoader(name, path)
-        spec = importlib.util.spec_from_file_location(name, path, loader=loader)
+        if built["binding"] == "thunks":
+            return thunk_module(name, built["path"], built["functions"])
+        loader = importlib.machinery.ExtensionFileLoader(name, built["path"])
+        spec = importlib.util.spec_from_file_location(name, built["path"], loader=loader)
         module = importlib.util.module_from_spec(spec)
         loader.exec_module(module)
         return module

@@ -4,6 +4,7 @@
 #include <sys/file.h>
 
 #include <filesystem>
+#include <functional>
 #include <future>
 #include <nlohmann/json.hpp>
 
@@ -212,9 +213,118 @@ std::string ExtensionFlagProblem(const std::string& flag) {
          "-gencode, -arch=, -lcublas, -lcudnn)";
 }
 
-CompileResult CompileTorchExtension(Machine& machine, const TorchToolchain& torch, const ExtensionSource& source,
-                                    const CompilerOptions& options) {
-  CompileResult result;
+const char* ExtensionBindingName(ExtensionBinding binding) {
+  return binding == ExtensionBinding::kThunks ? "thunks" : "pybind11";
+}
+
+namespace {
+
+/// What every step of one extension's build shares.
+struct Build {
+  Machine& machine;
+  const TorchToolchain& torch;
+  const ToolInfo& cxx;
+  const CompilerOptions& options;
+  std::string cache_root;
+  std::vector<std::string> cxx_flags;  ///< load_inline's, and the candidate's extra_cflags
+  std::vector<std::string> includes;
+  std::vector<std::string> read_only;
+  std::string log;
+  double seconds = 0;
+};
+
+/// Builds `artifact` once on this machine (the first caller builds it under a lock; the
+/// others wait and reuse it): `inputs` are written to scratch, `argv(scratch)` writes
+/// scratch/out. Returns whether the artifact exists; a failed build's log goes to the log.
+bool BuildOnce(Build& b, const std::string& name, const std::string& artifact,
+               const std::vector<std::pair<std::string, std::string>>& inputs,
+               const std::function<std::vector<std::string>(const std::string&)>& argv, int64_t file_size_bytes) {
+  if (FileExists(artifact)) return true;
+  MakeDirs(std::filesystem::path(artifact).parent_path().string());
+  ScopedFd lock(::open((artifact + ".lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644));
+  if (lock.get() >= 0) ::flock(lock.get(), LOCK_EX);
+  if (FileExists(artifact)) return true;
+  TempDir work("kforge-" + name, b.machine.config().temp_dir);
+  MakeDirs(work.path() + "/scratch");
+  for (const auto& [file, text] : inputs) WriteFileAtomic(work.path() + "/scratch/" + file, text);
+  SandboxLimits limits = b.options.limits;
+  limits.file_size_bytes = file_size_bytes;
+  Step step = RunStep(b.machine, work.path(), name, b.read_only, argv(work.path() + "/scratch"), limits,
+                      b.options.timeout_ms * 4);
+  b.seconds += step.seconds;
+  if (!step.ok) {
+    b.log += "(building kforge's " + name + " failed)\n" + step.log + "\n";
+    return false;
+  }
+  CopyFileAtomic(work.path() + "/scratch/out", artifact);
+  return true;
+}
+
+/// A precompiled header of `text` for these flags; returns its path (the .gch beside it),
+/// or "" when it does not build (the caller builds without it).
+std::string PrecompiledHeader(Build& b, const std::string& name, const std::string& text) {
+  std::string material = b.torch.torch_version + '\0' + b.torch.python + '\0' + b.cxx.version + '\0' + text;
+  for (const auto& f : b.cxx_flags) material += '\0' + f;
+  std::string dir = b.cache_root + "/torch-pch/" + Sha256Hex(material).substr(0, 24);
+  std::string header = dir + "/" + name + ".h";
+  bool built = BuildOnce(b, name, header + ".gch", {{name + ".h", text}}, [&](const std::string& scratch) {
+    std::vector<std::string> argv = {b.cxx.path};
+    argv.insert(argv.end(), b.cxx_flags.begin(), b.cxx_flags.end());
+    argv.insert(argv.end(), b.includes.begin(), b.includes.end());
+    argv.insert(argv.end(), {"-x", "c++-header", scratch + "/" + name + ".h", "-o", scratch + "/out"});
+    return argv;
+  }, int64_t{4} << 30);  // torch/extension.h's image is ~650 MB
+  if (!built) return "";
+  if (!FileExists(header)) WriteFileAtomic(header, text);
+  return header;
+}
+
+/// The text of one of kforge's files for extensions (include/kforge/).
+std::string KforgeExtensionFile(Machine& machine, const std::string& name) {
+  std::string path = machine.IncludeDir() + "/kforge/" + name, text, error;
+  if (!TryReadFile(path, &text, &error)) throw EnvironmentError("cannot read kforge's " + path + ": " + error);
+  return text;
+}
+
+/// What the thunk bindings need, built once per toolchain and flags: a light precompiled
+/// header (torch/types.h and the thunks), a directory whose torch/extension.h includes only
+/// torch/types.h (a source that includes the whole front end does not pay for it; one that
+/// uses more of it fails here and builds as load_inline does), and the glue object.
+struct ThunkKit {
+  std::string pch, shadow, glue;
+};
+
+bool PrepareThunks(Build& b, ThunkKit* kit) {
+  std::string thunks = KforgeExtensionFile(b.machine, "torch_thunks.h");
+  std::string glue_source = KforgeExtensionFile(b.machine, "torch_thunks_glue.cc");
+  kit->pch = PrecompiledHeader(b, "kforge_torch_light", "#include <torch/types.h>\n#include <Python.h>\n" + thunks);
+  if (kit->pch.empty()) return false;
+  kit->shadow = std::filesystem::path(kit->pch).parent_path().string() + "/shadow";
+  if (!FileExists(kit->shadow + "/torch/extension.h")) {
+    MakeDirs(kit->shadow + "/torch");
+    WriteFileAtomic(kit->shadow + "/torch/extension.h", "#pragma once\n#include <torch/types.h>\n");
+  }
+  std::string material = b.torch.torch_version + '\0' + b.torch.python + '\0' + b.cxx.version + '\0' + thunks +
+                         '\0' + glue_source;
+  for (const auto& f : b.cxx_flags) material += '\0' + f;
+  kit->glue = b.cache_root + "/torch-glue/" + Sha256Hex(material).substr(0, 24) + ".o";
+  return BuildOnce(b, "glue", kit->glue, {{"torch_thunks.h", thunks}, {"glue.cc", glue_source}},
+                   [&](const std::string& scratch) {
+                     std::vector<std::string> argv = {b.cxx.path};
+                     argv.insert(argv.end(), b.cxx_flags.begin(), b.cxx_flags.end());
+                     argv.insert(argv.end(), b.includes.begin(), b.includes.end());
+                     argv.insert(argv.end(), {"-c", scratch + "/glue.cc", "-o", scratch + "/out"});
+                     return argv;
+                   },
+                   int64_t{256} << 20);
+}
+
+}  // namespace
+
+TorchExtension CompileTorchExtension(Machine& machine, const TorchToolchain& torch, const ExtensionSource& source,
+                                     const CompilerOptions& options) {
+  TorchExtension ext;
+  CompileResult& result = ext.compile;
   const ToolInfo& cxx = machine.HostCompiler();
   result.compiler = cxx.path;
   result.compiler_version = cxx.version;
@@ -222,102 +332,85 @@ CompileResult CompileTorchExtension(Machine& machine, const TorchToolchain& torc
     for (const auto& f : *list)
       if (std::string why = ExtensionFlagProblem(f); !why.empty()) {
         result.log = why;
-        return result;
+        return ext;
       }
   bool cuda = !source.cuda_cu.empty();
+  Build b{machine, torch, cxx, options, options.cache_dir.empty() ? machine.config().cache_dir : options.cache_dir};
   // The flags of torch.utils.cpp_extension, for this toolchain.
-  std::vector<std::string> common = {"-O2", "-std=c++17", "-fPIC", "-DTORCH_API_INCLUDE_EXTENSION_H",
-                                     std::string("-D_GLIBCXX_USE_CXX11_ABI=") + (torch.cxx11_abi ? "1" : "0")};
-  std::vector<std::string> includes;
-  for (const auto& p : torch.include_paths) includes.insert(includes.end(), {"-isystem", p});
-  includes.insert(includes.end(), {"-isystem", torch.python_include});
+  b.cxx_flags = {"-O2", "-std=c++17", "-fPIC", "-DTORCH_API_INCLUDE_EXTENSION_H",
+                 std::string("-D_GLIBCXX_USE_CXX11_ABI=") + (torch.cxx11_abi ? "1" : "0")};
+  b.cxx_flags.insert(b.cxx_flags.end(), source.extra_cflags.begin(), source.extra_cflags.end());
+  for (const auto& p : torch.include_paths) b.includes.insert(b.includes.end(), {"-isystem", p});
+  b.includes.insert(b.includes.end(), {"-isystem", torch.python_include});
   std::string cuda_root = "/usr/local/cuda";
-  if (cuda) includes.insert(includes.end(), {"-isystem", cuda_root + "/include"});
-  std::vector<std::string> cxx_flags = common;
-  cxx_flags.insert(cxx_flags.end(), source.extra_cflags.begin(), source.extra_cflags.end());
-  result.flags = cxx_flags;
+  if (cuda) b.includes.insert(b.includes.end(), {"-isystem", cuda_root + "/include"});
+  result.flags = b.cxx_flags;
 
-  std::string key_material = source.main_cpp + '\0' + source.cuda_cu + '\0' + source.name + '\0' + torch.torch_version +
-                             '\0' + torch.python + '\0' + cxx.version + '\0' + options.cuda_arch;
+  std::string key_material = source.main_cpp + '\0' + source.thunks_cpp + '\0' + source.cuda_cu + '\0' + source.name +
+                             '\0' + torch.torch_version + '\0' + torch.python + '\0' + cxx.version + '\0' +
+                             options.cuda_arch;
   for (const auto* list : {&source.extra_cflags, &source.extra_cuda_cflags, &source.extra_ldflags})
     for (const auto& f : *list) key_material += '\0' + f;
   result.cache_key = Sha256Hex(key_material);
-  std::string cache_root = options.cache_dir.empty() ? machine.config().cache_dir : options.cache_dir;
-  std::string cache_dir = cache_root + "/torch-ext";
+  std::string cache_dir = b.cache_root + "/torch-ext";
   MakeDirs(cache_dir);
-  result.so_path = cache_dir + "/" + result.cache_key + ".so";
-  std::string log_path = cache_dir + "/" + result.cache_key + ".log";
-  if (FileExists(result.so_path)) {
+  // The binding is in the cached module's name: <key>.thunks.so or <key>.so.
+  const std::string base = cache_dir + "/" + result.cache_key;
+  std::string log_path = base + ".log";
+  for (ExtensionBinding binding : {ExtensionBinding::kThunks, ExtensionBinding::kPybind11}) {
+    std::string so = base + (binding == ExtensionBinding::kThunks ? ".thunks.so" : ".so");
+    if (!FileExists(so)) continue;
+    result.so_path = so;
     result.ok = result.cached = true;
     result.log = ReadTextTail(log_path, 64 * 1024);
-    return result;
+    ext.binding = binding;
+    return ext;
   }
 
-  std::vector<std::string> read_only = torch.include_paths;
-  read_only.insert(read_only.end(), torch.library_paths.begin(), torch.library_paths.end());
-  read_only.push_back(torch.python_include);
-  if (cuda) read_only.push_back(cuda_root);
+  b.read_only = torch.include_paths;
+  b.read_only.insert(b.read_only.end(), torch.library_paths.begin(), torch.library_paths.end());
+  b.read_only.push_back(torch.python_include);
+  b.read_only.push_back(b.cache_root + "/torch-pch");
+  if (cuda) b.read_only.push_back(cuda_root);
 
-  // The precompiled <torch/extension.h>, for these flags (built once, published atomically).
-  std::string pch_material = torch.torch_version + '\0' + torch.python + '\0' + cxx.version;
-  for (const auto& f : cxx_flags) pch_material += '\0' + f;
-  std::string pch_dir = cache_root + "/torch-pch/" + Sha256Hex(pch_material).substr(0, 24);
-  std::string pch_header = pch_dir + "/kforge_torch.h";
-  double seconds = 0;
-  std::string log;
-  // One build of the header at a time on this machine (parallel verifies wait for it).
-  MakeDirs(cache_root + "/torch-pch");
-  ScopedFd lock(::open((pch_dir + ".lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644));
-  if (lock.get() >= 0) ::flock(lock.get(), LOCK_EX);
-  if (!FileExists(pch_header + ".gch")) {
-    TempDir work("kforge-pch", machine.config().temp_dir);
-    MakeDirs(work.path() + "/scratch");
-    WriteFileAtomic(work.path() + "/scratch/kforge_torch.h", "#include <torch/extension.h>\n");
-    std::vector<std::string> argv = {cxx.path};
-    argv.insert(argv.end(), cxx_flags.begin(), cxx_flags.end());
-    argv.insert(argv.end(), includes.begin(), includes.end());
-    argv.insert(argv.end(), {"-x", "c++-header", work.path() + "/scratch/kforge_torch.h", "-o",
-                             work.path() + "/scratch/kforge_torch.h.gch"});
-    SandboxLimits limits = options.limits;
-    limits.file_size_bytes = int64_t{4} << 30;  // the header's image is ~650 MB
-    Step pch = RunStep(machine, work.path(), "pch", read_only, argv, limits, options.timeout_ms * 4);
-    seconds += pch.seconds;
-    if (pch.ok) {
-      MakeDirs(pch_dir);
-      CopyFileAtomic(work.path() + "/scratch/kforge_torch.h.gch", pch_header + ".gch");
-      WriteFileAtomic(pch_header, "#include <torch/extension.h>\n");
-    } else {
-      log += "(building the precompiled torch header failed; building without it)\n" + pch.log + "\n";
-    }
-  }
-
-  if (lock.get() >= 0) ::flock(lock.get(), LOCK_UN);
-
+  ThunkKit kit;
+  ext.binding = !source.thunks_cpp.empty() && PrepareThunks(b, &kit) ? ExtensionBinding::kThunks
+                                                                      : ExtensionBinding::kPybind11;
   TempDir work("kforge-ext", machine.config().temp_dir);
   std::string scratch = work.path() + "/scratch";
   MakeDirs(scratch);
-  WriteFileAtomic(scratch + "/main.cpp", source.main_cpp);
-  read_only.push_back(pch_dir);
   // Takes a finished step's log; returns whether it succeeded. Its time is the caller's to add.
   auto finish = [&](const Step& s) {
     std::string text = s.log;
     for (const std::string& dir : {scratch + "/", std::string("/scratch/")})
       for (size_t pos; (pos = text.find(dir)) != std::string::npos;) text.erase(pos, dir.size());
-    log += text;
+    b.log += text;
     result.timed_out = result.timed_out || s.timed_out;
     return s.ok;
   };
-  std::vector<std::string> argv = {cxx.path};
-  argv.insert(argv.end(), cxx_flags.begin(), cxx_flags.end());
-  argv.insert(argv.end(), includes.begin(), includes.end());
-  argv.push_back("-DTORCH_EXTENSION_NAME=" + source.name);
-  if (FileExists(pch_header + ".gch")) argv.insert(argv.end(), {"-include", pch_header});
-  argv.insert(argv.end(), {"-c", scratch + "/main.cpp", "-o", scratch + "/main.o"});
-  // g++ on the bindings and nvcc on the CUDA sources run at once: the build takes as long as
-  // nvcc (tens of seconds on torch's headers), not the two together.
-  std::future<Step> main_step = std::async(std::launch::async, [&] {
-    return RunStep(machine, work.path(), "main", read_only, argv, options.limits, options.timeout_ms);
-  });
+  // main.cpp: with kforge's thunks on the light header, else load_inline's pybind11 bindings
+  // on the precompiled <torch/extension.h>.
+  auto main_step = [&](ExtensionBinding binding) {
+    std::vector<std::string> argv = {cxx.path};
+    argv.insert(argv.end(), b.cxx_flags.begin(), b.cxx_flags.end());
+    std::string pch;
+    if (binding == ExtensionBinding::kThunks) {
+      argv.insert(argv.end(), {"-I", kit.shadow});
+      pch = kit.pch;
+      WriteFileAtomic(scratch + "/main.cpp", source.thunks_cpp);
+    } else {
+      pch = PrecompiledHeader(b, "kforge_torch", "#include <torch/extension.h>\n");
+      WriteFileAtomic(scratch + "/main.cpp", source.main_cpp);
+    }
+    argv.insert(argv.end(), b.includes.begin(), b.includes.end());
+    argv.push_back("-DTORCH_EXTENSION_NAME=" + source.name);
+    if (!pch.empty()) argv.insert(argv.end(), {"-include", pch});
+    argv.insert(argv.end(), {"-c", scratch + "/main.cpp", "-o", scratch + "/main.o"});
+    return RunStep(machine, work.path(), "main", b.read_only, argv, options.limits, options.timeout_ms);
+  };
+  // g++ on main.cpp and nvcc on the CUDA sources run at once: the build takes as long as
+  // the longer of the two, not the two together.
+  std::future<Step> main_future = std::async(std::launch::async, [&] { return main_step(ext.binding); });
   std::vector<std::string> objects = {scratch + "/main.o"};
   Step cuda_step;
   cuda_step.ok = true;
@@ -342,21 +435,29 @@ CompileResult CompileTorchExtension(Machine& machine, const TorchToolchain& torc
                                    "--expt-relaxed-constexpr",
                                    "-DTORCH_EXTENSION_NAME=" + source.name};
     nv.insert(nv.end(), source.extra_cuda_cflags.begin(), source.extra_cuda_cflags.end());
-    nv.insert(nv.end(), includes.begin(), includes.end());
+    nv.insert(nv.end(), b.includes.begin(), b.includes.end());
     nv.insert(nv.end(), {"-c", scratch + "/cuda.cu", "-o", scratch + "/cuda.o"});
     std::filesystem::path nvcc_root = std::filesystem::path(nvcc.path).parent_path().parent_path();
-    std::vector<std::string> ro = read_only;
+    std::vector<std::string> ro = b.read_only;
     ro.push_back(nvcc_root.string());
     cuda_step = RunStep(machine, work.path(), "cuda", ro, nv, options.limits, options.timeout_ms);
     objects.push_back(scratch + "/cuda.o");
   }
-  Step main_done = main_step.get();
-  seconds += std::max(main_done.seconds, cuda_step.seconds);  // wall time, not their sum
+  Step main_done = main_future.get();
+  b.seconds += std::max(main_done.seconds, cuda_step.seconds);  // wall time, not their sum
+  if (!main_done.ok && ext.binding == ExtensionBinding::kThunks && !main_done.timed_out) {
+    // What the light header or the thunks do not cover builds as load_inline builds it.
+    b.log += "(kforge's thunk bindings did not build; building load_inline's pybind11 bindings)\n";
+    ext.binding = ExtensionBinding::kPybind11;
+    main_done = main_step(ext.binding);
+    b.seconds += main_done.seconds;
+  }
   bool ok = finish(main_done);
   ok = finish(cuda_step) && ok;
   if (ok) {
     std::vector<std::string> link = {cxx.path, "-shared"};
     link.insert(link.end(), objects.begin(), objects.end());
+    if (ext.binding == ExtensionBinding::kThunks) link.push_back(kit.glue);
     for (const auto& p : torch.library_paths) link.insert(link.end(), {"-L" + p, "-Wl,-rpath," + p});
     link.insert(link.end(), {"-lc10", "-ltorch", "-ltorch_cpu", "-ltorch_python"});
     if (cuda)
@@ -364,17 +465,20 @@ CompileResult CompileTorchExtension(Machine& machine, const TorchToolchain& torc
                                "-Wl,-rpath," + cuda_root + "/lib64", "-lcudart"});
     link.insert(link.end(), source.extra_ldflags.begin(), source.extra_ldflags.end());
     link.insert(link.end(), {"-o", scratch + "/" + source.name + ".so"});
-    Step linked = RunStep(machine, work.path(), "link", read_only, link, options.limits, options.timeout_ms);
-    seconds += linked.seconds;
+    std::vector<std::string> ro = b.read_only;
+    ro.push_back(b.cache_root + "/torch-glue");
+    Step linked = RunStep(machine, work.path(), "link", ro, link, options.limits, options.timeout_ms);
+    b.seconds += linked.seconds;
     ok = finish(linked);
   }
-  result.seconds = seconds;
-  result.log = log;
-  if (!ok || !FileExists(scratch + "/" + source.name + ".so")) return result;
+  result.seconds = b.seconds;
+  result.log = b.log;
+  if (!ok || !FileExists(scratch + "/" + source.name + ".so")) return ext;
   WriteFileAtomic(log_path, result.log);
+  result.so_path = base + (ext.binding == ExtensionBinding::kThunks ? ".thunks.so" : ".so");
   CopyFileAtomic(scratch + "/" + source.name + ".so", result.so_path);
   result.ok = true;
-  return result;
+  return ext;
 }
 
 }  // namespace kforge

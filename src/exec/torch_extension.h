@@ -5,9 +5,11 @@
 // kforge reads the call's sources from the file (python/kforge_check_modelnew.py), builds
 // them here in the compile sandbox exactly as load_inline would lay them out (main.cpp with
 // the pybind11 bindings, cuda.cu), and caches the module by content hash; the worker's
-// load_inline then loads the prebuilt module. Two things make this fast: the cache, and a
-// precompiled <torch/extension.h> (built once per toolchain and flags, also cached), which
-// is most of a cold build's time.
+// load_inline then loads the prebuilt module. What makes this fast: the cache; precompiled
+// headers (built once per toolchain and flags, also cached), which save torch's parse; and
+// kforge's thunk bindings (include/kforge/torch_thunks.h) in place of pybind11's, whose
+// headers alone cost g++ ~4 s and whose templates most of the rest (main.cpp 11 s -> 2.3 s
+// on this project's 2-core CPU machine).
 #include <string>
 #include <vector>
 
@@ -36,8 +38,10 @@ TorchToolchain FindTorch(Machine& machine);
 struct ExtensionSource {
   std::string name;
   std::string key;  ///< python/kforge_kernelbench.py's extension_key
-  std::string main_cpp;
+  std::string main_cpp;    ///< as load_inline writes it: cpp_sources and pybind11 bindings
+  std::string thunks_cpp;  ///< cpp_sources and kforge's thunks (include/kforge/torch_thunks.h); "" for none
   std::string cuda_cu;  ///< "" without CUDA sources
+  std::vector<std::string> functions;  ///< the names load_inline binds
   std::vector<std::string> extra_cflags, extra_cuda_cflags, extra_ldflags;
 };
 
@@ -45,9 +49,23 @@ struct ExtensionSource {
 /// so only flags that tune code generation or define macros are taken.
 std::string ExtensionFlagProblem(const std::string& flag);
 
-/// Builds the extension module (cached by content, toolchain and flags). Build errors are a
-/// value; `options.cuda_arch` is used for CUDA sources.
-CompileResult CompileTorchExtension(Machine& machine, const TorchToolchain& torch, const ExtensionSource& source,
+/// How the module's functions are reached from Python.
+enum class ExtensionBinding {
+  kPybind11,  ///< a Python module, as load_inline builds it
+  kThunks,    ///< a library of kforge_fn_NAME entry points (include/kforge/torch_thunks.h)
+};
+const char* ExtensionBindingName(ExtensionBinding binding);
+
+struct TorchExtension {
+  CompileResult compile;
+  ExtensionBinding binding = ExtensionBinding::kPybind11;
+};
+
+/// Builds the extension module (cached by content, toolchain and flags): with kforge's thunk
+/// bindings when the source has them and they build (seconds), else as load_inline does (a
+/// pybind11 module, 10 s more). Build errors are a value; `options.cuda_arch` is used for
+/// CUDA sources.
+TorchExtension CompileTorchExtension(Machine& machine, const TorchToolchain& torch, const ExtensionSource& source,
                                     const CompilerOptions& options);
 
 }  // namespace kforge

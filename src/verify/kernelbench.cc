@@ -205,7 +205,7 @@ class KernelBenchVerifier {
   KernelBenchOptions options_;
   std::string python_dir_, reference_, candidate_;
   TorchToolchain torch_;
-  json extensions_ = json::object();  ///< key -> host path of the built module
+  json extensions_ = json::object();  ///< key -> {path: the built module's host path, binding, functions}
   json kernelbench_trials_ = json::array();
 };
 
@@ -271,8 +271,11 @@ WorkerRun KernelBenchVerifier::Worker(const char* role, const std::vector<Trial>
   job["launches"] = gpu && std::string(role) == "candidate" && timing.is_null();
   if (std::string(role) == "candidate") {
     job["candidate"] = "kforge/candidate.py";
-    for (auto& [key, path] : extensions_.items())
-      job["extensions"][key] = p->Provide(path.get<std::string>(), "ext_" + key.substr(0, 16) + ".so");
+    for (auto& [key, built] : extensions_.items()) {
+      json e = built;
+      e["path"] = p->Provide(built["path"].get<std::string>(), "ext_" + key.substr(0, 16) + ".so");
+      job["extensions"][key] = e;
+    }
   }
   for (const auto& t : trials) {
     json jt = {{"name", t.name}, {"distribution", t.distribution}, {"seed", t.seed}};
@@ -612,6 +615,9 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
     s.name = Str(e, "name");
     s.key = Str(e, "key");
     s.main_cpp = Str(e, "main_cpp");
+    s.thunks_cpp = Str(e, "thunks_cpp");
+    for (const auto& f : e.value("functions", json::array()))
+      if (f.is_string()) s.functions.push_back(f.get<std::string>());
     s.cuda_cu = Str(e, "cuda_cu");
     for (auto [field, list] :
          {std::pair{"extra_cflags", &s.extra_cflags}, std::pair{"extra_cuda_cflags", &s.extra_cuda_cflags},
@@ -669,7 +675,8 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
   v.compile.compiler = "torch extension (" + machine_.HostCompiler().path + ")";
   for (const auto& s : sources) {
     if (options_.cancel && options_.cancel->cancelled()) throw CancelledError(options_.cancel->reason());
-    CompileResult r = CompileTorchExtension(machine_, torch_, s, co);
+    TorchExtension built = CompileTorchExtension(machine_, torch_, s, co);
+    const CompileResult& r = built.compile;
     v.compile.seconds += r.seconds;
     v.compile.cached = v.compile.cached && r.cached;
     v.compile.version = r.compiler_version;
@@ -682,7 +689,9 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
                   TracebackTail(UntrustedText(r.log), 6);
       return finish(v);
     }
-    extensions_[s.key] = r.so_path;
+    extensions_[s.key] = {{"path", r.so_path},
+                          {"binding", ExtensionBindingName(built.binding)},
+                          {"functions", s.functions}};
   }
   v.level = Level::kL1Compile;
 
