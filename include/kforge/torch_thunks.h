@@ -17,7 +17,10 @@
 // __float__), bool (True or False), std::string, std::vector and std::optional of these;
 // results also std::tuple, void (None). A function with another parameter or result type, or
 // an overloaded name, does not compile here, and kforge builds main.cpp as load_inline does.
+#include <ATen/core/Tensor.h>
 #include <Python.h>
+#include <c10/util/Exception.h>
+#include <c10/util/Optional.h>
 
 #include <cstdint>
 #include <limits>
@@ -27,10 +30,6 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
-
-#include <ATen/core/Tensor.h>
-#include <c10/util/Exception.h>
-#include <c10/util/Optional.h>
 
 namespace kforge_thunks {
 

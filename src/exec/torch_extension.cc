@@ -267,13 +267,16 @@ std::string PrecompiledHeader(Build& b, const std::string& name, const std::stri
   for (const auto& f : b.cxx_flags) material += '\0' + f;
   std::string dir = b.cache_root + "/torch-pch/" + Sha256Hex(material).substr(0, 24);
   std::string header = dir + "/" + name + ".h";
-  bool built = BuildOnce(b, name, header + ".gch", {{name + ".h", text}}, [&](const std::string& scratch) {
-    std::vector<std::string> argv = {b.cxx.path};
-    argv.insert(argv.end(), b.cxx_flags.begin(), b.cxx_flags.end());
-    argv.insert(argv.end(), b.includes.begin(), b.includes.end());
-    argv.insert(argv.end(), {"-x", "c++-header", scratch + "/" + name + ".h", "-o", scratch + "/out"});
-    return argv;
-  }, int64_t{4} << 30);  // torch/extension.h's image is ~650 MB
+  bool built = BuildOnce(
+      b, name, header + ".gch", {{name + ".h", text}},
+      [&](const std::string& scratch) {
+        std::vector<std::string> argv = {b.cxx.path};
+        argv.insert(argv.end(), b.cxx_flags.begin(), b.cxx_flags.end());
+        argv.insert(argv.end(), b.includes.begin(), b.includes.end());
+        argv.insert(argv.end(), {"-x", "c++-header", scratch + "/" + name + ".h", "-o", scratch + "/out"});
+        return argv;
+      },
+      int64_t{4} << 30);  // torch/extension.h's image is ~650 MB
   if (!built) return "";
   if (!FileExists(header)) WriteFileAtomic(header, text);
   return header;
@@ -304,19 +307,20 @@ bool PrepareThunks(Build& b, ThunkKit* kit) {
     MakeDirs(kit->shadow + "/torch");
     WriteFileAtomic(kit->shadow + "/torch/extension.h", "#pragma once\n#include <torch/types.h>\n");
   }
-  std::string material = b.torch.torch_version + '\0' + b.torch.python + '\0' + b.cxx.version + '\0' + thunks +
-                         '\0' + glue_source;
+  std::string material =
+      b.torch.torch_version + '\0' + b.torch.python + '\0' + b.cxx.version + '\0' + thunks + '\0' + glue_source;
   for (const auto& f : b.cxx_flags) material += '\0' + f;
   kit->glue = b.cache_root + "/torch-glue/" + Sha256Hex(material).substr(0, 24) + ".o";
-  return BuildOnce(b, "glue", kit->glue, {{"torch_thunks.h", thunks}, {"glue.cc", glue_source}},
-                   [&](const std::string& scratch) {
-                     std::vector<std::string> argv = {b.cxx.path};
-                     argv.insert(argv.end(), b.cxx_flags.begin(), b.cxx_flags.end());
-                     argv.insert(argv.end(), b.includes.begin(), b.includes.end());
-                     argv.insert(argv.end(), {"-c", scratch + "/glue.cc", "-o", scratch + "/out"});
-                     return argv;
-                   },
-                   int64_t{256} << 20);
+  return BuildOnce(
+      b, "glue", kit->glue, {{"torch_thunks.h", thunks}, {"glue.cc", glue_source}},
+      [&](const std::string& scratch) {
+        std::vector<std::string> argv = {b.cxx.path};
+        argv.insert(argv.end(), b.cxx_flags.begin(), b.cxx_flags.end());
+        argv.insert(argv.end(), b.includes.begin(), b.includes.end());
+        argv.insert(argv.end(), {"-c", scratch + "/glue.cc", "-o", scratch + "/out"});
+        return argv;
+      },
+      int64_t{256} << 20);
 }
 
 }  // namespace
@@ -374,8 +378,8 @@ TorchExtension CompileTorchExtension(Machine& machine, const TorchToolchain& tor
   if (cuda) b.read_only.push_back(cuda_root);
 
   ThunkKit kit;
-  ext.binding = !source.thunks_cpp.empty() && PrepareThunks(b, &kit) ? ExtensionBinding::kThunks
-                                                                      : ExtensionBinding::kPybind11;
+  ext.binding =
+      !source.thunks_cpp.empty() && PrepareThunks(b, &kit) ? ExtensionBinding::kThunks : ExtensionBinding::kPybind11;
   TempDir work("kforge-ext", machine.config().temp_dir);
   std::string scratch = work.path() + "/scratch";
   MakeDirs(scratch);

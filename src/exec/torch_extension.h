@@ -37,10 +37,10 @@ TorchToolchain FindTorch(Machine& machine);
 /// One load_inline call, as the checker read it.
 struct ExtensionSource {
   std::string name;
-  std::string key;  ///< python/kforge_kernelbench.py's extension_key
-  std::string main_cpp;    ///< as load_inline writes it: cpp_sources and pybind11 bindings
-  std::string thunks_cpp;  ///< cpp_sources and kforge's thunks (include/kforge/torch_thunks.h); "" for none
-  std::string cuda_cu;  ///< "" without CUDA sources
+  std::string key;                     ///< python/kforge_kernelbench.py's extension_key
+  std::string main_cpp;                ///< as load_inline writes it: cpp_sources and pybind11 bindings
+  std::string thunks_cpp;              ///< cpp_sources and kforge's thunks (include/kforge/torch_thunks.h); "" for none
+  std::string cuda_cu;                 ///< "" without CUDA sources
   std::vector<std::string> functions;  ///< the names load_inline binds
   std::vector<std::string> extra_cflags, extra_cuda_cflags, extra_ldflags;
 };
@@ -66,6 +66,6 @@ struct TorchExtension {
 /// pybind11 module, 10 s more). Build errors are a value; `options.cuda_arch` is used for
 /// CUDA sources.
 TorchExtension CompileTorchExtension(Machine& machine, const TorchToolchain& torch, const ExtensionSource& source,
-                                    const CompilerOptions& options);
+                                     const CompilerOptions& options);
 
 }  // namespace kforge

@@ -673,6 +673,7 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
   v.compile.ok = true;
   v.compile.cached = true;
   v.compile.compiler = "torch extension (" + machine_.HostCompiler().path + ")";
+  kb["extensions"] = json::array();
   for (const auto& s : sources) {
     if (options_.cancel && options_.cancel->cancelled()) throw CancelledError(options_.cancel->reason());
     TorchExtension built = CompileTorchExtension(machine_, torch_, s, co);
@@ -689,9 +690,12 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
                   TracebackTail(UntrustedText(r.log), 6);
       return finish(v);
     }
-    extensions_[s.key] = {{"path", r.so_path},
-                          {"binding", ExtensionBindingName(built.binding)},
-                          {"functions", s.functions}};
+    kb["extensions"].push_back({{"name", s.name},
+                                {"binding", ExtensionBindingName(built.binding)},
+                                {"cached", r.cached},
+                                {"seconds", r.seconds}});
+    extensions_[s.key] = {
+        {"path", r.so_path}, {"binding", ExtensionBindingName(built.binding)}, {"functions", s.functions}};
   }
   v.level = Level::kL1Compile;
 

@@ -8,6 +8,7 @@
 #include <cctype>
 #include <nlohmann/json.hpp>
 
+#include "core/fs.h"
 #include "testing/kernelbench_cases.h"
 #include "testing/testing.h"
 
@@ -28,6 +29,38 @@ INSTANTIATE_TEST_SUITE_P(Manifest, KernelBenchTest, ::testing::Range(0, static_c
                          [](const ::testing::TestParamInfo<int>& info) {
                            return testing::KernelBenchCaseName(Cases()[info.param]);
                          });
+
+// kforge binds an extension's functions with its thunks; a source they do not cover (here a
+// pybind11 type) is built as load_inline builds it, and verifies the same.
+TEST(KernelBenchExtensionTest, ThunksBindByDefaultAndPybind11IsTheFallback) {
+  std::string why;
+  if (!testing::HaveTorch(&why)) GTEST_SKIP() << why;
+  std::string dir = testing::SourceDir() + "/examples/kernelbench/";
+  TempDir tmp("kforge-thunks-test");
+  std::string text, error;
+  ASSERT_TRUE(TryReadFile(dir + "cpu/relu.py", &text, &error)) << error;
+  std::string fallback = text;
+  for (auto [from, to] : {std::pair<std::string, std::string>{"relu_forward(torch::Tensor x)",
+                                                              "relu_forward(torch::Tensor x, py::object unused)"},
+                          {"relu_ext.relu_forward(x)", "relu_ext.relu_forward(x, None)"},
+                          {"kforge_relu_cpu", "kforge_relu_cpu_pybind"}}) {
+    size_t at = fallback.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    fallback.replace(at, from.size(), to);
+  }
+  WriteFileAtomic(tmp.path() + "/fallback.py", fallback);
+  for (auto [candidate, binding] : {std::pair<std::string, std::string>{dir + "cpu/relu.py", "thunks"},
+                                    {tmp.path() + "/fallback.py", "pybind11"}}) {
+    auto r = testing::RunCli(
+        {"verify", dir + "level1/19_ReLU.py", candidate, "--backend", "cpu", "--json", "--seed", "5"}, "", 900);
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    nlohmann::json v = nlohmann::json::parse(r.out, nullptr, false);
+    ASSERT_TRUE(v.is_object()) << r.out << r.err;
+    EXPECT_EQ(v["passed"], true) << v.dump();
+    ASSERT_EQ(v["kernelbench"]["extensions"].size(), 1u) << v.dump();
+    EXPECT_EQ(v["kernelbench"]["extensions"][0]["binding"], binding) << candidate;
+  }
+}
 
 TEST(KernelBenchBenchTest, ACertifiedCandidateIsTimedAsKernelBenchTimesIt) {
   std::string why;
