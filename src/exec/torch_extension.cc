@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sys/file.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <functional>
 #include <future>
@@ -97,6 +98,10 @@ bool TryToolchain(Machine& machine, const std::string& python, TorchToolchain* o
 }
 
 bool StartsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+// load_inline's macros for nvcc, which keep CUDA's half operators out of torch's way.
+const char* const kNoHalfOperators[] = {"-D__CUDA_NO_HALF_OPERATORS__", "-D__CUDA_NO_HALF_CONVERSIONS__",
+                                        "-D__CUDA_NO_BFLOAT16_CONVERSIONS__", "-D__CUDA_NO_HALF2_OPERATORS__"};
 
 struct Step {
   std::vector<std::string> argv;
@@ -262,16 +267,17 @@ bool BuildOnce(Build& b, const std::string& name, const std::string& artifact,
 
 /// A precompiled header of `text` for these flags; returns its path (the .gch beside it),
 /// or "" when it does not build (the caller builds without it).
-std::string PrecompiledHeader(Build& b, const std::string& name, const std::string& text) {
+std::string PrecompiledHeader(Build& b, const std::string& name, const std::string& text,
+                              const std::vector<std::string>& flags) {
   std::string material = b.torch.torch_version + '\0' + b.torch.python + '\0' + b.cxx.version + '\0' + text;
-  for (const auto& f : b.cxx_flags) material += '\0' + f;
+  for (const auto& f : flags) material += '\0' + f;
   std::string dir = b.cache_root + "/torch-pch/" + Sha256Hex(material).substr(0, 24);
   std::string header = dir + "/" + name + ".h";
   bool built = BuildOnce(
       b, name, header + ".gch", {{name + ".h", text}},
       [&](const std::string& scratch) {
         std::vector<std::string> argv = {b.cxx.path};
-        argv.insert(argv.end(), b.cxx_flags.begin(), b.cxx_flags.end());
+        argv.insert(argv.end(), flags.begin(), flags.end());
         argv.insert(argv.end(), b.includes.begin(), b.includes.end());
         argv.insert(argv.end(), {"-x", "c++-header", scratch + "/" + name + ".h", "-o", scratch + "/out"});
         return argv;
@@ -289,18 +295,25 @@ std::string KforgeExtensionFile(Machine& machine, const std::string& name) {
   return text;
 }
 
-/// What the thunk bindings need, built once per toolchain and flags: a light precompiled
-/// header (torch/types.h and the thunks), a directory whose torch/extension.h includes only
-/// torch/types.h (a source that includes the whole front end does not pay for it; one that
-/// uses more of it fails here and builds as load_inline does), and the glue object.
-struct ThunkKit {
+/// What the light builds need (thunk bindings and the host half of a split cuda.cu), built
+/// once per toolchain and flags: a precompiled torch/types.h with the thunks (and for CUDA
+/// extensions the CUDA runtime and ATen's CUDA context); a directory whose torch/extension.h
+/// includes only torch/types.h (a source that includes the whole front end does not pay for
+/// it; one that uses more of it fails here and builds as load_inline does); the glue object.
+struct LightKit {
+  std::vector<std::string> flags;
   std::string pch, shadow, glue;
 };
 
-bool PrepareThunks(Build& b, ThunkKit* kit) {
+bool PrepareLight(Build& b, bool cuda, LightKit* kit) {
   std::string thunks = KforgeExtensionFile(b.machine, "torch_thunks.h");
   std::string glue_source = KforgeExtensionFile(b.machine, "torch_thunks_glue.cc");
-  kit->pch = PrecompiledHeader(b, "kforge_torch_light", "#include <torch/types.h>\n#include <Python.h>\n" + thunks);
+  kit->flags = b.cxx_flags;
+  if (cuda) kit->flags.insert(kit->flags.end(), std::begin(kNoHalfOperators), std::end(kNoHalfOperators));
+  std::string header = "#include <torch/types.h>\n#include <Python.h>\n" + thunks;
+  if (cuda)
+    header += "#include <cuda_runtime.h>\n#include <ATen/cuda/CUDAContext.h>\n#include <c10/cuda/CUDAGuard.h>\n";
+  kit->pch = PrecompiledHeader(b, "kforge_torch_light", header, kit->flags);
   if (kit->pch.empty()) return false;
   kit->shadow = std::filesystem::path(kit->pch).parent_path().string() + "/shadow";
   if (!FileExists(kit->shadow + "/torch/extension.h")) {
@@ -321,6 +334,22 @@ bool PrepareThunks(Build& b, ThunkKit* kit) {
         return argv;
       },
       int64_t{256} << 20);
+}
+
+/// Runs the steps at once; returns their results in order.
+std::vector<Step> RunTogether(const std::vector<std::function<Step()>>& steps) {
+  std::vector<std::future<Step>> running;
+  for (size_t i = 1; i < steps.size(); ++i) running.push_back(std::async(std::launch::async, steps[i]));
+  std::vector<Step> done;
+  if (!steps.empty()) done.push_back(steps[0]());
+  for (auto& f : running) done.push_back(f.get());
+  return done;
+}
+
+double Longest(const std::vector<Step>& steps) {
+  double longest = 0;
+  for (const Step& s : steps) longest = std::max(longest, s.seconds);
+  return longest;
 }
 
 }  // namespace
@@ -350,9 +379,9 @@ TorchExtension CompileTorchExtension(Machine& machine, const TorchToolchain& tor
   if (cuda) b.includes.insert(b.includes.end(), {"-isystem", cuda_root + "/include"});
   result.flags = b.cxx_flags;
 
-  std::string key_material = source.main_cpp + '\0' + source.thunks_cpp + '\0' + source.cuda_cu + '\0' + source.name +
-                             '\0' + torch.torch_version + '\0' + torch.python + '\0' + cxx.version + '\0' +
-                             options.cuda_arch;
+  std::string key_material = source.main_cpp + '\0' + source.thunks_cpp + '\0' + source.cuda_cu + '\0' +
+                             source.cuda_kernels_cu + '\0' + source.cuda_host_cpp + '\0' + source.name + '\0' +
+                             torch.torch_version + '\0' + torch.python + '\0' + cxx.version + '\0' + options.cuda_arch;
   for (const auto* list : {&source.extra_cflags, &source.extra_cuda_cflags, &source.extra_ldflags})
     for (const auto& f : *list) key_material += '\0' + f;
   result.cache_key = Sha256Hex(key_material);
@@ -368,6 +397,7 @@ TorchExtension CompileTorchExtension(Machine& machine, const TorchToolchain& tor
     result.ok = result.cached = true;
     result.log = ReadTextTail(log_path, 64 * 1024);
     ext.binding = binding;
+    ext.split = FileExists(base + ".split");
     return ext;
   }
 
@@ -377,9 +407,11 @@ TorchExtension CompileTorchExtension(Machine& machine, const TorchToolchain& tor
   b.read_only.push_back(b.cache_root + "/torch-pch");
   if (cuda) b.read_only.push_back(cuda_root);
 
-  ThunkKit kit;
-  ext.binding =
-      !source.thunks_cpp.empty() && PrepareThunks(b, &kit) ? ExtensionBinding::kThunks : ExtensionBinding::kPybind11;
+  LightKit kit;
+  bool split = cuda && !source.cuda_kernels_cu.empty();
+  bool light = (!source.thunks_cpp.empty() || split) && PrepareLight(b, cuda, &kit);
+  ext.binding = light && !source.thunks_cpp.empty() ? ExtensionBinding::kThunks : ExtensionBinding::kPybind11;
+  split = split && light;
   TempDir work("kforge-ext", machine.config().temp_dir);
   std::string scratch = work.path() + "/scratch";
   MakeDirs(scratch);
@@ -392,35 +424,39 @@ TorchExtension CompileTorchExtension(Machine& machine, const TorchToolchain& tor
     result.timed_out = result.timed_out || s.timed_out;
     return s.ok;
   };
-  // main.cpp: with kforge's thunks on the light header, else load_inline's pybind11 bindings
-  // on the precompiled <torch/extension.h>.
-  auto main_step = [&](ExtensionBinding binding) {
+  // g++ on the light header: main.cpp with kforge's thunks, or the host half of cuda.cu.
+  auto light_step = [&](const std::string& name, const std::string& text) {
+    WriteFileAtomic(scratch + "/" + name + ".cpp", text);
+    std::vector<std::string> argv = {cxx.path};
+    argv.insert(argv.end(), kit.flags.begin(), kit.flags.end());
+    if (name == "host")  // the host half is cuda.cu's: nvcc's macros apply to it
+      for (const auto& f : source.extra_cuda_cflags)
+        if (StartsWith(f, "-D") || StartsWith(f, "-U")) argv.push_back(f);
+    argv.insert(argv.end(), {"-I", kit.shadow});
+    argv.insert(argv.end(), b.includes.begin(), b.includes.end());
+    argv.insert(argv.end(), {"-DTORCH_EXTENSION_NAME=" + source.name, "-include", kit.pch, "-c",
+                             scratch + "/" + name + ".cpp", "-o", scratch + "/" + name + ".o"});
+    return RunStep(machine, work.path(), name, b.read_only, argv, options.limits, options.timeout_ms);
+  };
+  // main.cpp as load_inline builds it: pybind11 bindings on the precompiled <torch/extension.h>.
+  auto pybind_step = [&] {
+    WriteFileAtomic(scratch + "/main.cpp", source.main_cpp);
     std::vector<std::string> argv = {cxx.path};
     argv.insert(argv.end(), b.cxx_flags.begin(), b.cxx_flags.end());
-    std::string pch;
-    if (binding == ExtensionBinding::kThunks) {
-      argv.insert(argv.end(), {"-I", kit.shadow});
-      pch = kit.pch;
-      WriteFileAtomic(scratch + "/main.cpp", source.thunks_cpp);
-    } else {
-      pch = PrecompiledHeader(b, "kforge_torch", "#include <torch/extension.h>\n");
-      WriteFileAtomic(scratch + "/main.cpp", source.main_cpp);
-    }
+    std::string pch = PrecompiledHeader(b, "kforge_torch", "#include <torch/extension.h>\n", b.cxx_flags);
     argv.insert(argv.end(), b.includes.begin(), b.includes.end());
     argv.push_back("-DTORCH_EXTENSION_NAME=" + source.name);
     if (!pch.empty()) argv.insert(argv.end(), {"-include", pch});
     argv.insert(argv.end(), {"-c", scratch + "/main.cpp", "-o", scratch + "/main.o"});
     return RunStep(machine, work.path(), "main", b.read_only, argv, options.limits, options.timeout_ms);
   };
-  // g++ on main.cpp and nvcc on the CUDA sources run at once: the build takes as long as
-  // the longer of the two, not the two together.
-  std::future<Step> main_future = std::async(std::launch::async, [&] { return main_step(ext.binding); });
-  std::vector<std::string> objects = {scratch + "/main.o"};
-  Step cuda_step;
-  cuda_step.ok = true;
-  if (cuda) {
+  auto main_step = [&] {
+    return ext.binding == ExtensionBinding::kThunks ? light_step("main", source.thunks_cpp) : pybind_step();
+  };
+  // nvcc on cuda.cu (whole, as load_inline builds it) or on its kernels' half (no torch).
+  auto nvcc_step = [&](const std::string& name, const std::string& text) {
     const ToolInfo& nvcc = machine.Nvcc();
-    WriteFileAtomic(scratch + "/cuda.cu", source.cuda_cu);
+    WriteFileAtomic(scratch + "/" + name + ".cu", text);
     // nvcc's -O is the host code's level (device code is optimised regardless): the host
     // side of cuda.cu is the torch-facing glue around the launches. -O1 saves ~5% of the
     // build (38.9 -> 36.9 s on the H200); torch's headers, not optimisation, are its cost.
@@ -432,35 +468,61 @@ TorchExtension CompileTorchExtension(Machine& machine, const TorchToolchain& tor
                                    "-arch=" + options.cuda_arch,
                                    "-DTORCH_API_INCLUDE_EXTENSION_H",
                                    std::string("-D_GLIBCXX_USE_CXX11_ABI=") + (torch.cxx11_abi ? "1" : "0"),
-                                   "-D__CUDA_NO_HALF_OPERATORS__",
-                                   "-D__CUDA_NO_HALF_CONVERSIONS__",
-                                   "-D__CUDA_NO_BFLOAT16_CONVERSIONS__",
-                                   "-D__CUDA_NO_HALF2_OPERATORS__",
                                    "--expt-relaxed-constexpr",
                                    "-DTORCH_EXTENSION_NAME=" + source.name};
+    nv.insert(nv.end(), std::begin(kNoHalfOperators), std::end(kNoHalfOperators));
     nv.insert(nv.end(), source.extra_cuda_cflags.begin(), source.extra_cuda_cflags.end());
-    nv.insert(nv.end(), b.includes.begin(), b.includes.end());
-    nv.insert(nv.end(), {"-c", scratch + "/cuda.cu", "-o", scratch + "/cuda.o"});
-    std::filesystem::path nvcc_root = std::filesystem::path(nvcc.path).parent_path().parent_path();
+    if (name == "cuda")
+      nv.insert(nv.end(), b.includes.begin(), b.includes.end());
+    else  // the kernels' half sees no torch header: what needs one is not split
+      nv.insert(nv.end(), {"-isystem", cuda_root + "/include"});
+    nv.insert(nv.end(), {"-c", scratch + "/" + name + ".cu", "-o", scratch + "/" + name + ".o"});
     std::vector<std::string> ro = b.read_only;
-    ro.push_back(nvcc_root.string());
-    cuda_step = RunStep(machine, work.path(), "cuda", ro, nv, options.limits, options.timeout_ms);
-    objects.push_back(scratch + "/cuda.o");
+    ro.push_back(std::filesystem::path(nvcc.path).parent_path().parent_path().string());
+    return RunStep(machine, work.path(), name, ro, nv, options.limits, options.timeout_ms);
+  };
+
+  // Everything at once: the build takes as long as its longest step, not their sum.
+  std::vector<std::function<Step()>> steps = {main_step};
+  if (split) {
+    steps.push_back([&] { return nvcc_step("kernels", source.cuda_kernels_cu); });
+    steps.push_back([&] { return light_step("host", source.cuda_host_cpp); });
+  } else if (cuda) {
+    steps.push_back([&] { return nvcc_step("cuda", source.cuda_cu); });
   }
-  Step main_done = main_future.get();
-  b.seconds += std::max(main_done.seconds, cuda_step.seconds);  // wall time, not their sum
-  if (!main_done.ok && ext.binding == ExtensionBinding::kThunks && !main_done.timed_out) {
-    // What the light header or the thunks do not cover builds as load_inline builds it.
+  std::vector<Step> done = RunTogether(steps);
+  b.seconds += Longest(done);
+  Step main_done = done[0];
+  std::vector<Step> cuda_done(done.begin() + 1, done.end());
+  bool cuda_failed = std::any_of(cuda_done.begin(), cuda_done.end(), [](const Step& s) { return !s.ok; });
+  bool cuda_timed_out = std::any_of(cuda_done.begin(), cuda_done.end(), [](const Step& s) { return s.timed_out; });
+  // What the light header, the thunks or the split do not cover builds as load_inline builds it.
+  std::vector<std::function<Step()>> again;
+  bool main_again = !main_done.ok && ext.binding == ExtensionBinding::kThunks && !main_done.timed_out;
+  bool cuda_again = split && cuda_failed && !cuda_timed_out;
+  if (main_again) {
     b.log += "(kforge's thunk bindings did not build; building load_inline's pybind11 bindings)\n";
     ext.binding = ExtensionBinding::kPybind11;
-    main_done = main_step(ext.binding);
-    b.seconds += main_done.seconds;
+    again.push_back(pybind_step);
   }
+  if (cuda_again) {
+    b.log += "(cuda.cu split in two did not build; building it whole)\n";
+    split = false;
+    again.push_back([&] { return nvcc_step("cuda", source.cuda_cu); });
+  }
+  std::vector<Step> redone = RunTogether(again);
+  b.seconds += Longest(redone);
+  if (main_again) main_done = redone[0];
+  if (cuda_again) cuda_done = {redone.back()};
   bool ok = finish(main_done);
-  ok = finish(cuda_step) && ok;
+  for (const Step& s : cuda_done) ok = finish(s) && ok;
   if (ok) {
-    std::vector<std::string> link = {cxx.path, "-shared"};
-    link.insert(link.end(), objects.begin(), objects.end());
+    std::vector<std::string> link = {cxx.path, "-shared", scratch + "/main.o"};
+    if (split) {
+      link.insert(link.end(), {scratch + "/kernels.o", scratch + "/host.o"});
+    } else if (cuda) {
+      link.push_back(scratch + "/cuda.o");
+    }
     if (ext.binding == ExtensionBinding::kThunks) link.push_back(kit.glue);
     for (const auto& p : torch.library_paths) link.insert(link.end(), {"-L" + p, "-Wl,-rpath," + p});
     link.insert(link.end(), {"-lc10", "-ltorch", "-ltorch_cpu", "-ltorch_python"});
@@ -477,8 +539,10 @@ TorchExtension CompileTorchExtension(Machine& machine, const TorchToolchain& tor
   }
   result.seconds = b.seconds;
   result.log = b.log;
+  ext.split = split;
   if (!ok || !FileExists(scratch + "/" + source.name + ".so")) return ext;
   WriteFileAtomic(log_path, result.log);
+  if (split) WriteFileAtomic(base + ".split", "");
   result.so_path = base + (ext.binding == ExtensionBinding::kThunks ? ".thunks.so" : ".so");
   CopyFileAtomic(scratch + "/" + source.name + ".so", result.so_path);
   result.ok = true;

@@ -37,10 +37,13 @@ TorchToolchain FindTorch(Machine& machine);
 /// One load_inline call, as the checker read it.
 struct ExtensionSource {
   std::string name;
-  std::string key;                     ///< python/kforge_kernelbench.py's extension_key
-  std::string main_cpp;                ///< as load_inline writes it: cpp_sources and pybind11 bindings
-  std::string thunks_cpp;              ///< cpp_sources and kforge's thunks (include/kforge/torch_thunks.h); "" for none
-  std::string cuda_cu;                 ///< "" without CUDA sources
+  std::string key;         ///< python/kforge_kernelbench.py's extension_key
+  std::string main_cpp;    ///< as load_inline writes it: cpp_sources and pybind11 bindings
+  std::string thunks_cpp;  ///< cpp_sources and kforge's thunks (include/kforge/torch_thunks.h); "" for none
+  std::string cuda_cu;     ///< "" without CUDA sources
+  /// cuda.cu split in two (verify/cuda_split.h): the kernels for nvcc without torch's headers,
+  /// the host functions for g++ on the light header; both "" when it is not split.
+  std::string cuda_kernels_cu, cuda_host_cpp;
   std::vector<std::string> functions;  ///< the names load_inline binds
   std::vector<std::string> extra_cflags, extra_cuda_cflags, extra_ldflags;
 };
@@ -59,6 +62,7 @@ const char* ExtensionBindingName(ExtensionBinding binding);
 struct TorchExtension {
   CompileResult compile;
   ExtensionBinding binding = ExtensionBinding::kPybind11;
+  bool split = false;  ///< cuda.cu was built in its two halves
 };
 
 /// Builds the extension module (cached by content, toolchain and flags): with kforge's thunk

@@ -20,7 +20,7 @@
 #include "exec/machine.h"
 #include "exec/torch_extension.h"
 #include "verify/compare.h"
-#include "verify/extension_checks.h"
+#include "verify/kernelbench_extensions.h"
 #include "verify/static_checks.h"
 #include "verify/verifier.h"
 
@@ -608,37 +608,9 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
   }
   for (const auto& f : cc.value("findings", json::array()))
     if (f.is_object()) AddFinding(&v.integrity, Str(f, "check"), Str(f, "detail"), f.value("line", 0));
-  std::vector<ExtensionSource> sources;
-  for (const auto& e : cc.value("extensions", json::array())) {
-    if (!e.is_object()) continue;
-    ExtensionSource s;
-    s.name = Str(e, "name");
-    s.key = Str(e, "key");
-    s.main_cpp = Str(e, "main_cpp");
-    s.thunks_cpp = Str(e, "thunks_cpp");
-    for (const auto& f : e.value("functions", json::array()))
-      if (f.is_string()) s.functions.push_back(f.get<std::string>());
-    s.cuda_cu = Str(e, "cuda_cu");
-    for (auto [field, list] :
-         {std::pair{"extra_cflags", &s.extra_cflags}, std::pair{"extra_cuda_cflags", &s.extra_cuda_cflags},
-          std::pair{"extra_ldflags", &s.extra_ldflags}})
-      for (const auto& f : e.value(field, json::array()))
-        if (f.is_string()) list->push_back(f.get<std::string>());
-    if (s.name.empty() || s.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") !=
-                              std::string::npos) {
-      AddFinding(&v.integrity, "wrapper.extension_name", "load_inline's name '" + s.name + "' is not an identifier",
-                 e.value("line", 0));
-      continue;
-    }
-    for (auto [text, backend] : {std::pair{&s.main_cpp, BackendKind::kCpu}, std::pair{&s.cuda_cu, BackendKind::kCuda}})
-      if (!text->empty())
-        for (auto& f : ExtensionChecks(*text, backend))
-          AddFinding(&v.integrity, f.check,
-                     s.name + (backend == BackendKind::kCuda ? " (cuda.cu" : " (main.cpp") + ", line " +
-                         std::to_string(f.line) + "): " + f.detail,
-                     0);
-    sources.push_back(std::move(s));
-  }
+  CandidateExtensions extensions = ReadCandidateExtensions(cc.value("extensions", json::array()));
+  for (const auto& f : extensions.findings) AddFinding(&v.integrity, f.check, f.detail, f.line);
+  const std::vector<ExtensionSource>& sources = extensions.sources;
   if (!v.integrity.empty()) {
     v.level = Level::kNone;
     v.failure = FailureClass::kIntegrity;
@@ -690,10 +662,17 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
                   TracebackTail(UntrustedText(r.log), 6);
       return finish(v);
     }
-    kb["extensions"].push_back({{"name", s.name},
-                                {"binding", ExtensionBindingName(built.binding)},
-                                {"cached", r.cached},
-                                {"seconds", r.seconds}});
+    json report = {{"name", s.name},
+                   {"binding", ExtensionBindingName(built.binding)},
+                   {"cached", r.cached},
+                   {"seconds", r.seconds}};
+    if (!s.cuda_cu.empty()) {
+      report["cuda_split"] = built.split;
+      if (!built.split)
+        report["cuda_whole_because"] =
+            extensions.not_split[s.key].empty() ? "its two halves did not build" : extensions.not_split[s.key];
+    }
+    kb["extensions"].push_back(report);
     extensions_[s.key] = {
         {"path", r.so_path}, {"binding", ExtensionBindingName(built.binding)}, {"functions", s.functions}};
   }
