@@ -10,7 +10,11 @@ The job (JSON, written by the engine):
     candidate       path of the candidate file (ModelNew); role "candidate" only
     device          "cpu" or "cuda"
     constants       module-level integer constants of the reference to override (other sizes)
-    extensions      {key: path of the prebuilt extension module} for load_inline
+    extensions      {key: {"path", "binding" ("pybind11" or "thunks"), "functions"}}: the
+                    prebuilt extension modules for load_inline; null with extensions_file
+    extensions_file where the engine writes {"extensions": {...}} or {"abort": true} once the
+                    extensions are built (the worker starts meanwhile and waits before
+                    importing the candidate)
     trials          [{"name", "seed", "distribution"}]; distribution "kernelbench" draws
                     get_inputs() as KernelBench does, the others replace floating inputs
     poison_nbytes   sizes of blocks to fill with 0xff bytes and free before each forward
@@ -36,8 +40,16 @@ import types
 
 SEED = 42  # KernelBench's seed for weights and for the trial seeds
 
-result = {"ok": False, "stage": "start", "error": "", "trials": []}
+result = {"ok": False, "stage": "start", "error": "", "trials": [], "stages": []}
+started = time.monotonic()
 out_dir = "."
+
+
+def enter(stage):
+    """Starts a stage: the engine's deadlines follow them, and the verdict reports their times."""
+    result["stage"] = stage
+    result["stages"].append([stage, round(time.monotonic() - started, 4)])
+    write_result()
 
 
 def write_result():
@@ -261,6 +273,16 @@ def account_launches(torch, model, inputs, trace_path):
                                      if k.get("args", {}).get("stream") != current][:5]}
 
 
+def wait_for_extensions(path):
+    """The extensions the engine built ({key: built}), or None when it built none to run; the
+    engine writes the file whole once its builds are over, and ends this process if it never does."""
+    while not os.path.exists(path):
+        time.sleep(0.005)
+    with open(path) as f:
+        word = json.load(f)
+    return None if word.get("abort") else word["extensions"]
+
+
 def thunk_module(name, path, functions):
     """A module of the functions of an extension built with kforge's thunk bindings: each
     calls kforge_fn_NAME(args) (include/kforge/torch_thunks.h) with the GIL held."""
@@ -315,17 +337,14 @@ def main():
         job = json.load(f)
     out_dir = job["out"]
     role, device = job["role"], job["device"]
-    result["stage"] = "import_torch"
-    write_result()
+    enter("import_torch")
     import torch
     import torch.utils.cpp_extension as cpp_extension
     result["torch"] = torch.__version__
     if device == "cuda" and not torch.cuda.is_available():
         raise RuntimeError("PyTorch in this worker sees no CUDA device")
-    cpp_extension.load_inline = prebuilt_load_inline(job.get("extensions", {}))
 
-    result["stage"] = "load_reference"
-    write_result()
+    enter("load_reference")
     reference = load_module("kforge_reference", job["reference"])
     for k, v in job.get("constants", {}).items():
         setattr(reference, k, v)
@@ -334,16 +353,22 @@ def main():
     if role == "candidate":
         if not poison_nbytes:
             poison_nbytes = output_nbytes_on_meta(torch, reference, get_inputs, get_init_inputs)
-        result["stage"] = "load_candidate"
-        write_result()
+        extensions = job.get("extensions")
+        if extensions is None:  # they build while this process starts: wait for the engine's word
+            enter("wait_build")
+            extensions = wait_for_extensions(job["extensions_file"])
+            if extensions is None:
+                enter("not_built")  # the engine judges the build, not this
+                return
+        cpp_extension.load_inline = prebuilt_load_inline(extensions)
+        enter("load_candidate")
         del reference.Model  # the candidate's process never runs the reference (on data)
         candidate = load_module("kforge_candidate", job["candidate"])
         model_class = candidate.ModelNew
     else:
         model_class = reference.Model
 
-    result["stage"] = "init"
-    write_result()
+    enter("init")
     set_seed(torch, SEED)
     init_inputs = [x.to(device) if isinstance(x, torch.Tensor) else x for x in get_init_inputs()]
     with torch.no_grad():
@@ -353,8 +378,7 @@ def main():
                             for n, p in list(model.named_parameters()) + list(model.named_buffers())]
     model64 = copy.deepcopy(model).double() if role == "reference" else None
 
-    result["stage"] = "trials"
-    write_result()
+    enter("trials")
     torch.manual_seed(SEED)
     kb_seeds = [torch.randint(0, 2**32 - 1, (1,)).item() for _ in range(job.get("kernelbench_trials", 0))]
     for index, trial in enumerate(job["trials"]):
@@ -394,8 +418,7 @@ def main():
             entry["error"] = error_text(e)
         write_result()
     if job.get("launches") and device == "cuda":
-        result["stage"] = "launches"
-        write_result()
+        enter("launches")
         with torch.no_grad():
             set_seed(torch, SEED)
             inputs = [x.to(device) if isinstance(x, torch.Tensor) else x for x in get_inputs()]
@@ -404,13 +427,12 @@ def main():
         except Exception as e:  # the profiler is unavailable: the engine says so, judges nothing
             result["launches"] = {"ok": False, "error": error_text(e)}
     if job.get("timing"):
-        result["stage"] = "timing"
-        write_result()
+        enter("timing")
         with torch.no_grad():
             set_seed(torch, SEED)  # KernelBench times on get_inputs() drawn after manual_seed(42)
             inputs = [x.to(device) if isinstance(x, torch.Tensor) else x for x in get_inputs()]
         result["timing"] = time_forward(torch, model, inputs, device, job["timing"])
-    result["stage"] = "done"
+    enter("done")
     result["ok"] = True
 
 

@@ -60,7 +60,8 @@ class Splitter {
       if (item.place != Place::kKernels) out.host_cpp += item.text + "\n";
     }
     for (const Kernel& k : kernels_) {
-      out.kernels_cu += StubHead(k) + " {\n  " + k.name + "<<<kforge_grid, kforge_block, kforge_shared, kforge_stream>>>(";
+      out.kernels_cu +=
+          StubHead(k) + " {\n  " + k.name + "<<<kforge_grid, kforge_block, kforge_shared, kforge_stream>>>(";
       for (size_t i = 0; i < k.arguments.size(); ++i) out.kernels_cu += (i ? ", " : "") + k.arguments[i];
       out.kernels_cu += ");\n}\n";
     }

@@ -99,7 +99,14 @@ TEST(CudaSplitTest, TheKernelsHalfCompilesWithoutTorch) {
   TempDir dir("kforge-split-test");
   WriteFileAtomic(dir.path() + "/kernels.cu", s.kernels_cu);
   SpawnOptions run;
-  run.argv = {nvcc, "-std=c++17", "-Xcompiler", "-fPIC", "-arch=sm_90", "-c", dir.path() + "/kernels.cu", "-o",
+  run.argv = {nvcc,
+              "-std=c++17",
+              "-Xcompiler",
+              "-fPIC",
+              "-arch=sm_90",
+              "-c",
+              dir.path() + "/kernels.cu",
+              "-o",
               dir.path() + "/kernels.o"};
   run.output_path = dir.path() + "/log";
   ProcessRunner::Result r = testing::LiveMachine().env().processes().Run(run, 300000);

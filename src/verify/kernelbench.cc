@@ -31,6 +31,9 @@ using nlohmann::json;
 
 constexpr int kKernelBenchTrials = 5;
 constexpr int64_t kMaxElements = int64_t{1} << 31;  ///< per output, as read back from a worker
+/// How long a candidate's worker may wait for its extensions to build (the engine's builds
+/// have their own limits; it always says when they are done).
+constexpr int64_t kBuildAllowanceMs = 30 * 60 * 1000;
 // Distributions of the certified trials beyond KernelBench's own (python/kforge_torch_worker.py).
 const char* const kLightDistributions[] = {"normal", "all_negative", "negative_offset"};
 const char* const kFullDistributions[] = {"uniform", "large_magnitude", "large_offset", "small_magnitude",
@@ -170,6 +173,8 @@ struct Trial {
 };
 
 struct WorkerRun {
+  std::string role;  ///< "reference" or "candidate"
+  int64_t timeout_ms = 0;
   json result;  ///< null when the worker wrote none
   ExitStatus status;
   std::string output;
@@ -194,6 +199,14 @@ class KernelBenchVerifier {
   json Check(const std::string& reference, const std::string& candidate);
   WorkerRun Worker(const char* role, const std::vector<Trial>& trials, const json& constants,
                    const json& timing = json());
+  /// A worker's process with its job written, not yet run. With `extensions_later`, the
+  /// candidate's worker starts (imports torch, starts CUDA) while its extensions build, and
+  /// waits before importing the candidate until DeliverExtensions says what was built.
+  WorkerRun NewWorker(const char* role, const std::vector<Trial>& trials, const json& constants, const json& timing,
+                      bool extensions_later);
+  void RunWorker(WorkerRun* run);
+  /// The built extensions (or, when `built` is false, word that there are none to run).
+  void DeliverExtensions(ConfinedProgram* p, bool built);
   /// KernelBench's timing of the reference and the candidate, each in its own process.
   json Timing();
   void Judge(const std::vector<Trial>& trials, const WorkerRun& ref, const WorkerRun& cand, Verdict* v);
@@ -253,11 +266,31 @@ json KernelBenchVerifier::Check(const std::string& reference, const std::string&
 
 WorkerRun KernelBenchVerifier::Worker(const char* role, const std::vector<Trial>& trials, const json& constants,
                                       const json& timing) {
+  WorkerRun run = NewWorker(role, trials, constants, timing, false);
+  RunWorker(&run);
+  return run;
+}
+
+void KernelBenchVerifier::DeliverExtensions(ConfinedProgram* p, bool built) {
+  json extensions = json::object();
+  for (auto& [key, ext] : extensions_.items()) {
+    json e = ext;
+    e["path"] = p->Provide(ext["path"].get<std::string>(), "ext_" + key.substr(0, 16) + ".so");
+    extensions[key] = e;
+  }
+  // Written whole (renamed into place): the worker reads it as soon as it exists.
+  p->Write("kforge/extensions.json", built ? json{{"extensions", extensions}}.dump() : json{{"abort", true}}.dump());
+}
+
+WorkerRun KernelBenchVerifier::NewWorker(const char* role, const std::vector<Trial>& trials, const json& constants,
+                                         const json& timing, bool extensions_later) {
   WorkerRun run;
+  run.role = role;
+  run.timeout_ms = options_.worker_timeout_ms;
   bool gpu = options_.backend == BackendKind::kCuda;
   run.program = std::make_unique<ConfinedProgram>(machine_, options_.limits, gpu);
   ConfinedProgram* p = run.program.get();
-  Prepare(p, std::string(role) == "candidate");
+  Prepare(p, run.role == "candidate");
   json job = {{"role", role},
               {"reference", "kforge/reference.py"},
               {"device", gpu ? "cuda" : "cpu"},
@@ -268,13 +301,19 @@ WorkerRun KernelBenchVerifier::Worker(const char* role, const std::vector<Trial>
               {"trials", json::array()}};
   if (!timing.is_null()) job["timing"] = timing;
   // The candidate's GPU work is accounted (the worker's profiler pass) with its trials.
-  job["launches"] = gpu && std::string(role) == "candidate" && timing.is_null();
-  if (std::string(role) == "candidate") {
+  job["launches"] = gpu && run.role == "candidate" && timing.is_null();
+  if (run.role == "candidate") {
     job["candidate"] = "kforge/candidate.py";
-    for (auto& [key, built] : extensions_.items()) {
-      json e = built;
-      e["path"] = p->Provide(built["path"].get<std::string>(), "ext_" + key.substr(0, 16) + ".so");
-      job["extensions"][key] = e;
+    if (extensions_later) {
+      job["extensions"] = nullptr;
+      job["extensions_file"] = "kforge/extensions.json";
+      run.timeout_ms += kBuildAllowanceMs;  // the build's time is in the worker's now
+    } else {
+      for (auto& [key, ext] : extensions_.items()) {
+        json e = ext;
+        e["path"] = p->Provide(ext["path"].get<std::string>(), "ext_" + key.substr(0, 16) + ".so");
+        job["extensions"][key] = e;
+      }
     }
   }
   for (const auto& t : trials) {
@@ -284,12 +323,18 @@ WorkerRun KernelBenchVerifier::Worker(const char* role, const std::vector<Trial>
   }
   MakeDirs(p->ScratchPath("out"));
   p->Write("job.json", job.dump());
+  return run;
+}
+
+void KernelBenchVerifier::RunWorker(WorkerRun* run) {
+  ConfinedProgram* p = run->program.get();
+  bool gpu = options_.backend == BackendKind::kCuda;
   Clock& clock = machine_.env().clock();
   int64_t start = clock.MonotonicNanos();
   // Deadlines by stage, from the progress the worker writes: generous while torch imports
   // and for the reference; for the candidate's import and each of its trials, 10 s plus the
   // per-call limit. The whole run's limit stays absolute, whatever the progress file says.
-  const bool is_candidate = std::string(role) == "candidate";
+  const bool is_candidate = run->role == "candidate";
   std::string progress_path = p->ScratchPath("out/result.json");
   std::string last_state;
   int64_t state_since = start;
@@ -306,19 +351,31 @@ WorkerRun KernelBenchVerifier::Worker(const char* role, const std::vector<Trial>
     bool candidate_code =
         is_candidate && (stage == "load_candidate" || stage == "init" || stage == "trials" || stage == "launches");
     int64_t allowance_ms = candidate_code ? 10000 + 2 * options_.call_timeout_ms : 180000;
-    if (is_candidate && stage == "timing")  // every timed call gets the per-call limit
+    if (stage == "wait_build") allowance_ms = kBuildAllowanceMs;  // the engine ends the wait
+    if (is_candidate && stage == "timing")                        // every timed call gets the per-call limit
       allowance_ms = 10000 + (options_.timing_warmup + options_.timing_trials + 1) * options_.call_timeout_ms;
     return (now - state_since) / 1000000 <= allowance_ms;
   };
-  run.status = p->Run({torch_.python, "-I", "kforge/kforge_torch_worker.py", "job.json"}, WorkerEnv(gpu),
-                      options_.worker_timeout_ms, keep_going);
-  run.seconds = (clock.MonotonicNanos() - start) / 1e9;
-  run.result = ReadJson(p->ScratchPath("out/result.json"));
-  run.output = UntrustedText(p->OutputTail(4000));
-  run.layers = p->layers();
-  run.escapes = p->escapes();
-  run.out_dir = p->ScratchPath("out");
-  return run;
+  run->status = p->Run({torch_.python, "-I", "kforge/kforge_torch_worker.py", "job.json"}, WorkerEnv(gpu),
+                       run->timeout_ms, keep_going);
+  run->seconds = (clock.MonotonicNanos() - start) / 1e9;
+  run->result = ReadJson(p->ScratchPath("out/result.json"));
+  run->output = UntrustedText(p->OutputTail(4000));
+  run->layers = p->layers();
+  run->escapes = p->escapes();
+  run->out_dir = p->ScratchPath("out");
+}
+
+/// When each stage of a worker began, in seconds from its start (its untrusted report, capped).
+json StageTimes(const json& result) {
+  json out = json::array();
+  if (!result.is_object() || !result.contains("stages") || !result["stages"].is_array()) return out;
+  for (const auto& s : result["stages"]) {
+    if (out.size() >= 16) break;
+    if (s.is_array() && s.size() == 2 && s[0].is_string() && s[1].is_number())
+      out.push_back({s[0].get<std::string>().substr(0, 32), s[1].get<double>()});
+  }
+  return out;
 }
 
 void AddCase(Verdict* v, CaseEvidence c) { v->cases.push_back(std::move(c)); }
@@ -634,6 +691,28 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
   // build (only reads what Check set; the builds write extensions_, which it does not read).
   std::future<WorkerRun> early_reference =
       std::async(std::launch::async, [&] { return Worker("reference", trials, json::object()); });
+  // So does the candidate's: it imports torch and starts CUDA while the extensions build,
+  // then waits for them (DeliverExtensions) before it imports the candidate.
+  WorkerRun early = NewWorker("candidate", trials, json::object(), json(), true);
+  ConfinedProgram* early_program = early.program.get();
+  std::future<WorkerRun> early_candidate = std::async(std::launch::async, [this, run = std::move(early)]() mutable {
+    RunWorker(&run);
+    return std::move(run);
+  });
+  // However the build ends (a failure, cancellation, an error), the waiting worker is told
+  // (before early_candidate's destructor waits for it).
+  struct Undelivered {
+    KernelBenchVerifier* self;
+    ConfinedProgram* program;
+    bool done = false;
+    ~Undelivered() {
+      if (done) return;
+      try {
+        self->DeliverExtensions(program, false);
+      } catch (const std::exception&) {  // the worker's own deadline ends it
+      }
+    }
+  } undelivered{this, early_program};
 
   // L1: every extension built before any candidate code runs.
   CompilerOptions co;
@@ -677,17 +756,21 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
         {"path", r.so_path}, {"binding", ExtensionBindingName(built.binding)}, {"functions", s.functions}};
   }
   v.level = Level::kL1Compile;
+  DeliverExtensions(early_program, true);
+  undelivered.done = true;
 
   // L2: one reference and one candidate process for the light set (and with --full, the full
   // set's distributions), judged in order; then, with --full, the odd sizes.
   // The candidate's worker runs beside the reference's (it needs nothing of it: it poisons
   // blocks of the output sizes it learns from the reference on the meta device).
-  auto run_set = [&](const std::vector<Trial>& set, const json& consts, std::future<WorkerRun> reference) -> bool {
+  auto run_set = [&](const std::vector<Trial>& set, std::future<WorkerRun> reference,
+                     std::future<WorkerRun> candidate) -> bool {
     if (options_.cancel && options_.cancel->cancelled()) throw CancelledError(options_.cancel->reason());
-    std::future<WorkerRun> candidate = std::async(std::launch::async, [&] { return Worker("candidate", set, consts); });
     WorkerRun ref = reference.get();
     WorkerRun cand = candidate.get();
     v.reference_seconds += ref.seconds;
+    if (&set == &trials)
+      kb["worker_stages"] = {{"reference", StageTimes(ref.result)}, {"candidate", StageTimes(cand.result)}};
     if (std::string why = WorkerProblem(ref, "reference"); !why.empty()) {
       if (&set == &sized) return true;  // the reference does not take other sizes
       throw UsageError(why);
@@ -733,14 +816,15 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
     }
     return true;
   };
-  if (!run_set(trials, json::object(), std::move(early_reference))) return finish(v);
+  if (!run_set(trials, std::move(early_reference), std::move(early_candidate))) return finish(v);
   v.level = Level::kL2Light;
   if (options_.full) {
     json odd = OddSizes(constants);
     if (!odd.empty()) {
       v.random_shapes.push_back({});
       for (auto& [name, value] : odd.items()) v.random_shapes.back()[name] = value.get<int64_t>();
-      if (!run_set(sized, odd, std::async(std::launch::async, [&] { return Worker("reference", sized, odd); })))
+      if (!run_set(sized, std::async(std::launch::async, [&] { return Worker("reference", sized, odd); }),
+                   std::async(std::launch::async, [&] { return Worker("candidate", sized, odd); })))
         return finish(v);
     }
     v.level = Level::kL2Full;
