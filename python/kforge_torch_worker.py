@@ -273,6 +273,22 @@ def account_launches(torch, model, inputs, trace_path):
                                      if k.get("args", {}).get("stream") != current][:5]}
 
 
+def warm_up(torch, device, launches):
+    """Starts what the candidate's trials need (the CUDA context, the profiler) before its code
+    loads, while its extensions build: the first use of each costs a second or more."""
+    if device != "cuda":
+        return
+    torch.zeros(1, device=device)
+    if launches:
+        try:
+            from torch.profiler import ProfilerActivity, profile
+            with profile(activities=[ProfilerActivity.CUDA]):
+                torch.zeros(1, device=device).fill_(1)
+                torch.cuda.synchronize()
+        except Exception:  # account_launches reports an unavailable profiler itself
+            pass
+
+
 def wait_for_extensions(path):
     """The extensions the engine built ({key: built}), or None when it built none to run; the
     engine writes the file whole once its builds are over, and ends this process if it never does."""
@@ -353,6 +369,8 @@ def main():
     if role == "candidate":
         if not poison_nbytes:
             poison_nbytes = output_nbytes_on_meta(torch, reference, get_inputs, get_init_inputs)
+        enter("warm_up")
+        warm_up(torch, device, job.get("launches"))
         extensions = job.get("extensions")
         if extensions is None:  # they build while this process starts: wait for the engine's word
             enter("wait_build")

@@ -1,0 +1,250 @@
+#include "verify/kernelbench_judge.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "core/dtype.h"
+#include "core/error.h"
+#include "core/fs.h"
+#include "core/hash.h"
+#include "core/text.h"
+#include "verify/compare.h"
+
+namespace kforge {
+namespace {
+
+using nlohmann::json;
+
+constexpr int64_t kMaxElements = int64_t{1} << 31;  ///< per output, as read back from a worker
+
+struct Tensor {
+  DType dtype = DType::kFloat32;
+  std::vector<int64_t> shape;
+  std::string bytes;
+  int64_t elements() const {
+    int64_t n = 1;
+    for (auto d : shape) n *= d;
+    return n;
+  }
+};
+
+/// Reads one output a worker described; "" or why it cannot be used.
+std::string LoadTensor(const std::string& dir, const json& d, Tensor* t) {
+  if (!d.is_object()) return "an output description is not an object";
+  std::string file = JsonString(d, "file"), dtype = JsonString(d, "dtype");
+  if (file.empty() || file.size() > 64 ||
+      file.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_.") != std::string::npos ||
+      file.find("..") != std::string::npos)
+    return "an output names an unexpected file";
+  if (!TryParseDType(dtype, &t->dtype)) return "an output has dtype '" + dtype + "', which kforge does not compare";
+  auto shape = d.find("shape");
+  if (shape == d.end() || !shape->is_array() || shape->size() > 8) return "an output has no usable shape";
+  t->shape.clear();
+  int64_t n = 1;
+  for (const auto& v : *shape) {
+    if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > kMaxElements)
+      return "an output has a bad dimension";
+    t->shape.push_back(v.get<int64_t>());
+    n *= std::max<int64_t>(1, t->shape.back());
+    if (n > kMaxElements) return "an output has more elements than kforge compares";
+  }
+  std::string error;
+  std::string path = dir + "/" + file;
+  std::error_code ec;
+  auto size = std::filesystem::file_size(path, ec);
+  if (ec || static_cast<int64_t>(size) != t->elements() * static_cast<int64_t>(DTypeSize(t->dtype)))
+    return "an output file does not hold the tensor its description names";
+  if (!TryReadFile(path, &t->bytes, &error)) return "an output file cannot be read: " + error;
+  return "";
+}
+
+std::vector<double> AsDoubles(const Tensor& t) {
+  std::vector<double> v(static_cast<size_t>(t.elements()));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = LoadAsDouble(t.bytes.data(), t.dtype, i);
+  return v;
+}
+
+std::string ShapeText(const std::vector<int64_t>& s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+/// KernelBench's tolerance for torch.allclose (atol = rtol), by output dtype.
+double KernelBenchTolerance(DType t) { return t == DType::kFloat16 || t == DType::kBFloat16 ? 1e-2 : 1e-4; }
+
+/// The certified tolerance against the float64 reference, by output dtype.
+Tolerance CertifiedTolerance(DType t) {
+  switch (t) {
+    case DType::kFloat16:
+      return {1e-3, 1e-3, 0, ""};
+    case DType::kBFloat16:
+      return {8e-3, 8e-3, 0, ""};
+    case DType::kFloat64:
+      return {1e-10, 1e-10, 0, ""};
+    default:
+      return {1e-5, 1e-4, 0, ""};
+  }
+}
+
+void AddCase(Verdict* v, CaseEvidence c) { v->cases.push_back(std::move(c)); }
+
+}  // namespace
+
+void JudgeKernelBenchTrials(const std::vector<KernelBenchTrial>& trials, const WorkerRun& ref, const WorkerRun& cand,
+                            json* kernelbench_trials, Verdict* v) {
+  const json rt = ref.result.value("trials", json::array());
+  const json* ct = cand.result.is_object() && cand.result.contains("trials") && cand.result["trials"].is_array()
+                       ? &cand.result["trials"]
+                       : nullptr;
+  for (size_t i = 0; i < trials.size(); ++i) {
+    const KernelBenchTrial& t = trials[i];
+    CaseEvidence c;
+    c.set = t.set;
+    c.name = t.name;
+    c.distribution = t.distribution;
+    c.seed = t.seed;
+    if (cand.program) c.pid = cand.program->pid();  // one worker process runs every trial
+    const json& r = i < rt.size() ? rt[i] : json();
+    if (!r.is_object() || !JsonTrue(r, "ok")) {
+      // The reference cannot run these inputs (sizes it does not support): not a trial.
+      if (t.set == TrialSet::kFull && t.name.rfind("sizes", 0) == 0) continue;
+      throw UsageError("the reference failed on trial " + t.name + ": " + TracebackTail(JsonString(r, "error"), 3));
+    }
+    if (r.contains("seed") && r["seed"].is_number_unsigned()) c.seed = r["seed"].get<uint64_t>();
+    c.reference_ms = JsonNumber(r, "forward_ms");
+    const json& k = ct && i < ct->size() ? (*ct)[i] : json();
+    auto fail = [&](FailureClass f, std::string message) {
+      c.failure = f;
+      c.message = std::move(message);
+    };
+    if (!k.is_object()) {
+      fail(cand.status.kind == ExitStatus::Kind::kTimedOut ? FailureClass::kTimeout : FailureClass::kRuntimeError,
+           WorkerProblem(cand, "candidate").empty() ? "the candidate's process stopped before this trial"
+                                                    : WorkerProblem(cand, "candidate"));
+      AddCase(v, std::move(c));
+      continue;
+    }
+    if (k.contains("forward_ms") && k["forward_ms"].is_number()) c.run_ms = k["forward_ms"].get<double>();
+    if (!JsonTrue(k, "ok")) {
+      std::string err = JsonString(k, "error");
+      bool oom = err.find("out of memory") != std::string::npos || err.find("MemoryError") != std::string::npos ||
+                 err.find("can't allocate memory") != std::string::npos;
+      fail(oom ? FailureClass::kResourceLimit : FailureClass::kRuntimeError, TracebackTail(err, 3));
+      AddCase(v, std::move(c));
+      continue;
+    }
+    if (JsonString(k, "inputs_sha256") != JsonString(r, "inputs_sha256")) {
+      fail(FailureClass::kIntegrity, "the candidate's process drew different inputs than the reference's");
+      AddFinding(&v->integrity, "runtime.inputs_differ",
+                 "trial " + t.name + ": the inputs in the candidate's process differ from the reference's");
+      AddCase(v, std::move(c));
+      continue;
+    }
+    if (k.contains("mutated_inputs") && k["mutated_inputs"].is_array() && !k["mutated_inputs"].empty()) {
+      for (const auto& m : k["mutated_inputs"])
+        if (m.is_number_integer()) c.mutated_inputs.push_back("input" + std::to_string(m.get<int64_t>()));
+      fail(FailureClass::kInputMutated, "the candidate wrote into its inputs");
+      AddCase(v, std::move(c));
+      continue;
+    }
+    const json ro = r.value("outputs", json::array());
+    const json r64 = r.contains("reference64") ? r["reference64"] : ro;
+    if (!ro.is_array() || !r64.is_array() || r64.size() != ro.size())
+      throw EnvironmentError("the reference's worker described its outputs inconsistently (trial " + t.name + ")");
+    const json& co = k.contains("outputs") ? k["outputs"] : json();
+    if (!co.is_array() || co.size() != ro.size()) {
+      fail(FailureClass::kWrongResult, "the candidate returned " + std::to_string(co.is_array() ? co.size() : 0) +
+                                           " outputs; the reference returns " + std::to_string(ro.size()));
+      AddCase(v, std::move(c));
+      continue;
+    }
+    json kb_trial = {{"trial", t.name}, {"seed", c.seed}, {"passed", true}};
+    for (size_t o = 0; o < ro.size(); ++o) {
+      Tensor ref32, ref64, got;
+      std::string problem = LoadTensor(ref.out_dir, ro[o], &ref32);
+      if (problem.empty()) problem = LoadTensor(ref.out_dir, r64[o], &ref64);
+      if (problem.empty() && ref64.shape != ref32.shape) problem = "its float64 and float32 outputs differ in shape";
+      if (!problem.empty()) throw EnvironmentError("the reference's output cannot be read: " + problem);
+      problem = LoadTensor(cand.out_dir, co[o], &got);
+      std::string name = "output" + std::to_string(o);
+      if (problem.empty() && got.shape != ref32.shape)
+        problem = name + " has shape " + ShapeText(got.shape) + "; the reference's is " + ShapeText(ref32.shape);
+      if (problem.empty() && got.dtype != ref32.dtype)
+        problem = name + " is " + std::string(DTypeName(got.dtype)) + "; the reference's is " +
+                  std::string(DTypeName(ref32.dtype));
+      if (!problem.empty()) {
+        fail(FailureClass::kWrongResult, problem);
+        kb_trial["passed"] = false;
+        kb_trial["issue"] = problem;
+        break;
+      }
+      int64_t unwritten = 0;
+      const size_t width = DTypeSize(got.dtype);
+      // An element made of one of the poison bytes: 0xff (freed blocks the worker filled) or
+      // 0x7f (every fresh heap allocation on the CPU, glibc's malloc perturb).
+      for (size_t x = 0; x + width <= got.bytes.size(); x += width) {
+        auto first = got.bytes.begin() + static_cast<std::ptrdiff_t>(x);
+        unsigned char b0 = static_cast<unsigned char>(*first);
+        unwritten +=
+            (b0 == 0xff || b0 == 0x7f) && std::all_of(first, first + static_cast<std::ptrdiff_t>(width),
+                                                      [&](char b) { return static_cast<unsigned char>(b) == b0; });
+      }
+      if (unwritten > 0) {
+        problem = name + ": " + std::to_string(unwritten) + " of " + std::to_string(got.elements()) +
+                  " elements still hold the poison kforge left in memory (0xff or 0x7f bytes: allocated, never "
+                  "written)";
+        fail(FailureClass::kUnwrittenOutput, problem);
+      }
+      // Only the float64 reference is held as doubles (CompareOutput takes it so); the output
+      // and the float32 reference are read in place: a KernelBench output is often 1 GiB.
+      const std::vector<double> e64 = AsDoubles(ref64);
+      const size_t n = static_cast<size_t>(got.elements());  // = ref32's = ref64's (checked above)
+      // One pass: KernelBench's torch.allclose(ref, new, atol, rtol) (NaN never equal), and how
+      // far the float32 reference is from float64 (what the certified comparison allows for).
+      double tol = KernelBenchTolerance(got.dtype), max_diff = 0, sum_diff = 0, err32 = 0;
+      bool close = true;
+      for (size_t x = 0; x < n; ++x) {
+        const double gx = LoadAsDouble(got.bytes.data(), got.dtype, x);
+        const double ex = LoadAsDouble(ref32.bytes.data(), ref32.dtype, x);
+        double d = std::fabs(gx - ex);
+        bool ok = (gx == ex) || d <= tol + tol * std::fabs(ex);
+        if (std::isnan(gx) || std::isnan(ex)) ok = false;
+        close = close && ok;
+        if (std::isfinite(d)) {
+          max_diff = std::max(max_diff, d);
+          sum_diff += d;
+        }
+        if (std::isfinite(ex) && std::isfinite(e64[x])) err32 = std::max(err32, std::fabs(ex - e64[x]));
+      }
+      if (!close) kb_trial["passed"] = false;
+      kb_trial["max_difference"] = std::max(kb_trial.value("max_difference", 0.0), max_diff);
+      kb_trial["avg_difference"] = n == 0 ? 0.0 : sum_diff / static_cast<double>(n);
+      // Certified: against float64, scale-aware, allowing what float32's own reference errs by.
+      TensorSpec spec{name, got.dtype, {}};
+      CompareInput in;
+      in.spec = &spec;
+      in.shape = got.shape;
+      in.got = got.bytes.data();
+      in.reference = &e64;
+      in.tolerance = CertifiedTolerance(got.dtype);
+      in.unavoidable_everywhere = 4 * err32;
+      OutputEvidence ev;
+      ev.name = name;
+      ev.shape = got.shape;
+      ev.sha256 = Sha256Hex(got.bytes);
+      v->KeepOutput(ev.sha256, got.bytes);
+      ev.compare = CompareOutput(in);
+      if (!ev.compare.passed() && c.passed())
+        fail(ClassifyNumeric(ev.compare), name + ": " + std::to_string(ev.compare.mismatches) + " of " +
+                                              std::to_string(ev.compare.elements) +
+                                              " elements outside the certified tolerance");
+      c.outputs.push_back(std::move(ev));
+    }
+    if (t.kernelbench_index >= 0) kernelbench_trials->push_back(kb_trial);
+    AddCase(v, std::move(c));
+  }
+}
+
+}  // namespace kforge

@@ -1,0 +1,83 @@
+#include "verify/torch_worker.h"
+
+#include "core/fs.h"
+#include "core/text.h"
+
+namespace kforge {
+
+using nlohmann::json;
+
+/// A JSON document a confined process wrote, or null when it wrote none that parses.
+json ReadJsonFile(const std::string& path) {
+  std::string text, error;
+  if (!TryReadFile(path, &text, &error) || text.size() > (64u << 20)) return nullptr;
+  json j = json::parse(text, nullptr, false);
+  return j.is_discarded() ? json(nullptr) : j;
+}
+
+std::string JsonString(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? UntrustedText(it->get<std::string>()) : "";
+}
+
+/// A number the worker reported, or 0 when it is missing or not a number (worker output is
+/// the candidate's process's: never trusted to have the right types).
+double JsonNumber(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : 0.0;
+}
+
+/// A flag the worker reported: true only when it is the boolean true.
+bool JsonTrue(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_boolean() && it->get<bool>();
+}
+
+/// The last few lines of a Python traceback: where it failed and why.
+std::string TracebackTail(const std::string& text, int lines) {
+  size_t end = text.find_last_not_of(" \t\r\n");
+  if (end == std::string::npos) return "";
+  size_t begin = end + 1;
+  for (int i = 0; i < lines && begin > 0; ++i) {
+    size_t nl = text.rfind('\n', begin - 1);
+    begin = nl == std::string::npos ? 0 : nl;
+    if (nl == std::string::npos) break;
+  }
+  if (begin < text.size() && text[begin] == '\n') ++begin;
+  return text.substr(begin, end + 1 - begin);
+}
+
+/// When each stage of a worker began, in seconds from its start (its untrusted report, capped).
+json StageTimes(const json& result) {
+  json out = json::array();
+  if (!result.is_object() || !result.contains("stages") || !result["stages"].is_array()) return out;
+  for (const auto& s : result["stages"]) {
+    if (out.size() >= 16) break;
+    if (s.is_array() && s.size() == 2 && s[0].is_string() && s[1].is_number())
+      out.push_back({s[0].get<std::string>().substr(0, 32), s[1].get<double>()});
+  }
+  return out;
+}
+
+/// What went wrong in a worker as a whole (it wrote no usable result, or stopped early).
+std::string WorkerProblem(const WorkerRun& run, const char* who) {
+  if (run.status.kind == ExitStatus::Kind::kTimedOut) {
+    std::string where;
+    std::string stage = run.result.is_object() ? JsonString(run.result, "stage") : "";
+    if (stage == "load_candidate") where = " while importing the candidate (a hang at import?)";
+    if (stage == "init") where = " while constructing the model";
+    if (stage == "trials" && run.result.contains("trials") && run.result["trials"].is_array() &&
+        !run.result["trials"].empty())
+      where = " in trial " + JsonString(run.result["trials"].back(), "name") + " (a forward that never returns?)";
+    return std::string("the ") + who + "'s process timed out" + where;
+  }
+  if (!run.result.is_object())
+    return std::string("the ") + who + "'s process ended (" + run.status.Describe() +
+           ") without a result: " + TracebackTail(run.output, 3);
+  if (!JsonTrue(run.result, "ok") && JsonString(run.result, "stage") != "trials")
+    return std::string("the ") + who + " failed at " + JsonString(run.result, "stage") + ": " +
+           TracebackTail(JsonString(run.result, "error"), 3);
+  return "";
+}
+
+}  // namespace kforge

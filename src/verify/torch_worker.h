@@ -1,0 +1,52 @@
+#pragma once
+// A PyTorch worker process of a KernelBench verification (python/kforge_torch_worker.py): the
+// trials it is asked for, what it gave back, and reading that as untrusted JSON (the
+// candidate's worker runs the candidate: every field may be missing or of the wrong type).
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/subprocess.h"
+#include "exec/confined_program.h"
+#include "verify/verdict.h"
+
+namespace kforge {
+
+struct KernelBenchTrial {
+  std::string name, distribution;
+  uint64_t seed = 0;
+  int kernelbench_index = -1;  ///< >= 0: one of KernelBench's own trials
+  TrialSet set = TrialSet::kLight;
+};
+
+struct WorkerRun {
+  std::string role;  ///< "reference" or "candidate"
+  int64_t timeout_ms = 0;
+  nlohmann::json result;  ///< null when the worker wrote none
+  ExitStatus status;
+  std::string output;
+  std::vector<std::string> layers;
+  EscapeScan escapes;
+  std::string out_dir;  ///< host path of its outputs
+  std::unique_ptr<ConfinedProgram> program;
+  double seconds = 0;
+};
+
+/// A JSON document a confined process wrote, or null when it wrote none that parses.
+nlohmann::json ReadJsonFile(const std::string& path);
+/// A string field (made printable), or "" when it is missing or not a string.
+std::string JsonString(const nlohmann::json& j, const char* key);
+/// A number field, or 0 when it is missing or not a number.
+double JsonNumber(const nlohmann::json& j, const char* key);
+/// A flag: true only when it is the boolean true.
+bool JsonTrue(const nlohmann::json& j, const char* key);
+/// The last few lines of a Python traceback: where it failed and why.
+std::string TracebackTail(const std::string& text, int lines = 4);
+/// When each stage of a worker began, in seconds from its start (its report, capped).
+nlohmann::json StageTimes(const nlohmann::json& result);
+/// What went wrong in a worker as a whole (it wrote no usable result, or stopped early); "" if nothing.
+std::string WorkerProblem(const WorkerRun& run, const char* who);
+
+}  // namespace kforge
