@@ -18,7 +18,8 @@ The job (JSON, written by the engine):
     trials          [{"name", "seed", "distribution"}]; distribution "kernelbench" draws
                     get_inputs() as KernelBench does, the others replace floating inputs
     poison_nbytes   sizes of blocks to fill with 0xff bytes and free before each forward
-                    (absent: the reference's output sizes on the meta device, else the inputs')
+                    (absent: the reference's output sizes from extensions_file, else on the
+                    meta device, else the inputs')
     kernelbench_trials  how many KernelBench trial seeds to derive (their seeds are computed
                     here as KernelBench does: torch.manual_seed(42), then torch.randint)
     out             directory for result.json and the output files
@@ -290,13 +291,13 @@ def warm_up(torch, device, launches):
 
 
 def wait_for_extensions(path):
-    """The extensions the engine built ({key: built}), or None when it built none to run; the
-    engine writes the file whole once its builds are over, and ends this process if it never does."""
+    """The engine's word once its builds are over: {"extensions": {key: built}, "poison_nbytes":
+    the reference's output sizes} or {"abort": true}. It writes the file whole, and ends this
+    process if it never does."""
     while not os.path.exists(path):
         time.sleep(0.005)
     with open(path) as f:
-        word = json.load(f)
-    return None if word.get("abort") else word["extensions"]
+        return json.load(f)
 
 
 def thunk_module(name, path, functions):
@@ -367,17 +368,19 @@ def main():
     get_inputs, get_init_inputs = reference.get_inputs, reference.get_init_inputs
     poison_nbytes = job.get("poison_nbytes") or []
     if role == "candidate":
-        if not poison_nbytes:
-            poison_nbytes = output_nbytes_on_meta(torch, reference, get_inputs, get_init_inputs)
         enter("warm_up")
         warm_up(torch, device, job.get("launches"))
         extensions = job.get("extensions")
         if extensions is None:  # they build while this process starts: wait for the engine's word
             enter("wait_build")
-            extensions = wait_for_extensions(job["extensions_file"])
-            if extensions is None:
+            word = wait_for_extensions(job["extensions_file"])
+            if word.get("abort"):
                 enter("not_built")  # the engine judges the build, not this
                 return
+            extensions = word["extensions"]
+            poison_nbytes = poison_nbytes or word.get("poison_nbytes") or []
+        if not poison_nbytes:
+            poison_nbytes = output_nbytes_on_meta(torch, reference, get_inputs, get_init_inputs)
         cpp_extension.load_inline = prebuilt_load_inline(extensions)
         enter("load_candidate")
         del reference.Model  # the candidate's process never runs the reference (on data)

@@ -19,14 +19,16 @@ if [ "$mode" = tests ]; then
   if [ "${KEEP_CACHE:-0}" = 1 ]; then rm -rf "$KFORGE_CACHE_DIR/torch-ext"; else rm -rf "$KFORGE_CACHE_DIR"; fi
   # cold: nothing cached (the precompiled torch header too); extension_cold: the header
   # cached, the candidate's extension not (a new candidate); warm: everything cached.
-  for run in cold extension_cold warm; do
-    if [ "$run" = extension_cold ]; then rm -rf "$KFORGE_CACHE_DIR/torch-ext"; fi
+  for run in cold extension_cold warm extension_cold2 warm2; do
+    case "$run" in extension_cold*) rm -rf "$KFORGE_CACHE_DIR/torch-ext";; esac
     s=$(date +%s%N)
     devbuild/kforge verify $kb/level1/19_ReLU.py $kb/cuda/relu.py --backend cuda --seed 1 --json >"$OUT/relu_$run.json" 2>"$OUT/relu_$run.err"
     echo "relu $run: exit $? wall $(( ($(date +%s%N) - s) / 1000000 )) ms" >>"$OUT/kb_timing.txt"
     python3 -c "import json,sys; v=json.load(open(sys.argv[1])); c=v['compile']; t=v['timing']
 print('  passed', v['passed'], 'compile %.1f s (cached %s), reference %.1f s, candidate %.1f s, total %.1f s' % (c['seconds'], c['cached'], t['reference_seconds'], t['run_seconds'], t['total_seconds']))
-print('  extensions', json.dumps(v['kernelbench'].get('extensions')))" "$OUT/relu_$run.json" >>"$OUT/kb_timing.txt" 2>&1
+print('  extensions', json.dumps(v['kernelbench'].get('extensions')))
+for role, stages in v['kernelbench'].get('worker_stages', {}).items():
+    print('  %s stages:' % role, ' '.join('%s@%.2f' % (n, t) for n, t in stages))" "$OUT/relu_$run.json" >>"$OUT/kb_timing.txt" 2>&1
   done
   if [ "${BIG:-0}" = 1 ]; then
     # The same kernel at a size nearer KernelBench's level 1 (4096 x 65536 float32, 1 GiB a tensor).

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <future>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
@@ -75,9 +77,11 @@ class KernelBenchVerifier {
   /// waits before importing the candidate until DeliverExtensions says what was built.
   WorkerRun NewWorker(const char* role, const std::vector<KernelBenchTrial>& trials, const json& constants,
                       const json& timing, bool extensions_later);
-  void RunWorker(WorkerRun* run);
-  /// The built extensions (or, when `built` is false, word that there are none to run).
-  void DeliverExtensions(ConfinedProgram* p, bool built);
+  /// Runs it to the end; `on_progress` (when given) sees each progress report it writes.
+  void RunWorker(WorkerRun* run, const std::function<void(const json&)>& on_progress = nullptr);
+  /// The built extensions and the sizes of the reference's outputs, for the blocks it
+  /// poisons (or, when `built` is false, word that there are none to run).
+  void DeliverExtensions(ConfinedProgram* p, bool built, const std::vector<int64_t>& poison_nbytes = {});
   /// KernelBench's timing of the reference and the candidate, each in its own process.
   json Timing();
   /// Copies kforge's Python, the reference and (unless `with_candidate` is false: the
@@ -141,7 +145,7 @@ WorkerRun KernelBenchVerifier::Worker(const char* role, const std::vector<Kernel
   return run;
 }
 
-void KernelBenchVerifier::DeliverExtensions(ConfinedProgram* p, bool built) {
+void KernelBenchVerifier::DeliverExtensions(ConfinedProgram* p, bool built, const std::vector<int64_t>& poison_nbytes) {
   json extensions = json::object();
   for (auto& [key, ext] : extensions_.items()) {
     json e = ext;
@@ -149,7 +153,8 @@ void KernelBenchVerifier::DeliverExtensions(ConfinedProgram* p, bool built) {
     extensions[key] = e;
   }
   // Written whole (renamed into place): the worker reads it as soon as it exists.
-  p->Write("kforge/extensions.json", built ? json{{"extensions", extensions}}.dump() : json{{"abort", true}}.dump());
+  p->Write("kforge/extensions.json", built ? json{{"extensions", extensions}, {"poison_nbytes", poison_nbytes}}.dump()
+                                           : json{{"abort", true}}.dump());
 }
 
 WorkerRun KernelBenchVerifier::NewWorker(const char* role, const std::vector<KernelBenchTrial>& trials,
@@ -196,7 +201,7 @@ WorkerRun KernelBenchVerifier::NewWorker(const char* role, const std::vector<Ker
   return run;
 }
 
-void KernelBenchVerifier::RunWorker(WorkerRun* run) {
+void KernelBenchVerifier::RunWorker(WorkerRun* run, const std::function<void(const json&)>& on_progress) {
   ConfinedProgram* p = run->program.get();
   bool gpu = options_.backend == BackendKind::kCuda;
   Clock& clock = machine_.env().clock();
@@ -210,6 +215,7 @@ void KernelBenchVerifier::RunWorker(WorkerRun* run) {
   int64_t state_since = start;
   auto keep_going = [&]() {
     json r = ReadJsonFile(progress_path);
+    if (on_progress) on_progress(r);
     std::string stage = r.is_object() ? JsonString(r, "stage") : "";
     size_t trials_started = r.is_object() && r.contains("trials") && r["trials"].is_array() ? r["trials"].size() : 0;
     std::string state = stage + "/" + std::to_string(trials_started);
@@ -369,8 +375,27 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
                                          {"sizes_all_negative", "all_negative", s++, -1, TrialSet::kFull}};
   // The reference needs nothing of the candidate's: its worker runs while the extensions
   // build (only reads what Check set; the builds write extensions_, which it does not read).
-  std::future<WorkerRun> early_reference =
-      std::async(std::launch::async, [&] { return Worker("reference", trials, json::object()); });
+  // Its first trial's output sizes go to the candidate's worker (the blocks it poisons).
+  std::promise<std::vector<int64_t>> reference_sizes;
+  std::future<std::vector<int64_t>> first_sizes = reference_sizes.get_future();
+  std::once_flag sizes_once;
+  auto offer_sizes = [&](std::vector<int64_t> nbytes) {
+    std::call_once(sizes_once, [&] { reference_sizes.set_value(std::move(nbytes)); });
+  };
+  std::future<WorkerRun> early_reference = std::async(std::launch::async, [&] {
+    try {
+      WorkerRun run = NewWorker("reference", trials, json::object(), json(), false);
+      RunWorker(&run, [&](const json& progress) {
+        std::vector<int64_t> nbytes;
+        if (FirstOutputSizes(progress, &nbytes)) offer_sizes(nbytes);
+      });
+      offer_sizes({});
+      return run;
+    } catch (...) {
+      offer_sizes({});
+      throw;
+    }
+  });
   // So does the candidate's: it imports torch and starts CUDA while the extensions build,
   // then waits for them (DeliverExtensions) before it imports the candidate.
   WorkerRun early = NewWorker("candidate", trials, json::object(), json(), true);
@@ -436,7 +461,7 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
         {"path", r.so_path}, {"binding", ExtensionBindingName(built.binding)}, {"functions", s.functions}};
   }
   v.level = Level::kL1Compile;
-  DeliverExtensions(early_program, true);
+  DeliverExtensions(early_program, true, first_sizes.get());
   undelivered.done = true;
 
   // L2: one reference and one candidate process for the light set (and with --full, the full

@@ -1,5 +1,6 @@
 #include "verify/torch_worker.h"
 
+#include "core/dtype.h"
 #include "core/fs.h"
 #include "core/text.h"
 
@@ -78,6 +79,37 @@ std::string WorkerProblem(const WorkerRun& run, const char* who) {
     return std::string("the ") + who + " failed at " + JsonString(run.result, "stage") + ": " +
            TracebackTail(JsonString(run.result, "error"), 3);
   return "";
+}
+
+bool FirstOutputSizes(const json& progress, std::vector<int64_t>* nbytes) {
+  nbytes->clear();
+  if (!progress.is_object() || !progress.contains("trials") || !progress["trials"].is_array() ||
+      progress["trials"].empty())
+    return JsonString(progress, "stage") == "done" || !JsonString(progress, "error").empty();
+  const json& first = progress["trials"][0];
+  if (!first.is_object()) return true;
+  if (!JsonTrue(first, "ok")) return !JsonString(first, "error").empty() || progress["trials"].size() > 1;
+  auto outputs = first.find("outputs");
+  if (outputs == first.end() || !outputs->is_array() || outputs->size() > 16) return true;
+  for (const auto& o : *outputs) {
+    DType t;
+    auto shape = o.is_object() ? o.find("shape") : o.end();
+    if (!o.is_object() || !TryParseDType(JsonString(o, "dtype"), &t) || shape == o.end() || !shape->is_array()) {
+      nbytes->clear();
+      return true;
+    }
+    int64_t n = static_cast<int64_t>(DTypeSize(t));
+    for (const auto& d : *shape) {
+      if (!d.is_number_integer() || d.get<int64_t>() < 0 ||
+          (d.get<int64_t>() > 0 && n > (int64_t{1} << 40) / d.get<int64_t>())) {
+        nbytes->clear();
+        return true;
+      }
+      n *= d.get<int64_t>();
+    }
+    nbytes->push_back(n);
+  }
+  return true;
 }
 
 }  // namespace kforge

@@ -46,6 +46,9 @@ bool JsonTrue(const nlohmann::json& j, const char* key);
 std::string TracebackTail(const std::string& text, int lines = 4);
 /// When each stage of a worker began, in seconds from its start (its report, capped).
 nlohmann::json StageTimes(const nlohmann::json& result);
+/// Whether a worker's progress report has its first trial done; if so, with the byte sizes
+/// of that trial's outputs in `nbytes` (empty when the trial failed or reported none usable).
+bool FirstOutputSizes(const nlohmann::json& progress, std::vector<int64_t>* nbytes);
 /// What went wrong in a worker as a whole (it wrote no usable result, or stopped early); "" if nothing.
 std::string WorkerProblem(const WorkerRun& run, const char* who);
 
