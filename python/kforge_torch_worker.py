@@ -244,15 +244,28 @@ def time_forward(torch, model, inputs, device, spec):
             "clock": "cuda_event" if device == "cuda" else "perf_counter"}
 
 
+def cuda_profiler():
+    """A profiler of the GPU's kernels (Kineto over CUPTI). torch.autograd.profiler's records
+    them, with their streams, as torch.profiler's does, without importing torch._dynamo:
+    4 s of start-up on the H200 (scripts/device_profiler_paths.py). torch.profiler's where
+    the older one does not take these arguments."""
+    from torch.autograd.profiler import profile
+    try:
+        return profile(use_kineto=True, use_device="cuda", use_cpu=False)
+    except TypeError:
+        from torch.profiler import ProfilerActivity
+        from torch.profiler import profile as kineto_profile
+        return kineto_profile(activities=[ProfilerActivity.CUDA])
+
+
 def account_launches(torch, model, inputs, trace_path):
     """The GPU work of one forward, from PyTorch's profiler (Kineto over CUPTI): every kernel
     with the stream it ran on. A one-element fill issued by this worker first marks the stream
     PyTorch considers current; ModelNew's kernels must run there (a bare <<<grid, block>>> and
     getCurrentCUDAStream() both do), and at least one must run at all."""
-    from torch.profiler import ProfilerActivity, profile
     marker = torch.empty(1, device="cuda")
     torch.cuda.synchronize()
-    with torch.no_grad(), profile(activities=[ProfilerActivity.CUDA]) as prof:
+    with torch.no_grad(), cuda_profiler() as prof:
         marker.fill_(0)
         torch.cuda.synchronize()
         model(*inputs)
@@ -282,8 +295,7 @@ def warm_up(torch, device, launches):
     torch.zeros(1, device=device)
     if launches:
         try:
-            from torch.profiler import ProfilerActivity, profile
-            with profile(activities=[ProfilerActivity.CUDA]):
+            with cuda_profiler():
                 torch.zeros(1, device=device).fill_(1)
                 torch.cuda.synchronize()
         except Exception:  # account_launches reports an unavailable profiler itself
