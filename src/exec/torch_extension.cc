@@ -384,6 +384,11 @@ TorchExtension CompileTorchExtension(Machine& machine, const TorchToolchain& tor
                              torch.torch_version + '\0' + torch.python + '\0' + cxx.version + '\0' + options.cuda_arch;
   for (const auto* list : {&source.extra_cflags, &source.extra_cuda_cflags, &source.extra_ldflags})
     for (const auto& f : *list) key_material += '\0' + f;
+  // A module built with the thunks carries them (and the glue) in it: a kforge whose thunks
+  // changed builds it again.
+  if (!source.thunks_cpp.empty())
+    key_material += '\0' + KforgeExtensionFile(machine, "torch_thunks.h") + '\0' +
+                    KforgeExtensionFile(machine, "torch_thunks_glue.cc");
   result.cache_key = Sha256Hex(key_material);
   std::string cache_dir = b.cache_root + "/torch-ext";
   MakeDirs(cache_dir);

@@ -69,13 +69,9 @@ class Splitter {
   }
 
  private:
-  std::string Text(TSNode n) const {
-    return src_.substr(ts_node_start_byte(n), ts_node_end_byte(n) - ts_node_start_byte(n));
-  }
-  std::string Type(TSNode n) const { return ts_node_type(n); }
-  TSNode Field(TSNode n, const char* name) const {
-    return ts_node_child_by_field_name(n, name, static_cast<uint32_t>(std::strlen(name)));
-  }
+  std::string Text(TSNode n) const { return NodeText(src_, n); }
+  static std::string Type(TSNode n) { return NodeType(n); }
+  static TSNode Field(TSNode n, const char* name) { return NodeField(n, name); }
   /// The declaration's text before its declarator: return type, qualifiers, CUDA specifiers.
   std::string Head(TSNode n) const {
     TSNode d = Field(n, "declarator");

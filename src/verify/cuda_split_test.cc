@@ -2,10 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "core/fs.h"
 #include "core/subprocess.h"
 #include "core/text.h"
 #include "testing/fakes.h"
+#include "testing/testing.h"
 
 namespace kforge {
 namespace {
@@ -87,6 +90,39 @@ TEST(CudaSplitTest, WhatTheSplitDoesNotUnderstandIsBuiltWhole) {
     CudaSplit s = SplitCudaSource(CudaCu(source));
     EXPECT_NE(s.why_not.find(why), std::string::npos) << source << "\n-> " << s.why_not;
     EXPECT_EQ(s.kernels_cu, "");
+  }
+}
+
+// Every bundled CUDA source (native candidates, which extern "C" keeps whole, and the CUDA
+// sources of the KernelBench examples, written to pass and to cheat) and hostile text: the
+// split never crashes, and whatever it splits leaves no launch syntax or device code to g++.
+TEST(CudaSplitTest, BundledAndHostileSourcesSplitOrSayWhyNot) {
+  int split = 0, files = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(testing::SourceDir() + "/examples")) {
+    std::string ext = entry.path().extension().string(), text, error;
+    if (ext != ".cu" && ext != ".py") continue;
+    ASSERT_TRUE(TryReadFile(entry.path().string(), &text, &error)) << error;
+    if (ext == ".py") {  // a KernelBench candidate's CUDA source: its first string with a kernel
+      size_t open = text.find("\"\"\""), close = open == std::string::npos ? open : text.find("\"\"\"", open + 3);
+      if (close == std::string::npos || text.substr(open, close - open).find("__global__") == std::string::npos)
+        continue;
+      text = text.substr(open + 3, close - open - 3);
+    }
+    ++files;
+    CudaSplit s = SplitCudaSource(CudaCu(text));
+    if (!s.why_not.empty()) continue;
+    ++split;
+    EXPECT_EQ(s.host_cpp.find("<<<"), std::string::npos) << entry.path();
+    EXPECT_EQ(s.host_cpp.find("__global__"), std::string::npos) << entry.path();
+    EXPECT_NE(s.kernels_cu.find("kforge_launch_"), std::string::npos) << entry.path();
+  }
+  EXPECT_GT(files, 50);
+  EXPECT_GE(split, 4);  // the KernelBench CUDA examples
+  for (const std::string& hostile :
+       {std::string(20000, '{'), std::string(20000, '*'), "__global__ void k(" + std::string(5000, '*') + "x) {}",
+        std::string("__global__ void k() {}\nvoid f() { k<<<k<<<1,1>>>(), 1>>>(); }"), std::string("\0\0<<<", 5)}) {
+    CudaSplit s = SplitCudaSource(CudaCu(hostile));
+    EXPECT_NE(s.why_not, "") << hostile.substr(0, 80);
   }
 }
 

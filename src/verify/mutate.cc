@@ -29,13 +29,9 @@ class Generator {
   }
 
  private:
-  std::string Text(TSNode n) const {
-    return src_.substr(ts_node_start_byte(n), ts_node_end_byte(n) - ts_node_start_byte(n));
-  }
-  std::string Type(TSNode n) const { return ts_node_type(n); }
-  TSNode Field(TSNode n, const char* name) const {
-    return ts_node_child_by_field_name(n, name, static_cast<uint32_t>(std::strlen(name)));
-  }
+  std::string Text(TSNode n) const { return NodeText(src_, n); }
+  static std::string Type(TSNode n) { return NodeType(n); }
+  static TSNode Field(TSNode n, const char* name) { return NodeField(n, name); }
 
   void Add(const char* op, TSNode n, std::string after) {
     AddRange(op, ts_node_start_byte(n), ts_node_end_byte(n), n, std::move(after));

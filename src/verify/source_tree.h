@@ -18,4 +18,11 @@ using SourceTree = std::unique_ptr<TSTree, SourceTreeDeleter>;
 /// sources, tens of thousands of unbalanced brackets, can make error recovery slow).
 SourceTree ParseSource(const std::string& source, uint64_t timeout_micros);
 
+/// The text of `source` a node spans.
+std::string NodeText(const std::string& source, TSNode n);
+/// A node's type name ("function_definition", ...).
+std::string NodeType(TSNode n);
+/// A node's child by field name (a null node when it has none).
+TSNode NodeField(TSNode n, const char* field);
+
 }  // namespace kforge

@@ -92,9 +92,7 @@ class Checker {
   }
 
  private:
-  std::string Text(TSNode n) const {
-    return src_.substr(ts_node_start_byte(n), ts_node_end_byte(n) - ts_node_start_byte(n));
-  }
+  std::string Text(TSNode n) const { return NodeText(src_, n); }
   int Line(TSNode n) const { return static_cast<int>(ts_node_start_point(n).row) + 1; }
   bool Allowed(const std::string& family) const {
     return std::find(opts_.allowed_libraries.begin(), opts_.allowed_libraries.end(), family) !=
