@@ -54,6 +54,12 @@ class Splitter {
       return {"", "", e.why};
     }
     if (kernels_.empty()) return {"", "", "no __global__ kernel"};
+    // g++ compiles the host half without nvcc's macros: host code that tests them would be
+    // built otherwise than load_inline builds it.
+    for (const Item& item : items_)
+      for (const char* macro : {"__CUDACC", "__NVCC__", "__CUDA_ARCH__"})
+        if (item.place != Place::kKernels && Has(item.text, macro))
+          return {"", "", std::string("host code that tests ") + macro + " (g++ would build it otherwise)"};
     CudaSplit out;
     for (const Item& item : items_) {
       if (item.place != Place::kHost) out.kernels_cu += item.text + "\n";

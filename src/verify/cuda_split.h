@@ -16,8 +16,9 @@
 // What the split does not understand is not split (`why_not` says what), and an extension
 // whose split halves do not both build is built whole, as load_inline builds it: template
 // kernels launched from the host, a kernel or a __device__ variable the host refers to other
-// than by launching it (cudaFuncSetAttribute, cudaMemcpyToSymbol), namespaces, extern "C",
-// unnamed kernel parameters, and any top-level construct not listed above.
+// than by launching it (cudaFuncSetAttribute, cudaMemcpyToSymbol), host code that tests
+// __CUDACC__, __NVCC__ or __CUDA_ARCH__ (g++ would build it otherwise than nvcc), namespaces,
+// extern "C", unnamed kernel parameters, and any top-level construct not listed above.
 #include <string>
 
 namespace kforge {

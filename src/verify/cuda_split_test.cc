@@ -84,6 +84,8 @@ TEST(CudaSplitTest, WhatTheSplitDoesNotUnderstandIsBuiltWhole) {
       {"extern \"C\" __global__ void k() {}", "a top-level linkage_specification"},
       {"__global__ void k(float*) {}\nvoid f(float* y) { k<<<1, 1>>>(y); }", "an unnamed kernel parameter"},
       {"void f() {}", "no __global__ kernel"},
+      {"__global__ void k(float* y) {}\nvoid f(float* y) {\n#ifdef __CUDACC__\n  k<<<1, 1>>>(y);\n#endif\n}",
+       "host code that tests __CUDACC"},
       {"__global__ void k( {", "the source does not parse"},
   };
   for (auto [source, why] : cases) {
