@@ -62,6 +62,31 @@ TEST(KernelBenchExtensionTest, ThunksBindByDefaultAndPybind11IsTheFallback) {
   }
 }
 
+// The candidate's worker starts while its extension builds; an extension that does not build
+// is a build_error verdict, and the waiting worker is told to stop (the run ends).
+TEST(KernelBenchExtensionTest, AnExtensionThatDoesNotBuildEndsTheWaitingWorker) {
+  std::string why;
+  if (!testing::HaveTorch(&why)) GTEST_SKIP() << why;
+  std::string dir = testing::SourceDir() + "/examples/kernelbench/";
+  TempDir tmp("kforge-build-error-test");
+  std::string text, error;
+  ASSERT_TRUE(TryReadFile(dir + "cpu/relu.py", &text, &error)) << error;
+  size_t at = text.find("return y;");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 9, "return y");  // a missing semicolon
+  text.replace(text.find("kforge_relu_cpu"), 15, "kforge_relu_cpu_broken");
+  WriteFileAtomic(tmp.path() + "/broken.py", text);
+  auto r = testing::RunCli(
+      {"verify", dir + "level1/19_ReLU.py", tmp.path() + "/broken.py", "--backend", "cpu", "--json", "--seed", "5"}, "",
+      900);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  nlohmann::json v = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(v.is_object()) << r.out << r.err;
+  EXPECT_EQ(v["failure_class"], "build_error") << v.dump();
+  EXPECT_NE(v["message"].get<std::string>().find("does not build"), std::string::npos) << v["message"];
+  EXPECT_NE(v["message"].get<std::string>().find("error: expected"), std::string::npos) << v["message"];
+}
+
 TEST(KernelBenchBenchTest, ACertifiedCandidateIsTimedAsKernelBenchTimesIt) {
   std::string why;
   if (!testing::HaveTorch(&why)) GTEST_SKIP() << why;
