@@ -4,7 +4,7 @@
 # one-kernel CUDA ReLU (cold cache, then warm), and, with `agree`, KernelBench's own
 # procedure (scripts/kernelbench_procedure.py) beside kforge's KernelBench-compatible verdict
 # on every bundled GPU example. Results under $OUT.
-#   device_kernelbench.sh [tests|launches|agree]   (BIG=1: also ReLU at 4096 x 65536; SKIP_REPAIR=1: no GPU repair; KEEP_CACHE=1: keep
+#   device_kernelbench.sh [tests|launches|agree]   (BIG=1: also ReLU at 4096 x 65536; SKIP_REPAIR=1: no GPU repair; PAIRS="ref:cand ...": agree on these only; KEEP_CACHE=1: keep
 #   the precompiled torch header of an earlier call and drop only the built extensions, so
 #   "cold" is the extension's own build)
 set -uo pipefail
@@ -68,7 +68,7 @@ elif [ "$mode" = launches ]; then
   grep -E '^\[ *(OK|FAILED)' "$OUT/kb_gpu_tests.txt"
 else
   export KFORGE_CACHE_DIR=/tmp/kb-cache
-  for pair in 19_ReLU:cuda/relu 23_Softmax:cuda/softmax 23_Softmax:cuda/softmax_max_init_zero 19_ReLU:triton/relu; do
+  for pair in ${PAIRS:-19_ReLU:cuda/relu 23_Softmax:cuda/softmax 23_Softmax:cuda/softmax_max_init_zero 19_ReLU:triton/relu}; do
     ref=$kb/level1/${pair%%:*}.py cand=$kb/${pair#*:}.py
     theirs=$(TORCH_EXTENSIONS_DIR=/tmp/kb-torch-ext python3 scripts/kernelbench_procedure.py "$ref" "$cand" 2>/dev/null | tail -1)
     ours=$(devbuild/kforge verify "$ref" "$cand" --backend cuda --seed 1 --json 2>/dev/null |
