@@ -1,19 +1,14 @@
 #include "verify/kernelbench.h"
 
 #include <algorithm>
-#include <cmath>
 #include <filesystem>
 #include <functional>
 #include <future>
 #include <mutex>
 #include <nlohmann/json.hpp>
-#include <regex>
-#include <set>
-#include <sstream>
 
 #include "core/cancel.h"
 #include "core/clock.h"
-#include "core/dtype.h"
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/hash.h"
@@ -21,10 +16,8 @@
 #include "exec/confined_program.h"
 #include "exec/machine.h"
 #include "exec/torch_extension.h"
-#include "verify/compare.h"
 #include "verify/kernelbench_extensions.h"
 #include "verify/kernelbench_judge.h"
-#include "verify/static_checks.h"
 #include "verify/torch_worker.h"
 #include "verify/verifier.h"
 
