@@ -173,7 +173,9 @@ class Splitter {
       return;
     }
     if (Has(head, "__constant__") || Has(head, "__device__") || Has(head, "__managed__") || Has(head, "__shared__")) {
-      for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) CollectNames(ts_node_named_child(n, i));
+      // The names it declares: the host may not refer to them.
+      for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i)
+        if (std::string name = DeclaredName(ts_node_named_child(n, i)); !name.empty()) device_names_.insert(name);
       Add(Place::kKernels, n);
       return;
     }
@@ -185,12 +187,6 @@ class Splitter {
     } else {
       Add(Place::kBoth, n);
     }
-  }
-
-  /// The name a device variable declarator declares (the host may not refer to it).
-  void CollectNames(TSNode n) {
-    std::string name = DeclaredName(n);
-    if (!name.empty()) device_names_.insert(name);
   }
 
   void AddKernel(TSNode n) {

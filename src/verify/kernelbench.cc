@@ -72,6 +72,8 @@ class KernelBenchVerifier {
                       const json& timing, bool extensions_later);
   /// Runs it to the end; `on_progress` (when given) sees each progress report it writes.
   void RunWorker(WorkerRun* run, const std::function<void(const json&)>& on_progress = nullptr);
+  /// Copies the built extensions into the worker's scratch; their entries as the worker sees them.
+  json ProvideExtensions(ConfinedProgram* p);
   /// The built extensions and the sizes of the reference's outputs, for the blocks it
   /// poisons (or, when `built` is false, word that there are none to run).
   void DeliverExtensions(ConfinedProgram* p, bool built, const std::vector<int64_t>& poison_nbytes = {});
@@ -138,13 +140,18 @@ WorkerRun KernelBenchVerifier::Worker(const char* role, const std::vector<Kernel
   return run;
 }
 
-void KernelBenchVerifier::DeliverExtensions(ConfinedProgram* p, bool built, const std::vector<int64_t>& poison_nbytes) {
+json KernelBenchVerifier::ProvideExtensions(ConfinedProgram* p) {
   json extensions = json::object();
   for (auto& [key, ext] : extensions_.items()) {
     json e = ext;
     e["path"] = p->Provide(ext["path"].get<std::string>(), "ext_" + key.substr(0, 16) + ".so");
     extensions[key] = e;
   }
+  return extensions;
+}
+
+void KernelBenchVerifier::DeliverExtensions(ConfinedProgram* p, bool built, const std::vector<int64_t>& poison_nbytes) {
+  json extensions = ProvideExtensions(p);
   // Written whole (renamed into place): the worker reads it as soon as it exists.
   p->Write("kforge/extensions.json", built ? json{{"extensions", extensions}, {"poison_nbytes", poison_nbytes}}.dump()
                                            : json{{"abort", true}}.dump());
@@ -177,11 +184,7 @@ WorkerRun KernelBenchVerifier::NewWorker(const char* role, const std::vector<Ker
       job["extensions_file"] = "kforge/extensions.json";
       run.timeout_ms += kBuildAllowanceMs;  // the build's time is in the worker's now
     } else {
-      for (auto& [key, ext] : extensions_.items()) {
-        json e = ext;
-        e["path"] = p->Provide(ext["path"].get<std::string>(), "ext_" + key.substr(0, 16) + ".so");
-        job["extensions"][key] = e;
-      }
+      job["extensions"] = ProvideExtensions(p);
     }
   }
   for (const auto& t : trials) {

@@ -2,14 +2,10 @@
 
 #include "verify/cuda_split.h"
 #include "verify/extension_checks.h"
+#include "verify/torch_worker.h"
 
 namespace kforge {
 namespace {
-
-std::string Str(const nlohmann::json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
-}
 
 void Strings(const nlohmann::json& j, const char* key, std::vector<std::string>* out) {
   auto it = j.find(key);
@@ -26,12 +22,12 @@ CandidateExtensions ReadCandidateExtensions(const nlohmann::json& extensions) {
   for (const auto& e : extensions) {
     if (!e.is_object()) continue;
     ExtensionSource s;
-    s.name = Str(e, "name");
-    s.key = Str(e, "key");
-    s.main_cpp = Str(e, "main_cpp");
-    s.thunks_cpp = Str(e, "thunks_cpp");
+    s.name = JsonString(e, "name");
+    s.key = JsonString(e, "key");
+    s.main_cpp = JsonString(e, "main_cpp");
+    s.thunks_cpp = JsonString(e, "thunks_cpp");
     Strings(e, "functions", &s.functions);
-    s.cuda_cu = Str(e, "cuda_cu");
+    s.cuda_cu = JsonString(e, "cuda_cu");
     Strings(e, "extra_cflags", &s.extra_cflags);
     Strings(e, "extra_cuda_cflags", &s.extra_cuda_cflags);
     Strings(e, "extra_ldflags", &s.extra_ldflags);
