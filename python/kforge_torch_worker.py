@@ -123,21 +123,62 @@ def replace_floats(torch, inputs, distribution, seed, device):
     return out
 
 
-def has_meta_device(torch):
-    """Whether torch.device("meta") works as a context (torch >= 2.0): tensors made inside
-    have shapes and dtypes but no data."""
-    return hasattr(torch.device("meta"), "__enter__")
+def _draw_size(torch, args, kwargs):
+    """The size a torch.rand/randn/randint call asks for: rand(2, 3), rand((2, 3)),
+    rand(size=(2, 3)), randint(10, (2, 3)), randint(0, 10, (2, 3))."""
+    if "size" in kwargs:
+        return tuple(kwargs["size"])
+    if len(args) == 1 and isinstance(args[0], (tuple, list, torch.Size)):
+        return tuple(args[0])
+    return tuple(args)
+
+
+def on_meta(torch):
+    """A context in which tensors are made on the meta device: shapes and dtypes, no data,
+    nothing drawn. torch.device("meta") does the same on torch >= 2.0, but on torch 2.11 an
+    operator whose meta kernel is written in Python (normal_ behind torch.randn, arithmetic,
+    relu) imports torch._dynamo on its first use: 3.8-5.5 s of a worker's start-up, measured
+    on the H200 (scripts/device_meta_probe.py). This mode places torch's factory functions on
+    the meta device and makes its random draws empty tensors (their values are never read),
+    which import nothing; a get_inputs() that computes on its draws still pays that once.
+    None where torch has no function modes."""
+    overrides = getattr(torch, "overrides", None)
+    mode = getattr(overrides, "TorchFunctionMode", None)
+    if mode is None:
+        return None
+    placed = {torch.empty, torch.zeros, torch.ones, torch.full, torch.arange, torch.linspace,
+              torch.eye, torch.tensor, torch.empty_strided}
+    draws = {torch.rand, torch.randn}
+    draws_like = {torch.rand_like, torch.randn_like, torch.randint_like}
+
+    class OnMeta(mode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            kwargs = dict(kwargs or {})
+            if func in draws:
+                return torch.empty(_draw_size(torch, args, kwargs), dtype=kwargs.get("dtype"), device="meta")
+            if func is torch.randint:
+                size = kwargs["size"] if "size" in kwargs else args[-1]
+                return torch.empty(tuple(size), dtype=kwargs.get("dtype") or torch.int64, device="meta")
+            if func in draws_like:
+                return torch.empty_like(args[0], dtype=kwargs.get("dtype"), device="meta")
+            if func in placed and kwargs.get("device") is None:
+                kwargs["device"] = "meta"
+            return func(*args, **kwargs)
+
+    return OnMeta()
 
 
 def trial_inputs(torch, get_inputs, distribution, seed, device):
     """A trial's inputs. KernelBench's own trials draw get_inputs() on the host and move them,
     as the benchmark does. A certified trial only needs get_inputs()'s shapes when every
     tensor it returns is floating (they are all drawn again on the device): it asks for them
-    on the meta device (torch >= 2.0), which allocates and draws nothing; a get_inputs()
-    with integer tensors, one that fails there, or an older torch draws on the host."""
-    if distribution != "kernelbench" and has_meta_device(torch):
+    on the meta device (on_meta), which allocates and draws nothing; a get_inputs() with
+    integer tensors, one that fails there, or a torch without function modes draws on the
+    host."""
+    meta = on_meta(torch) if distribution != "kernelbench" else None
+    if meta is not None:
         try:
-            with torch.device("meta"):
+            with meta:
                 shapes = get_inputs()
             if all(x.is_floating_point() for x in shapes if isinstance(x, torch.Tensor)):
                 return replace_floats(torch, shapes, distribution, seed, device)
@@ -150,13 +191,14 @@ def trial_inputs(torch, get_inputs, distribution, seed, device):
 
 def output_nbytes_on_meta(torch, reference, get_inputs, get_init_inputs):
     """The sizes of the reference's outputs, from Model run on the meta device (shapes, no
-    data, nothing drawn: torch >= 2.0), so that the candidate's worker can poison blocks of
-    those sizes without waiting for the reference's. [] when that cannot be done: each trial
-    then poisons blocks of its inputs' sizes (an elementwise output's)."""
-    if not has_meta_device(torch):
+    data, nothing drawn), so that the candidate's worker can poison blocks of those sizes
+    without waiting for the reference's. [] when that cannot be done: each trial then
+    poisons blocks of its inputs' sizes (an elementwise output's)."""
+    meta = on_meta(torch)
+    if meta is None:
         return []
     try:
-        with torch.no_grad(), torch.device("meta"):
+        with torch.no_grad(), meta:
             out = reference.Model(*get_init_inputs())(*get_inputs())
         out = list(out) if isinstance(out, (tuple, list)) else [out]
         return [o.numel() * o.element_size() for o in out if isinstance(o, torch.Tensor)]
@@ -360,6 +402,30 @@ def prebuilt_load_inline(extensions):
     return load_inline
 
 
+def install_cpp_extension(torch, extensions):
+    """Puts a stand-in for torch.utils.cpp_extension in place before the candidate imports
+    it: its load_inline returns the extensions kforge built (prebuilt_load_inline), and any
+    other name read from it comes from the real module, loaded then and only then (importing
+    it costs a worker 0.45 s on the H200: scripts/device_meta_probe.py)."""
+    name = "torch.utils.cpp_extension"
+    spec = importlib.util.find_spec(name)  # before the stand-in is in sys.modules
+    stand_in = types.ModuleType(name)
+    stand_in.load_inline = prebuilt_load_inline(extensions)
+    real = []
+
+    def real_attribute(attribute):
+        if attribute.startswith("__"):  # import machinery asking (__path__: is it a package?)
+            raise AttributeError(attribute)
+        if not real:
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            real.append(module)
+        return getattr(real[0], attribute)
+    stand_in.__getattr__ = real_attribute
+    sys.modules[name] = stand_in
+    torch.utils.cpp_extension = stand_in
+
+
 def main():
     global out_dir
     with open(sys.argv[1]) as f:
@@ -368,7 +434,6 @@ def main():
     role, device = job["role"], job["device"]
     enter("import_torch")
     import torch
-    import torch.utils.cpp_extension as cpp_extension
     result["torch"] = torch.__version__
     if device == "cuda" and not torch.cuda.is_available():
         raise RuntimeError("PyTorch in this worker sees no CUDA device")
@@ -393,7 +458,7 @@ def main():
             poison_nbytes = poison_nbytes or word.get("poison_nbytes") or []
         if not poison_nbytes:
             poison_nbytes = output_nbytes_on_meta(torch, reference, get_inputs, get_init_inputs)
-        cpp_extension.load_inline = prebuilt_load_inline(extensions)
+        install_cpp_extension(torch, extensions)
         enter("load_candidate")
         del reference.Model  # the candidate's process never runs the reference (on data)
         candidate = load_module("kforge_candidate", job["candidate"])

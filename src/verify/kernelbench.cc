@@ -63,12 +63,12 @@ class KernelBenchVerifier {
 
  private:
   json Check(const std::string& reference, const std::string& candidate);
-  WorkerRun Worker(const char* role, const std::vector<KernelBenchTrial>& trials, const json& constants,
+  WorkerRun Worker(WorkerRole role, const std::vector<KernelBenchTrial>& trials, const json& constants,
                    const json& timing = json());
   /// A worker's process with its job written, not yet run. With `extensions_later`, the
   /// candidate's worker starts (imports torch, starts CUDA) while its extensions build, and
   /// waits before importing the candidate until DeliverExtensions says what was built.
-  WorkerRun NewWorker(const char* role, const std::vector<KernelBenchTrial>& trials, const json& constants,
+  WorkerRun NewWorker(WorkerRole role, const std::vector<KernelBenchTrial>& trials, const json& constants,
                       const json& timing, bool extensions_later);
   /// Runs it to the end; `on_progress` (when given) sees each progress report it writes.
   void RunWorker(WorkerRun* run, const std::function<void(const json&)>& on_progress = nullptr);
@@ -133,7 +133,7 @@ json KernelBenchVerifier::Check(const std::string& reference, const std::string&
   return j;
 }
 
-WorkerRun KernelBenchVerifier::Worker(const char* role, const std::vector<KernelBenchTrial>& trials,
+WorkerRun KernelBenchVerifier::Worker(WorkerRole role, const std::vector<KernelBenchTrial>& trials,
                                       const json& constants, const json& timing) {
   WorkerRun run = NewWorker(role, trials, constants, timing, false);
   RunWorker(&run);
@@ -157,7 +157,7 @@ void KernelBenchVerifier::DeliverExtensions(ConfinedProgram* p, bool built, cons
                                            : json{{"abort", true}}.dump());
 }
 
-WorkerRun KernelBenchVerifier::NewWorker(const char* role, const std::vector<KernelBenchTrial>& trials,
+WorkerRun KernelBenchVerifier::NewWorker(WorkerRole role, const std::vector<KernelBenchTrial>& trials,
                                          const json& constants, const json& timing, bool extensions_later) {
   WorkerRun run;
   run.role = role;
@@ -165,8 +165,8 @@ WorkerRun KernelBenchVerifier::NewWorker(const char* role, const std::vector<Ker
   bool gpu = options_.backend == BackendKind::kCuda;
   run.program = std::make_unique<ConfinedProgram>(machine_, options_.limits, gpu);
   ConfinedProgram* p = run.program.get();
-  Prepare(p, run.role == "candidate");
-  json job = {{"role", role},
+  Prepare(p, run.role == WorkerRole::kCandidate);
+  json job = {{"role", WorkerRoleName(role)},
               {"reference", "kforge/reference.py"},
               {"device", gpu ? "cuda" : "cpu"},
               {"constants", constants},
@@ -176,8 +176,8 @@ WorkerRun KernelBenchVerifier::NewWorker(const char* role, const std::vector<Ker
               {"trials", json::array()}};
   if (!timing.is_null()) job["timing"] = timing;
   // The candidate's GPU work is accounted (the worker's profiler pass) with its trials.
-  job["launches"] = gpu && run.role == "candidate" && timing.is_null();
-  if (run.role == "candidate") {
+  job["launches"] = gpu && run.role == WorkerRole::kCandidate && timing.is_null();
+  if (run.role == WorkerRole::kCandidate) {
     job["candidate"] = "kforge/candidate.py";
     if (extensions_later) {
       job["extensions"] = nullptr;
@@ -205,7 +205,7 @@ void KernelBenchVerifier::RunWorker(WorkerRun* run, const std::function<void(con
   // Deadlines by stage, from the progress the worker writes: generous while torch imports
   // and for the reference; for the candidate's import and each of its trials, 10 s plus the
   // per-call limit. The whole run's limit stays absolute, whatever the progress file says.
-  const bool is_candidate = run->role == "candidate";
+  const bool is_candidate = run->role == WorkerRole::kCandidate;
   std::string progress_path = p->ScratchPath("out/result.json");
   std::string last_state;
   int64_t state_since = start;
@@ -245,19 +245,20 @@ json KernelBenchVerifier::Timing() {
                         " warm-up calls, " + std::to_string(options_.timing_trials) +
                         " timed after one discarded, CUDA events, L2 thrashed (256 MB) after each call; on the CPU "
                         "perf_counter"}};
-  for (const char* role : {"reference", "candidate"}) {
+  for (WorkerRole role : {WorkerRole::kReference, WorkerRole::kCandidate}) {
+    const char* name = WorkerRoleName(role);
     WorkerRun run = Worker(role, {}, json::object(), spec);
     const json* t = run.result.is_object() && run.result.contains("timing") ? &run.result["timing"] : nullptr;
     if (t == nullptr || !t->is_object() || !(JsonNumber(*t, "mean_ms") > 0)) {
-      std::string why = WorkerProblem(run, role);
-      out["error"] = std::string("the ") + role + " could not be timed" + (why.empty() ? "" : ": " + why);
+      std::string why = WorkerProblem(run);
+      out["error"] = std::string("the ") + name + " could not be timed" + (why.empty() ? "" : ": " + why);
       return out;
     }
     json stats = json::object();
     for (const char* k : {"mean_ms", "std_ms", "min_ms", "max_ms"}) stats[k] = JsonNumber(*t, k);
     stats["trials"] = static_cast<int64_t>(JsonNumber(*t, "trials"));
     stats["clock"] = CutText(JsonString(*t, "clock"), 32);
-    out[role] = stats;
+    out[name] = stats;
   }
   out["speedup"] = out["reference"]["mean_ms"].get<double>() / out["candidate"]["mean_ms"].get<double>();
   return out;
@@ -380,7 +381,7 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
   };
   std::future<WorkerRun> early_reference = std::async(std::launch::async, [&] {
     try {
-      WorkerRun run = NewWorker("reference", trials, json::object(), json(), false);
+      WorkerRun run = NewWorker(WorkerRole::kReference, trials, json::object(), json(), false);
       RunWorker(&run, [&](const json& progress) {
         std::vector<int64_t> nbytes;
         if (FirstOutputSizes(progress, &nbytes)) offer_sizes(nbytes);
@@ -394,7 +395,7 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
   });
   // So does the candidate's: it imports torch and starts CUDA while the extensions build,
   // then waits for them (DeliverExtensions) before it imports the candidate.
-  WorkerRun early = NewWorker("candidate", trials, json::object(), json(), true);
+  WorkerRun early = NewWorker(WorkerRole::kCandidate, trials, json::object(), json(), true);
   ConfinedProgram* early_program = early.program.get();
   std::future<WorkerRun> early_candidate = std::async(std::launch::async, [this, run = std::move(early)]() mutable {
     RunWorker(&run);
@@ -462,8 +463,8 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
 
   // L2: one reference and one candidate process for the light set (and with --full, the full
   // set's distributions), judged in order; then, with --full, the odd sizes.
-  // The candidate's worker runs beside the reference's (it needs nothing of it: it poisons
-  // blocks of the output sizes it learns from the reference on the meta device).
+  // The candidate's worker runs beside the reference's: all it takes from it are the sizes of
+  // the reference's first outputs (the blocks it poisons), relayed with the extensions.
   auto run_set = [&](const std::vector<KernelBenchTrial>& set, std::future<WorkerRun> reference,
                      std::future<WorkerRun> candidate) -> bool {
     if (options_.cancel && options_.cancel->cancelled()) throw CancelledError(options_.cancel->reason());
@@ -472,7 +473,7 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
     v.reference_seconds += ref.seconds;
     if (&set == &trials)
       kb["worker_stages"] = {{"reference", StageTimes(ref.result)}, {"candidate", StageTimes(cand.result)}};
-    if (std::string why = WorkerProblem(ref, "reference"); !why.empty()) {
+    if (std::string why = WorkerProblem(ref); !why.empty()) {
       if (&set == &sized) return true;  // the reference does not take other sizes
       throw UsageError(why);
     }
@@ -484,7 +485,7 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
                      (cand.escapes.first.empty() ? std::string("?") : cand.escapes.first.front()));
     if (cand.result.is_object() && cand.result.contains("parameters"))
       kb["weights"] = WeightsCheck(ref.result.value("parameters", json()), cand.result["parameters"]);
-    std::string problem = WorkerProblem(cand, "candidate");
+    std::string problem = WorkerProblem(cand);
     if (!problem.empty()) {
       v.failure =
           cand.status.kind == ExitStatus::Kind::kTimedOut ? FailureClass::kTimeout : FailureClass::kRuntimeError;
@@ -524,8 +525,8 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
     if (!odd.empty()) {
       v.random_shapes.push_back({});
       for (auto& [name, value] : odd.items()) v.random_shapes.back()[name] = value.get<int64_t>();
-      if (!run_set(sized, std::async(std::launch::async, [&] { return Worker("reference", sized, odd); }),
-                   std::async(std::launch::async, [&] { return Worker("candidate", sized, odd); })))
+      if (!run_set(sized, std::async(std::launch::async, [&] { return Worker(WorkerRole::kReference, sized, odd); }),
+                   std::async(std::launch::async, [&] { return Worker(WorkerRole::kCandidate, sized, odd); })))
         return finish(v);
     }
     v.level = Level::kL2Full;

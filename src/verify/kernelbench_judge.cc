@@ -120,9 +120,9 @@ void JudgeKernelBenchTrials(const std::vector<KernelBenchTrial>& trials, const W
       c.message = std::move(message);
     };
     if (!k.is_object()) {
+      std::string problem = WorkerProblem(cand);
       fail(cand.status.kind == ExitStatus::Kind::kTimedOut ? FailureClass::kTimeout : FailureClass::kRuntimeError,
-           WorkerProblem(cand, "candidate").empty() ? "the candidate's process stopped before this trial"
-                                                    : WorkerProblem(cand, "candidate"));
+           problem.empty() ? "the candidate's process stopped before this trial" : problem);
       AddCase(v, std::move(c));
       continue;
     }

@@ -61,7 +61,18 @@ json StageTimes(const json& result) {
 }
 
 /// What went wrong in a worker as a whole (it wrote no usable result, or stopped early).
-std::string WorkerProblem(const WorkerRun& run, const char* who) {
+const char* WorkerRoleName(WorkerRole role) {
+  switch (role) {
+    case WorkerRole::kReference:
+      return "reference";
+    case WorkerRole::kCandidate:
+      return "candidate";
+  }
+  return "worker";
+}
+
+std::string WorkerProblem(const WorkerRun& run) {
+  const char* who = WorkerRoleName(run.role);
   if (run.status.kind == ExitStatus::Kind::kTimedOut) {
     std::string where;
     std::string stage = run.result.is_object() ? JsonString(run.result, "stage") : "";

@@ -21,8 +21,14 @@ struct KernelBenchTrial {
   TrialSet set = TrialSet::kLight;
 };
 
+/// Which model a worker runs: the reference's `Model`, or the candidate's `ModelNew`.
+enum class WorkerRole { kReference, kCandidate };
+/// "reference" or "candidate": the job's word for the role (python/kforge_torch_worker.py),
+/// and how messages and the verdict name the worker.
+const char* WorkerRoleName(WorkerRole role);
+
 struct WorkerRun {
-  std::string role;  ///< "reference" or "candidate"
+  WorkerRole role = WorkerRole::kReference;
   int64_t timeout_ms = 0;
   nlohmann::json result;  ///< null when the worker wrote none
   ExitStatus status;
@@ -50,6 +56,6 @@ nlohmann::json StageTimes(const nlohmann::json& result);
 /// of that trial's outputs in `nbytes` (empty when the trial failed or reported none usable).
 bool FirstOutputSizes(const nlohmann::json& progress, std::vector<int64_t>* nbytes);
 /// What went wrong in a worker as a whole (it wrote no usable result, or stopped early); "" if nothing.
-std::string WorkerProblem(const WorkerRun& run, const char* who);
+std::string WorkerProblem(const WorkerRun& run);
 
 }  // namespace kforge
