@@ -33,6 +33,16 @@ uint16_t FloatToHalfBits(float f) {
   return static_cast<uint16_t>(sign | half);
 }
 
+uint16_t FloatToBf16Bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  if (std::isnan(f)) return static_cast<uint16_t>((u >> 16) | 0x40);  // keep it a quiet NaN
+  u += 0x7FFF + ((u >> 16) & 1);                                      // round to nearest even
+  return static_cast<uint16_t>(u >> 16);
+}
+
+}  // namespace
+
 float HalfBitsToFloat(uint16_t h) {
   uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
   uint32_t exp = (h >> 10) & 0x1F, mant = h & 0x3FF;
@@ -50,22 +60,12 @@ float HalfBitsToFloat(uint16_t h) {
   return out;
 }
 
-uint16_t FloatToBf16Bits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  if (std::isnan(f)) return static_cast<uint16_t>((u >> 16) | 0x40);  // keep it a quiet NaN
-  u += 0x7FFF + ((u >> 16) & 1);                                      // round to nearest even
-  return static_cast<uint16_t>(u >> 16);
-}
-
 float Bf16BitsToFloat(uint16_t bits) {
   uint32_t u = static_cast<uint32_t>(bits) << 16;
   float f;
   std::memcpy(&f, &u, 4);
   return f;
 }
-
-}  // namespace
 
 std::string_view DTypeName(DType t) {
   switch (t) {
@@ -131,25 +131,6 @@ DLDataType ToDLDataType(DType t) {
       break;
   }
   return d;
-}
-
-double LoadAsDouble(const void* data, DType t, size_t i) {
-  switch (t) {
-    case DType::kFloat32:
-      return static_cast<const float*>(data)[i];
-    case DType::kFloat64:
-      return static_cast<const double*>(data)[i];
-    case DType::kFloat16:
-      return HalfBitsToFloat(static_cast<const uint16_t*>(data)[i]);
-    case DType::kBFloat16:
-      return Bf16BitsToFloat(static_cast<const uint16_t*>(data)[i]);
-    case DType::kInt32:
-      return static_cast<const int32_t*>(data)[i];
-    case DType::kInt64:
-      return static_cast<double>(static_cast<const int64_t*>(data)[i]);
-  }
-  KF_CHECK(false);
-  return 0;
 }
 
 void StoreFromDouble(void* data, DType t, size_t i, double v) {

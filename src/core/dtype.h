@@ -19,8 +19,28 @@ size_t DTypeSize(DType t);
 bool IsFloat(DType t);
 DLDataType ToDLDataType(DType t);
 
-/// Reads element i of a buffer of type t as a double (fp16/bf16 decoded exactly).
-double LoadAsDouble(const void* data, DType t, size_t i);
+float HalfBitsToFloat(uint16_t bits);
+float Bf16BitsToFloat(uint16_t bits);
+
+/// Reads element i of a buffer of type t as a double (fp16/bf16 decoded exactly). Inline:
+/// comparisons call it per element of outputs up to 1 GiB.
+inline double LoadAsDouble(const void* data, DType t, size_t i) {
+  switch (t) {
+    case DType::kFloat32:
+      return static_cast<const float*>(data)[i];
+    case DType::kFloat64:
+      return static_cast<const double*>(data)[i];
+    case DType::kFloat16:
+      return HalfBitsToFloat(static_cast<const uint16_t*>(data)[i]);
+    case DType::kBFloat16:
+      return Bf16BitsToFloat(static_cast<const uint16_t*>(data)[i]);
+    case DType::kInt32:
+      return static_cast<const int32_t*>(data)[i];
+    case DType::kInt64:
+      return static_cast<double>(static_cast<const int64_t*>(data)[i]);
+  }
+  return 0;
+}
 /// Stores v into element i, rounding to the type (round-to-nearest-even for fp16/bf16).
 void StoreFromDouble(void* data, DType t, size_t i, double v);
 /// Rounds a double to the nearest value representable in t, returned as a double.

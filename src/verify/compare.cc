@@ -61,32 +61,68 @@ struct Scale {
 };
 
 Scale OrdinaryScale(const std::vector<double>& reference) {
-  std::vector<double> magnitudes;
-  magnitudes.reserve(reference.size());
-  for (double v : reference)
-    if (std::isfinite(v)) magnitudes.push_back(std::fabs(v));
-  if (magnitudes.empty()) return {};
-  auto quantile = [&](double q) {
-    auto at = magnitudes.begin() + static_cast<ptrdiff_t>(q * static_cast<double>(magnitudes.size() - 1));
-    std::nth_element(magnitudes.begin(), at, magnitudes.end());
-    return *at;
-  };
+  double q90 = MagnitudeQuantile(reference, 0.9);
+  if (std::isnan(q90)) return {};
   // Never below 1e6: outputs that are mostly (near) zero, like a softmax of large inputs,
   // keep their ordinary values (the 1.0 beside the 1e-40s) in the scale.
-  double cutoff = kOutlierFactor * std::max(1.0, quantile(0.9));
+  double cutoff = kOutlierFactor * std::max(1.0, q90);
   double sum_sq = 0;
-  int64_t count = 0;
-  for (double m : magnitudes)
-    if (m <= cutoff) {
+  int64_t ordinary = 0;
+  for (double v : reference)
+    if (double m = std::fabs(v); std::isfinite(v) && m <= cutoff) {
       sum_sq += m * m;
-      ++count;
+      ++ordinary;
     }
-  return {count ? std::sqrt(sum_sq / static_cast<double>(count)) : 0.0, cutoff};
+  return {ordinary ? std::sqrt(sum_sq / static_cast<double>(ordinary)) : 0.0, cutoff};
 }
+
+/// |v|'s bits: non-negative doubles order as their bit patterns do; finite ones lie below kInfBits.
+uint64_t MagnitudeBits(double v) {
+  uint64_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return b & ~(uint64_t{1} << 63);
+}
+constexpr uint64_t kInfBits = 0x7FF0000000000000ULL;
 
 }  // namespace
 
 double ToleranceScale(const std::vector<double>& reference) { return OrdinaryScale(reference).rms; }
+
+double MagnitudeQuantile(const std::vector<double>& values, double q) {
+  // Radix selection on the bits, a 16-bit digit at a time, each counted in one streaming
+  // pass, until the candidates are few enough to select among.
+  std::vector<size_t> count(size_t{1} << 16);
+  size_t finite = 0;
+  for (double v : values)
+    if (uint64_t b = MagnitudeBits(v); b < kInfBits) {
+      ++count[b >> 48];
+      ++finite;
+    }
+  if (finite == 0) return NAN;
+  size_t k = static_cast<size_t>(q * static_cast<double>(finite - 1));
+  uint64_t prefix = 0;  // the selected value's bits above `shift`
+  for (int shift = 48;; shift -= 16) {
+    size_t digit = 0;
+    while (k >= count[digit]) k -= count[digit++];
+    prefix = (prefix << 16) | digit;
+    if (shift == 0) {
+      double q_value;
+      std::memcpy(&q_value, &prefix, sizeof q_value);
+      return q_value;
+    }
+    if (count[digit] <= (size_t{1} << 16)) {
+      std::vector<double> candidates;
+      candidates.reserve(count[digit]);
+      for (double v : values)
+        if (uint64_t b = MagnitudeBits(v); b < kInfBits && (b >> shift) == prefix) candidates.push_back(std::fabs(v));
+      std::nth_element(candidates.begin(), candidates.begin() + static_cast<ptrdiff_t>(k), candidates.end());
+      return candidates[k];
+    }
+    std::fill(count.begin(), count.end(), 0);
+    for (double v : values)
+      if (uint64_t b = MagnitudeBits(v); b < kInfBits && (b >> shift) == prefix) ++count[(b >> (shift - 16)) & 0xFFFF];
+  }
+}
 
 std::vector<int64_t> Unravel(int64_t i, const std::vector<int64_t>& shape) {
   std::vector<int64_t> coords(shape.size());

@@ -69,6 +69,11 @@ struct CompareInput {
 /// values, leaving out outliers more than 1e6 times the 90th percentile of |reference| (or
 /// than 1e6, if larger). Such values are still judged, by rtol * |reference| each.
 double ToleranceScale(const std::vector<double>& reference);
+/// The q-quantile (0 <= q <= 1) of the finite |values|: the element nth_element would put at
+/// q * (count - 1) in a copy of them, found without the copy (radix selection on the bits;
+/// KernelBench outputs reach 1 GiB, where the copy and nth_element took seconds). NaN when
+/// no value is finite.
+double MagnitudeQuantile(const std::vector<double>& values, double q);
 
 CompareResult CompareOutput(const CompareInput& in);
 

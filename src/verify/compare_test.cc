@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <random>
 
 #include "verify/reference.h"
 
@@ -140,6 +142,42 @@ TEST(CompareTest, OneHugeValueCannotWidenTheToleranceElsewhere) {
   EXPECT_FALSE(r.passed());
   EXPECT_EQ(r.mismatches, 999);
   EXPECT_LT(r.allowed_abs, 1e-3);
+}
+
+// The tolerance scale's percentile is selected on the values' bits without a copy; it must be
+// exactly what a copy and nth_element give, on data that needs every digit (one value
+// repeated, one narrow range, more values than the final selection holds) and with NaN,
+// inf and -0.
+TEST(CompareTest, MagnitudeQuantileIsWhatNthElementGives) {
+  auto by_copy = [](const std::vector<double>& values, double q) {
+    std::vector<double> m;
+    for (double v : values)
+      if (std::isfinite(v)) m.push_back(std::fabs(v));
+    if (m.empty()) return static_cast<double>(NAN);
+    auto at = m.begin() + static_cast<ptrdiff_t>(q * static_cast<double>(m.size() - 1));
+    std::nth_element(m.begin(), at, m.end());
+    return *at;
+  };
+  std::mt19937_64 rng(20261203);
+  std::normal_distribution<double> normal;
+  std::vector<std::vector<double>> cases = {{NAN, INFINITY}, {-0.0, 0.0}, {2.0}, std::vector<double>(200000, 3.5)};
+  std::vector<double> narrow, wide, spiky;
+  for (int i = 0; i < 300000; ++i) {
+    narrow.push_back(1.0 + std::ldexp(static_cast<double>(rng() >> 40), -36));  // [1, 1 + 2^-12): one top digit
+    wide.push_back(normal(rng) * std::pow(10.0, static_cast<int>(rng() % 20) - 10));
+    spiky.push_back(i % 1000 == 0 ? 1e300 : (i % 7 == 0 ? -0.0 : normal(rng)));
+  }
+  spiky[5] = NAN;
+  spiky[6] = -INFINITY;
+  for (auto* c : {&narrow, &wide, &spiky}) cases.push_back(*c);
+  for (size_t c = 0; c < cases.size(); ++c)
+    for (double q : {0.0, 0.1, 0.5, 0.9, 1.0}) {
+      double want = by_copy(cases[c], q), got = MagnitudeQuantile(cases[c], q);
+      if (std::isnan(want))
+        EXPECT_TRUE(std::isnan(got)) << "case " << c << " q " << q;
+      else
+        EXPECT_EQ(got, want) << "case " << c << " q " << q;
+    }
 }
 
 TEST(CompareTest, ToleranceScaleIgnoresOutliersButNotOrdinaryValues) {
