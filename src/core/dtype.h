@@ -19,6 +19,7 @@ size_t DTypeSize(DType t);
 bool IsFloat(DType t);
 DLDataType ToDLDataType(DType t);
 
+/// An fp16 or bf16 bit pattern decoded exactly (every value of both is a float).
 float HalfBitsToFloat(uint16_t bits);
 float Bf16BitsToFloat(uint16_t bits);
 
