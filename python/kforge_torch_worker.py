@@ -238,14 +238,13 @@ def write_outputs(torch, out, prefix, trial):
 
 
 def inputs_digest(torch, inputs):
-    # Hashed through a view, not a copy: a freed copy of an input is memory an unwritten
-    # output could be handed, which must hold kforge's poison instead.
+    # Hashed through a view (tensor_bytes), not a copy: a freed copy of an input is memory an
+    # unwritten output could be handed, which must hold kforge's poison instead.
     h = hashlib.sha256()
     for x in inputs:
         if isinstance(x, torch.Tensor):
             h.update(f"{x.dtype}{tuple(x.shape)}".encode())
-            t = x.detach().contiguous().cpu()
-            h.update(memoryview((t.view(torch.int16) if t.dtype == torch.bfloat16 else t).numpy()).cast("B"))
+            h.update(tensor_bytes(torch, x))
         else:
             h.update(repr(x).encode())
     return h.hexdigest()

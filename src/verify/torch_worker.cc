@@ -60,7 +60,6 @@ json StageTimes(const json& result) {
   return out;
 }
 
-/// What went wrong in a worker as a whole (it wrote no usable result, or stopped early).
 const char* WorkerRoleName(WorkerRole role) {
   switch (role) {
     case WorkerRole::kReference:
@@ -71,6 +70,7 @@ const char* WorkerRoleName(WorkerRole role) {
   return "worker";
 }
 
+/// What went wrong in a worker as a whole (it wrote no usable result, or stopped early).
 std::string WorkerProblem(const WorkerRun& run) {
   const char* who = WorkerRoleName(run.role);
   if (run.status.kind == ExitStatus::Kind::kTimedOut) {
