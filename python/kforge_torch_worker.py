@@ -22,11 +22,17 @@ The job (JSON, written by the engine):
                     meta device, else the inputs')
     kernelbench_trials  how many KernelBench trial seeds to derive (their seeds are computed
                     here as KernelBench does: torch.manual_seed(42), then torch.randint)
+    pace_bytes      the engine judges each trial as soon as both workers have reported it and
+                    then deletes its output files; a worker starts a trial only while the files
+                    of its earlier trials not yet judged hold fewer bytes than this, so the
+                    outputs on disk stay bounded (KernelBench's level-1 tensors reach 6.4 GB)
     out             directory for result.json and the output files
-The result (out/result.json): {"ok", "stage", "error", "torch", "parameters": [[name, shape,
-sha256]...], "trials": [{"name", "seed", "ok", "error", "inputs_sha256", "mutated_inputs",
-"outputs": [{"file", "dtype", "shape"}], "forward_ms", "reference64": [files]}]}.
-Role "reference" also runs a float64 copy of the model for the certified comparison.
+The result (out/result.json): {"ok", "stage", "error", "torch", "waiting", "parameters": [[name,
+shape, sha256]...], "trials": [{"name", "seed", "ok", "done", "error", "inputs_sha256",
+"mutated_inputs", "outputs": [{"file", "dtype", "shape"}], "forward_ms", "reference64": [file
+or null]}]}. A trial is over when "done" is true. Role "reference" also runs a float64 copy of
+the model for the certified comparison; a float64 output equal to the float32 one (an exact
+operator: ReLU, a copy) is not written twice: its entry is null.
 """
 import copy
 import hashlib
@@ -219,22 +225,59 @@ DTYPES = {"float32": "float32", "float64": "float64", "float16": "float16", "bfl
           "int32": "int32", "int64": "int64"}
 
 
+def write_tensor(torch, t, i, name):
+    """Writes output `i` to out_dir/name; its description for the engine."""
+    if type(t) is not torch.Tensor:
+        raise TypeError(f"output {i} is a {type(t).__module__}.{type(t).__name__}, not a plain torch.Tensor")
+    if t.layout != torch.strided or t.is_meta:
+        raise TypeError(f"output {i} is not a materialised strided tensor")
+    dtype = str(t.dtype).replace("torch.", "")
+    if dtype not in DTYPES:
+        raise TypeError(f"output {i} has dtype {dtype}, which kforge does not compare")
+    with open(os.path.join(out_dir, name), "wb") as f:
+        f.write(tensor_bytes(torch, t))
+    return {"file": name, "dtype": dtype, "shape": list(t.shape)}
+
+
 def write_outputs(torch, out, prefix, trial):
     items = list(out) if isinstance(out, (tuple, list)) else [out]
+    return [write_tensor(torch, t, i, f"{prefix}{trial}_{i}.bin") for i, t in enumerate(items)]
+
+
+def write_reference64(torch, out, out64, trial):
+    """The float64 reference's outputs, each null where it equals the float32 output (then
+    the engine reads that one: it is exact)."""
+    items = list(out) if isinstance(out, (tuple, list)) else [out]
+    items64 = list(out64) if isinstance(out64, (tuple, list)) else [out64]
     files = []
-    for i, t in enumerate(items):
-        if type(t) is not torch.Tensor:
-            raise TypeError(f"output {i} is a {type(t).__module__}.{type(t).__name__}, not a plain torch.Tensor")
-        if t.layout != torch.strided or t.is_meta:
-            raise TypeError(f"output {i} is not a materialised strided tensor")
-        dtype = str(t.dtype).replace("torch.", "")
-        if dtype not in DTYPES:
-            raise TypeError(f"output {i} has dtype {dtype}, which kforge does not compare")
-        name = f"{prefix}{trial}_{i}.bin"
-        with open(os.path.join(out_dir, name), "wb") as f:
-            f.write(tensor_bytes(torch, t))
-        files.append({"file": name, "dtype": dtype, "shape": list(t.shape)})
+    for i, t64 in enumerate(items64):
+        t = items[i] if i < len(items) else None
+        exact = (isinstance(t, torch.Tensor) and isinstance(t64, torch.Tensor) and t.shape == t64.shape
+                 and t.is_floating_point() and bool(torch.equal(t.double(), t64.double())))
+        files.append(None if exact else write_tensor(torch, t64, i, f"r{trial}_{i}.bin"))
     return files
+
+
+def wait_until_judged(entries, budget):
+    """Paced runs: waits while the output files of earlier trials that the engine has not yet
+    judged (it deletes them then) hold `budget` bytes or more."""
+    names = [o["file"] for e in entries for o in e.get("outputs", []) + [x for x in e.get("reference64") or [] if x]]
+
+    def pending():
+        total = 0
+        for n in names:
+            try:
+                total += os.path.getsize(os.path.join(out_dir, n))
+            except OSError:  # judged and deleted
+                pass
+        return total
+    if pending() < budget:
+        return
+    result["waiting"] = True
+    write_result()
+    while pending() >= budget:
+        time.sleep(0.005)
+    result["waiting"] = False
 
 
 def inputs_digest(torch, inputs):
@@ -485,7 +528,9 @@ def main():
     torch.manual_seed(SEED)
     kb_seeds = [torch.randint(0, 2**32 - 1, (1,)).item() for _ in range(job.get("kernelbench_trials", 0))]
     for index, trial in enumerate(job["trials"]):
-        entry = {"name": trial["name"], "ok": False, "error": "", "outputs": []}
+        if job.get("pace_bytes"):
+            wait_until_judged(result["trials"], job["pace_bytes"])
+        entry = {"name": trial["name"], "ok": False, "done": False, "error": "", "outputs": []}
         result["trials"].append(entry)
         write_result()  # the engine's deadline for this trial starts now
         seed = kb_seeds[trial["kernelbench_index"]] if "kernelbench_index" in trial else trial["seed"]
@@ -515,10 +560,11 @@ def main():
                                 (c if c is not None else x) for x, c in zip(inputs, clones)]
                     set_seed(torch, seed)
                     out64 = model64(*inputs64)
-                    entry["reference64"] = write_outputs(torch, out64, "r", index)
+                    entry["reference64"] = write_reference64(torch, out, out64, index)
             entry["ok"] = True
         except Exception as e:  # the trial failed; the engine judges it
             entry["error"] = error_text(e)
+        entry["done"] = True
         write_result()
     if job.get("launches") and device == "cuda":
         enter("launches")

@@ -4,7 +4,8 @@
 # one-kernel CUDA ReLU (cold cache, then warm), and, with `agree`, KernelBench's own
 # procedure (scripts/kernelbench_procedure.py) beside kforge's KernelBench-compatible verdict
 # on every bundled GPU example. Results under $OUT.
-#   device_kernelbench.sh [tests|launches|agree]   (BIG=1: also ReLU at 4096 x 65536; SKIP_REPAIR=1: no GPU repair; PAIRS="ref:cand ...": agree on these only; KEEP_CACHE=1: keep
+#   device_kernelbench.sh [tests|launches|agree|big]   (big: ReLU at KernelBench's sizes, 1 GiB and 6.4 GB a tensor, with the breakdown)
+#   (BIG=1: also ReLU at 4096 x 65536; SKIP_REPAIR=1: no GPU repair; PAIRS="ref:cand ...": agree on these only; KEEP_CACHE=1: keep
 #   the precompiled torch header of an earlier call and drop only the built extensions, so
 #   "cold" is the extension's own build)
 set -uo pipefail
@@ -66,6 +67,27 @@ elif [ "$mode" = launches ]; then
   echo "bench relu exit $?" >>"$OUT/kb_timing.txt"
   cat "$OUT/kb_timing.txt"
   grep -E '^\[ *(OK|FAILED)' "$OUT/kb_gpu_tests.txt"
+elif [ "$mode" = big ]; then
+  # The one-kernel CUDA ReLU at 4096 x 65536 (1 GiB a tensor) and at KernelBench's own
+  # 4096 x 393216 (6.4 GB): time to a certified verdict, the judge's share, the disk it took.
+  export KFORGE_CACHE_DIR=/tmp/kb-cache
+  { nproc; free -g | head -2; df -h /tmp | tail -1; } >"$OUT/big_machine.txt" 2>&1
+  devbuild/kforge verify $kb/level1/19_ReLU.py $kb/cuda/relu.py --backend cuda --seed 1 --json >/dev/null 2>&1  # the header
+  for dim in ${DIMS:-65536 393216}; do
+    sed -e 's/^batch_size = .*/batch_size = 4096/' -e "s/^dim = .*/dim = $dim/" $kb/level1/19_ReLU.py >/tmp/19_ReLU_$dim.py
+    ( while :; do df -B1 --output=used /tmp | tail -1; sleep 1; done ) >"$OUT/big_disk_$dim.txt" &
+    watcher=$!
+    s=$(date +%s%N)
+    timeout "${BIG_TIMEOUT:-400}" devbuild/kforge verify /tmp/19_ReLU_$dim.py $kb/cuda/relu.py --backend cuda --seed 1 --json >"$OUT/big_$dim.json" 2>"$OUT/big_$dim.err"
+    echo "relu 4096x$dim: exit $? wall $(( ($(date +%s%N) - s) / 1000000 )) ms" >>"$OUT/kb_timing.txt"
+    kill $watcher
+    python3 -c "import json,sys; v=json.load(open(sys.argv[1])); t=v['timing']; k=v['kernelbench']
+print('  passed', v['passed'], v['message'][:200], 'compile %.1f s, reference %.1f s, candidate %.1f s, judge %.1f s, total %.1f s' % (v['compile']['seconds'], t['reference_seconds'], t['run_seconds'], k.get('judge_seconds', -1), t['total_seconds']))
+for role, stages in k.get('worker_stages', {}).items():
+    print('  %s stages:' % role, ' '.join('%s@%.2f' % (n, t) for n, t in stages))" "$OUT/big_$dim.json" >>"$OUT/kb_timing.txt" 2>&1
+    sort -n "$OUT/big_disk_$dim.txt" | awk 'NR==1{lo=$1} {hi=$1} END{printf "  /tmp used: %.1f GB before, %.1f GB at most\n", lo/1e9, hi/1e9}' >>"$OUT/kb_timing.txt"
+  done
+  cat "$OUT/big_machine.txt" "$OUT/kb_timing.txt"
 else
   export KFORGE_CACHE_DIR=/tmp/kb-cache
   for pair in ${PAIRS:-19_ReLU:cuda/relu 23_Softmax:cuda/softmax 23_Softmax:cuda/softmax_max_init_zero 19_ReLU:triton/relu}; do

@@ -1,7 +1,9 @@
 #include "core/env.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
+#include <thread>
 
 namespace kforge {
 
@@ -68,6 +70,9 @@ Config Config::FromLookup(const Lookup& lookup) {
   set_number(&c.candidate_uid, "KFORGE_CANDIDATE_UID", 4294967294u, "the first uid candidates run as; 0: off");
   set_number(&c.candidate_uids, "KFORGE_CANDIDATE_UIDS", 65536, "how many uids to lease from");
   set(&c.candidate_uid_locks, "KFORGE_CANDIDATE_UID_LOCKS");
+  c.threads = std::max(1u, std::thread::hardware_concurrency());
+  set_number(&c.threads, "KFORGE_THREADS", 1024, "threads that judge large outputs");
+  if (c.threads == 0) c.threads = 1;
   if (auto v = get("KFORGE_TEST_KILL_AFTER_EVENT")) c.test_kill_after_event = std::atoi(v->c_str());
   if (auto v = get("KFORGE_TEST_INTERRUPT_AFTER_EVENT")) c.test_interrupt_after_event = std::atoi(v->c_str());
   return c;

@@ -55,7 +55,10 @@ struct Config {
   std::string llm_api_key;   ///< OPENAI_API_KEY; never written to logs, events or messages
   std::string llm_model;     ///< KFORGE_MODEL
   std::string llm_config;    ///< KFORGE_LLM_CONFIG: a JSON file of endpoint settings and prices
-  bool no_color = false;     ///< NO_COLOR (any value; no-color.org): no colour on the terminal
+  /// KFORGE_THREADS: how many threads judge a large output (outputs are split in fixed
+  /// chunks, so the verdict is the same for every count); the machine's cores when unset.
+  unsigned threads = 0;
+  bool no_color = false;  ///< NO_COLOR (any value; no-color.org): no colour on the terminal
   /// KFORGE_TEST_KILL_AFTER_EVENT: tests of resume kill the engine (SIGKILL) right after it
   /// appends this event number. 0: off.
   int test_kill_after_event = 0;

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <string_view>
 
+#include "core/parallel.h"
+
 namespace kforge {
 namespace {
 
@@ -144,6 +146,69 @@ bool IsPoison(DType dtype, const void* data, int64_t i) {
   return std::memcmp(static_cast<const char*>(data) + i * poison.size(), poison.data(), poison.size()) == 0;
 }
 
+namespace {
+
+/// One chunk's share of a comparison, merged in chunk order.
+struct Partial {
+  CompareResult r;
+  double sum_sq_ordinary = 0, sum_sq_err = 0;
+};
+
+void CompareRange(const CompareInput& in, const std::vector<double>& rounded, const Scale& scale, double allowed_abs,
+                  size_t begin, size_t end, Partial* p) {
+  DType dtype = in.spec->dtype;
+  CompareResult* r = &p->r;
+  for (size_t i = begin; i < end; ++i) {
+    const auto index = static_cast<int64_t>(i);
+    double expected = rounded[i];
+    if (IsPoison(dtype, in.got, index) && !std::isnan(expected)) {
+      ++r->unwritten;
+      Record(r, in, index, NAN, expected);
+      continue;
+    }
+    double got = LoadAsDouble(in.got, dtype, i);
+    bool got_nan = std::isnan(got), exp_nan = std::isnan(expected);
+    if (got_nan || exp_nan) {
+      if (got_nan != exp_nan) {
+        ++r->nan_inf_mismatches;
+        Record(r, in, index, got, expected);
+      }
+      continue;
+    }
+    bool got_inf = std::isinf(got), exp_inf = std::isinf(expected);
+    if (got_inf || exp_inf) {
+      if (got != expected) {  // also catches an Inf of the wrong sign
+        ++r->nan_inf_mismatches;
+        Record(r, in, index, got, expected);
+      }
+      continue;
+    }
+    double diff = std::fabs(got - expected);
+    double allowed = allowed_abs + in.tolerance.rtol * std::fabs(expected);
+    allowed += in.unavoidable != nullptr ? (*in.unavoidable)[i] : in.unavoidable_everywhere;
+    if (std::fabs(expected) <= scale.cutoff) {
+      p->sum_sq_err += diff * diff;
+      p->sum_sq_ordinary += expected * expected;
+    }
+    r->max_abs_error = std::max(r->max_abs_error, diff);
+    if (expected != 0) r->max_rel_error = std::max(r->max_rel_error, diff / std::fabs(expected));
+    if (diff > allowed) {
+      r->worst_ratio = std::max(r->worst_ratio, allowed > 0 ? diff / allowed : INFINITY);
+      Record(r, in, index, got, expected);
+    } else if (allowed > 0) {
+      r->worst_ratio = std::max(r->worst_ratio, diff / allowed);
+    }
+  }
+}
+
+/// Appends `from` to `to` up to `cap` elements in all.
+template <typename T>
+void AppendCapped(std::vector<T>* to, const std::vector<T>& from, size_t cap) {
+  for (size_t i = 0; i < from.size() && to->size() < cap; ++i) to->push_back(from[i]);
+}
+
+}  // namespace
+
 CompareResult CompareOutput(const CompareInput& in) {
   CompareResult r;
   DType dtype = in.spec->dtype;
@@ -174,8 +239,12 @@ CompareResult CompareOutput(const CompareInput& in) {
 
   // Reference rounded to the output type: a kernel cannot be asked for more precision than
   // its output can hold.
+  const size_t chunks = ChunkCount(ref.size(), kCompareChunk);
   std::vector<double> rounded(ref.size());
-  for (size_t i = 0; i < ref.size(); ++i) rounded[i] = RoundToDType(ref[i], dtype);
+  ParallelChunks(chunks, in.threads, [&](size_t c) {
+    for (size_t i = c * kCompareChunk, end = std::min(ref.size(), i + kCompareChunk); i < end; ++i)
+      rounded[i] = RoundToDType(ref[i], dtype);
+  });
   // The absolute tolerance scales with the reference's typical magnitude, not its plain RMS:
   // one planted +-FLT_MAX/2 would otherwise allow an error of ~1e31 on every other element.
   Scale scale = OrdinaryScale(rounded);
@@ -185,47 +254,25 @@ CompareResult CompareOutput(const CompareInput& in) {
                in.tolerance.floor);
   // The relative L2 error (which tells precision loss from a wrong result) leaves the
   // outliers out too, or one huge value would make every other error look negligible.
+  std::vector<Partial> parts(chunks);
+  ParallelChunks(chunks, in.threads, [&](size_t c) {
+    CompareRange(in, rounded, scale, r.allowed_abs, c * kCompareChunk, std::min(ref.size(), (c + 1) * kCompareChunk),
+                 &parts[c]);
+  });
   double sum_sq_ordinary = 0;
   double sum_sq_err = 0;
-  for (int64_t i = 0; i < r.elements; ++i) {
-    double expected = rounded[static_cast<size_t>(i)];
-    if (IsPoison(dtype, in.got, i) && !std::isnan(expected)) {
-      ++r.unwritten;
-      Record(&r, in, i, NAN, expected);
-      continue;
-    }
-    double got = LoadAsDouble(in.got, dtype, static_cast<size_t>(i));
-    bool got_nan = std::isnan(got), exp_nan = std::isnan(expected);
-    if (got_nan || exp_nan) {
-      if (got_nan != exp_nan) {
-        ++r.nan_inf_mismatches;
-        Record(&r, in, i, got, expected);
-      }
-      continue;
-    }
-    bool got_inf = std::isinf(got), exp_inf = std::isinf(expected);
-    if (got_inf || exp_inf) {
-      if (got != expected) {  // also catches an Inf of the wrong sign
-        ++r.nan_inf_mismatches;
-        Record(&r, in, i, got, expected);
-      }
-      continue;
-    }
-    double diff = std::fabs(got - expected);
-    double allowed = r.allowed_abs + in.tolerance.rtol * std::fabs(expected);
-    allowed += in.unavoidable != nullptr ? (*in.unavoidable)[static_cast<size_t>(i)] : in.unavoidable_everywhere;
-    if (std::fabs(expected) <= scale.cutoff) {
-      sum_sq_err += diff * diff;
-      sum_sq_ordinary += expected * expected;
-    }
-    r.max_abs_error = std::max(r.max_abs_error, diff);
-    if (expected != 0) r.max_rel_error = std::max(r.max_rel_error, diff / std::fabs(expected));
-    if (diff > allowed) {
-      r.worst_ratio = std::max(r.worst_ratio, allowed > 0 ? diff / allowed : INFINITY);
-      Record(&r, in, i, got, expected);
-    } else if (allowed > 0) {
-      r.worst_ratio = std::max(r.worst_ratio, diff / allowed);
-    }
+  for (const Partial& p : parts) {
+    r.mismatches += p.r.mismatches;
+    r.nan_inf_mismatches += p.r.nan_inf_mismatches;
+    r.unwritten += p.r.unwritten;
+    r.max_abs_error = std::max(r.max_abs_error, p.r.max_abs_error);
+    r.max_rel_error = std::max(r.max_rel_error, p.r.max_rel_error);
+    r.worst_ratio = std::max(r.worst_ratio, p.r.worst_ratio);
+    AppendCapped(&r.first, p.r.first, kFirstMismatches);
+    AppendCapped(&r.samples, p.r.samples, kSampleMismatches);
+    AppendCapped(&r.mismatch_indices, p.r.mismatch_indices, kMaxMismatchIndices);
+    sum_sq_ordinary += p.sum_sq_ordinary;
+    sum_sq_err += p.sum_sq_err;
   }
   r.rel_l2_error = sum_sq_ordinary > 0 ? std::sqrt(sum_sq_err / sum_sq_ordinary) : std::sqrt(sum_sq_err);
   return r;

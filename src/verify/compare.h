@@ -63,7 +63,12 @@ struct CompareInput {
   /// For kArgmax: the input the index refers into, as doubles, shape [rows, cols].
   const std::vector<double>* argmax_source = nullptr;
   int64_t argmax_cols = 0;
+  /// Threads for the element-wise passes. The elements go in chunks of kCompareChunk, merged
+  /// in order: the result is the same for every thread count.
+  unsigned threads = 1;
 };
+
+inline constexpr size_t kCompareChunk = size_t{1} << 20;
 
 /// The magnitude the absolute tolerance is proportional to: the RMS of the finite reference
 /// values, leaving out outliers more than 1e6 times the 90th percentile of |reference| (or

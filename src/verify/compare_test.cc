@@ -330,3 +330,62 @@ TEST(CompareTest, LogSoftmaxOfRowsFarFromZeroAllowsTheFloatLogsumexp) {
 
 }  // namespace
 }  // namespace kforge
+
+namespace kforge {
+namespace {
+
+// Large outputs are compared in chunks on several threads and merged in chunk order: the
+// result is the same, to the bit, for every thread count — the counts, the sums (the
+// relative L2 error), and the first mismatches, samples and indices in index order, however
+// the mismatches fall across the chunks.
+TEST(CompareTest, ChunkedComparisonIsTheSameOnEveryThreadCount) {
+  const size_t n = 3 * kCompareChunk + 12345;
+  std::mt19937_64 rng(11);
+  std::normal_distribution<double> normal;
+  std::vector<double> ref(n);
+  std::vector<float> got(n);
+  for (size_t i = 0; i < n; ++i) {
+    ref[i] = normal(rng);
+    got[i] = static_cast<float>(ref[i] * (1 + 1e-7 * normal(rng)));
+  }
+  // Few mismatches in the first chunk, none in the second, thousands in the third and last.
+  for (size_t i : {size_t{5}, size_t{77}, kCompareChunk - 1}) got[i] += 1.0f;
+  for (size_t i = 2 * kCompareChunk; i < n; i += 97) got[i] = -got[i] - 1.0f;
+  got[2 * kCompareChunk + 1] = NAN;
+  PoisonOutput(DType::kFloat32, &got[3 * kCompareChunk + 3], 1);
+  TensorSpec spec{"y", DType::kFloat32, {"n"}};
+  auto run = [&](unsigned threads) {
+    CompareInput in;
+    in.spec = &spec;
+    in.shape = {static_cast<int64_t>(n)};
+    in.got = got.data();
+    in.reference = &ref;
+    in.tolerance = Tol(1e-6, 1e-5);
+    in.threads = threads;
+    return CompareOutput(in);
+  };
+  CompareResult one = run(1);
+  ASSERT_GT(one.mismatches, int64_t{kSampleMismatches});
+  EXPECT_EQ(one.first[0].index, 5);
+  EXPECT_EQ(one.first[2].index, static_cast<int64_t>(kCompareChunk - 1));
+  EXPECT_EQ(one.first[3].index, static_cast<int64_t>(2 * kCompareChunk));
+  EXPECT_EQ(one.unwritten, 1);
+  EXPECT_EQ(one.nan_inf_mismatches, 1);
+  for (unsigned threads : {2u, 3u, 16u}) {
+    CompareResult r = run(threads);
+    EXPECT_EQ(r.mismatches, one.mismatches);
+    EXPECT_EQ(r.unwritten, one.unwritten);
+    EXPECT_EQ(r.nan_inf_mismatches, one.nan_inf_mismatches);
+    EXPECT_EQ(r.rel_l2_error, one.rel_l2_error) << threads;
+    EXPECT_EQ(r.max_abs_error, one.max_abs_error);
+    EXPECT_EQ(r.worst_ratio, one.worst_ratio);
+    EXPECT_EQ(r.mismatch_indices, one.mismatch_indices);
+    ASSERT_EQ(r.first.size(), one.first.size());
+    ASSERT_EQ(r.samples.size(), one.samples.size());
+    for (size_t i = 0; i < r.first.size(); ++i) EXPECT_EQ(r.first[i].index, one.first[i].index);
+    for (size_t i = 0; i < r.samples.size(); ++i) EXPECT_EQ(r.samples[i].index, one.samples[i].index);
+  }
+}
+
+}  // namespace
+}  // namespace kforge

@@ -6,6 +6,7 @@
 #include <future>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "core/cancel.h"
 #include "core/clock.h"
@@ -71,7 +72,19 @@ class KernelBenchVerifier {
   WorkerRun NewWorker(WorkerRole role, const std::vector<KernelBenchTrial>& trials, const json& constants,
                       const json& timing, bool extensions_later);
   /// Runs it to the end; `on_progress` (when given) sees each progress report it writes.
-  void RunWorker(WorkerRun* run, const std::function<void(const json&)>& on_progress = nullptr);
+  /// With a `feed`, the reports go there too, and the worker ends once the feed is abandoned.
+  void RunWorker(WorkerRun* run, const std::function<void(const json&)>& on_progress = nullptr,
+                 WorkerFeed* feed = nullptr);
+  /// A worker running on a thread of its own, its trials fed to the judge as it reports them.
+  struct LiveWorker {
+    std::shared_ptr<WorkerFeed> feed;
+    std::string out_dir;
+    std::future<WorkerRun> run;
+  };
+  /// Starts `run` (from NewWorker) on its own thread; `on_progress` as RunWorker's, and
+  /// `on_end` (when given) once it has ended, however it ended.
+  LiveWorker Start(WorkerRun run, std::function<void(const json&)> on_progress = nullptr,
+                   std::function<void()> on_end = nullptr);
   /// Copies the built extensions into the worker's scratch; their entries as the worker sees them.
   json ProvideExtensions(ConfinedProgram* p);
   /// The built extensions and the sizes of the reference's outputs, for the blocks it
@@ -107,6 +120,7 @@ std::vector<std::string> WorkerEnv(bool gpu) {
                                   "PYTHONHASHSEED=0",
                                   "CUDA_HOME=/usr/local/cuda",
                                   "OMP_NUM_THREADS=2",
+                                  "OMP_WAIT_POLICY=PASSIVE",
                                   "TRITON_CACHE_DIR=triton-cache",
                                   "TORCH_EXTENSIONS_DIR=torch-extensions",
                                   "LC_ALL=C.UTF-8"};
@@ -114,6 +128,16 @@ std::vector<std::string> WorkerEnv(bool gpu) {
   // (torch.empty returned as is) cannot pass by finding a right answer in recycled memory.
   if (!gpu) env.push_back("GLIBC_TUNABLES=glibc.malloc.perturb=128:glibc.malloc.mmap_threshold=33554432");
   return env;
+}
+
+/// How many bytes of not-yet-judged outputs a worker may leave on disk before it waits for
+/// the judge: a quarter of the free space where they go, from 256 MiB to 16 GiB. Trials of
+/// small outputs never wait; KernelBench's 6.4 GB outputs go a trial or two ahead.
+int64_t PaceBytes(const std::string& dir) {
+  std::error_code ec;
+  auto space = std::filesystem::space(dir, ec);
+  int64_t quarter = ec ? 0 : static_cast<int64_t>(space.available / 4);
+  return std::clamp<int64_t>(quarter, int64_t{256} << 20, int64_t{16} << 30);
 }
 
 json KernelBenchVerifier::Check(const std::string& reference, const std::string& candidate) {
@@ -175,6 +199,7 @@ WorkerRun KernelBenchVerifier::NewWorker(WorkerRole role, const std::vector<Kern
               {"extensions", json::object()},
               {"trials", json::array()}};
   if (!timing.is_null()) job["timing"] = timing;
+  job["pace_bytes"] = PaceBytes(p->ScratchPath("out"));  // the judge deletes each trial's outputs (Start)
   // The candidate's GPU work is accounted (the worker's profiler pass) with its trials.
   job["launches"] = gpu && run.role == WorkerRole::kCandidate && timing.is_null();
   if (run.role == WorkerRole::kCandidate) {
@@ -197,7 +222,8 @@ WorkerRun KernelBenchVerifier::NewWorker(WorkerRole role, const std::vector<Kern
   return run;
 }
 
-void KernelBenchVerifier::RunWorker(WorkerRun* run, const std::function<void(const json&)>& on_progress) {
+void KernelBenchVerifier::RunWorker(WorkerRun* run, const std::function<void(const json&)>& on_progress,
+                                    WorkerFeed* feed) {
   ConfinedProgram* p = run->program.get();
   bool gpu = options_.backend == BackendKind::kCuda;
   Clock& clock = machine_.env().clock();
@@ -210,11 +236,14 @@ void KernelBenchVerifier::RunWorker(WorkerRun* run, const std::function<void(con
   std::string last_state;
   int64_t state_since = start;
   auto keep_going = [&]() {
+    if (feed != nullptr && feed->abandoned()) return false;
     json r = ReadJsonFile(progress_path);
     if (on_progress) on_progress(r);
+    if (feed != nullptr) feed->Offer(r);
     std::string stage = r.is_object() ? JsonString(r, "stage") : "";
     size_t trials_started = r.is_object() && r.contains("trials") && r["trials"].is_array() ? r["trials"].size() : 0;
-    std::string state = stage + "/" + std::to_string(trials_started);
+    const bool waiting = JsonTrue(r, "waiting");  // for the engine to judge its earlier trials
+    std::string state = stage + "/" + std::to_string(trials_started) + (waiting ? "/waiting" : "");
     int64_t now = clock.MonotonicNanos();
     if (state != last_state) {
       last_state = state;
@@ -224,6 +253,7 @@ void KernelBenchVerifier::RunWorker(WorkerRun* run, const std::function<void(con
         is_candidate && (stage == "load_candidate" || stage == "init" || stage == "trials" || stage == "launches");
     int64_t allowance_ms = candidate_code ? 10000 + 2 * options_.call_timeout_ms : 180000;
     if (stage == "wait_build") allowance_ms = kBuildAllowanceMs;  // the engine ends the wait
+    if (waiting) allowance_ms = run->timeout_ms;                  // so does the judge
     if (is_candidate && stage == "timing")                        // every timed call gets the per-call limit
       allowance_ms = 10000 + (options_.timing_warmup + options_.timing_trials + 1) * options_.call_timeout_ms;
     return (now - state_since) / 1000000 <= allowance_ms;
@@ -236,6 +266,28 @@ void KernelBenchVerifier::RunWorker(WorkerRun* run, const std::function<void(con
   run->layers = p->layers();
   run->escapes = p->escapes();
   run->out_dir = p->ScratchPath("out");
+}
+
+KernelBenchVerifier::LiveWorker KernelBenchVerifier::Start(WorkerRun run, std::function<void(const json&)> on_progress,
+                                                           std::function<void()> on_end) {
+  LiveWorker live;
+  live.feed = std::make_shared<WorkerFeed>();
+  live.out_dir = run.program->ScratchPath("out");
+  live.run =
+      std::async(std::launch::async, [this, run = std::move(run), feed = live.feed,
+                                      on_progress = std::move(on_progress), on_end = std::move(on_end)]() mutable {
+        try {
+          RunWorker(&run, on_progress, feed.get());
+        } catch (...) {  // the judge and `on_end` hear of the end, whatever it was
+          feed->Finish(nullptr);
+          if (on_end) on_end();
+          throw;
+        }
+        feed->Finish(run.result);
+        if (on_end) on_end();
+        return std::move(run);
+      });
+  return live;
 }
 
 json KernelBenchVerifier::Timing() {
@@ -317,6 +369,7 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
   v.candidate_sha256 = Sha256Hex(candidate_text);
   python_dir_ = PythonDir(machine_);
   torch_ = FindTorch(machine_);
+  double judge_seconds = 0;
   json kb = {{"procedure",
               "KernelBench main (eval.py after v0.1): seed 42, 5 trials, torch.allclose atol=rtol=1e-4 "
               "(float32), 1e-2 (float16, bfloat16)"},
@@ -324,6 +377,7 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
              {"torch", torch_.torch_version}};
   auto finish = [&](Verdict& out) -> Verdict {
     kb["trials"] = kernelbench_trials_;
+    kb["judge_seconds"] = judge_seconds;  // reading and comparing outputs, beside the workers
     bool kb_ran = kernelbench_trials_.size() == static_cast<size_t>(kKernelBenchTrials);
     bool kb_pass = kb_ran;
     for (const auto& t : kernelbench_trials_) kb_pass = kb_pass && t.value("passed", false);
@@ -379,28 +433,27 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
   auto offer_sizes = [&](std::vector<int64_t> nbytes) {
     std::call_once(sizes_once, [&] { reference_sizes.set_value(std::move(nbytes)); });
   };
-  std::future<WorkerRun> early_reference = std::async(std::launch::async, [&] {
-    try {
-      WorkerRun run = NewWorker(WorkerRole::kReference, trials, json::object(), json(), false);
-      RunWorker(&run, [&](const json& progress) {
+  LiveWorker early_reference = Start(
+      NewWorker(WorkerRole::kReference, trials, json::object(), json(), false),
+      [&](const json& progress) {
         std::vector<int64_t> nbytes;
         if (FirstOutputSizes(progress, &nbytes)) offer_sizes(nbytes);
-      });
-      offer_sizes({});
-      return run;
-    } catch (...) {
-      offer_sizes({});
-      throw;
-    }
-  });
+      },
+      [&] { offer_sizes({}); });
   // So does the candidate's: it imports torch and starts CUDA while the extensions build,
   // then waits for them (DeliverExtensions) before it imports the candidate.
   WorkerRun early = NewWorker(WorkerRole::kCandidate, trials, json::object(), json(), true);
   ConfinedProgram* early_program = early.program.get();
-  std::future<WorkerRun> early_candidate = std::async(std::launch::async, [this, run = std::move(early)]() mutable {
-    RunWorker(&run);
-    return std::move(run);
-  });
+  LiveWorker early_candidate = Start(std::move(early));
+  // Leaving before their trials are judged (a build that fails, a cancellation) ends both:
+  // paced, they would wait for a judge that never comes.
+  struct AbandonOnExit {
+    std::shared_ptr<WorkerFeed> reference, candidate;
+    ~AbandonOnExit() {
+      reference->Abandon();
+      candidate->Abandon();
+    }
+  } abandon_early{early_reference.feed, early_candidate.feed};
   // However the build ends (a failure, cancellation, an error), the waiting worker is told
   // (before early_candidate's destructor waits for it).
   struct Undelivered {
@@ -465,11 +518,52 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
   // set's distributions), judged in order; then, with --full, the odd sizes.
   // The candidate's worker runs beside the reference's: all it takes from it are the sizes of
   // the reference's first outputs (the blocks it poisons), relayed with the extensions.
-  auto run_set = [&](const std::vector<KernelBenchTrial>& set, std::future<WorkerRun> reference,
-                     std::future<WorkerRun> candidate) -> bool {
-    if (options_.cancel && options_.cancel->cancelled()) throw CancelledError(options_.cancel->reason());
-    WorkerRun ref = reference.get();
-    WorkerRun cand = candidate.get();
+  auto run_set = [&](const std::vector<KernelBenchTrial>& set, LiveWorker reference, LiveWorker candidate) -> bool {
+    // Each trial is judged once both workers report it, and its files deleted; a worker runs
+    // at most two trials ahead (the job's "pace"). Leaving early (the reference failed, a
+    // cancellation) abandons both: nothing would delete what they wait on.
+    struct AbandonUnlessDone {
+      LiveWorker *reference, *candidate;
+      bool done = false;
+      ~AbandonUnlessDone() {
+        if (done) return;
+        reference->feed->Abandon();
+        candidate->feed->Abandon();
+      }
+    } abandon{&reference, &candidate};
+    auto check_cancel = [&] {
+      if (options_.cancel && options_.cancel->cancelled()) throw CancelledError(options_.cancel->reason());
+    };
+    check_cancel();
+    const size_t before = v.cases.size();
+    std::optional<WorkerRun> stopped_candidate;  // its run, once it has ended before a trial
+    bool judging = true;                         // false once the candidate's worker failed as a whole (reported below)
+    for (size_t i = 0; i < set.size(); ++i) {
+      TrialReports reports;
+      reports.reference = reference.feed->Trial(i, 50, check_cancel);
+      if (reports.reference.is_null()) break;  // its worker stopped: WorkerProblem(ref) below
+      if (judging) reports.candidate = candidate.feed->Trial(i, 50, check_cancel);
+      if (judging && reports.candidate.is_null()) {
+        if (!stopped_candidate) stopped_candidate = candidate.run.get();
+        reports.candidate_timed_out = stopped_candidate->status.kind == ExitStatus::Kind::kTimedOut;
+        judging = WorkerProblem(*stopped_candidate).empty();
+      }
+      if (judging) {
+        reports.reference_dir = reference.out_dir;
+        reports.candidate_dir = candidate.out_dir;
+        reports.threads = static_cast<int>(machine_.config().threads);
+        const int64_t judge_start = clock.MonotonicNanos();
+        JudgeKernelBenchTrial(set[i], reports, &kernelbench_trials_, &v);
+        judge_seconds += (clock.MonotonicNanos() - judge_start) / 1e9;
+      }
+      RemoveTrialFiles(reference.out_dir, reports.reference);
+      RemoveTrialFiles(candidate.out_dir, reports.candidate);
+    }
+    abandon.done = true;
+    WorkerRun ref = reference.run.get();
+    WorkerRun cand = stopped_candidate ? std::move(*stopped_candidate) : candidate.run.get();
+    for (size_t i = before; i < v.cases.size(); ++i)
+      if (cand.program) v.cases[i].pid = cand.program->pid();  // one worker process runs every trial
     v.reference_seconds += ref.seconds;
     if (&set == &trials)
       kb["worker_stages"] = {{"reference", StageTimes(ref.result)}, {"candidate", StageTimes(cand.result)}};
@@ -492,8 +586,6 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
       v.message = problem;
       return false;
     }
-    size_t before = v.cases.size();
-    JudgeKernelBenchTrials(set, ref, cand, &kernelbench_trials_, &v);
     if (cand.result.is_object() && cand.result.contains("launches"))
       kb["launches"] = KernelBenchLaunchFindings(cand.result["launches"], &v.integrity);
     if (!v.integrity.empty()) {
@@ -525,8 +617,8 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
     if (!odd.empty()) {
       v.random_shapes.push_back({});
       for (auto& [name, value] : odd.items()) v.random_shapes.back()[name] = value.get<int64_t>();
-      if (!run_set(sized, std::async(std::launch::async, [&] { return Worker(WorkerRole::kReference, sized, odd); }),
-                   std::async(std::launch::async, [&] { return Worker(WorkerRole::kCandidate, sized, odd); })))
+      if (!run_set(sized, Start(NewWorker(WorkerRole::kReference, sized, odd, json(), false)),
+                   Start(NewWorker(WorkerRole::kCandidate, sized, odd, json(), false))))
         return finish(v);
     }
     v.level = Level::kL2Full;

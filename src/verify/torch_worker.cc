@@ -1,5 +1,8 @@
 #include "verify/torch_worker.h"
 
+#include <chrono>
+#include <filesystem>
+
 #include "core/dtype.h"
 #include "core/fs.h"
 #include "core/text.h"
@@ -121,6 +124,76 @@ bool FirstOutputSizes(const json& progress, std::vector<int64_t>* nbytes) {
     nbytes->push_back(n);
   }
   return true;
+}
+
+namespace {
+
+/// Whether a report says trial `i` is over.
+bool TrialOver(const json& report, size_t i) {
+  if (!report.is_object()) return false;
+  auto trials = report.find("trials");
+  if (trials == report.end() || !trials->is_array() || trials->size() <= i) return false;
+  if (trials->size() > i + 1 || JsonString(report, "stage") != "trials") return true;
+  return JsonTrue((*trials)[i], "done");
+}
+
+}  // namespace
+
+void WorkerFeed::Offer(const json& progress) {
+  if (!progress.is_object()) return;  // a report being replaced, or none yet
+  std::lock_guard<std::mutex> lock(mu_);
+  latest_ = progress;
+  changed_.notify_all();
+}
+
+void WorkerFeed::Finish(const json& result) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (result.is_object()) latest_ = result;
+  finished_ = true;
+  changed_.notify_all();
+}
+
+json WorkerFeed::Trial(size_t i, int64_t slice_ms, const std::function<void()>& between) {
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      changed_.wait_for(lock, std::chrono::milliseconds(slice_ms), [&] { return finished_ || TrialOver(latest_, i); });
+      if (TrialOver(latest_, i) || (finished_ && latest_.is_object() && latest_.contains("trials") &&
+                                    latest_["trials"].is_array() && latest_["trials"].size() > i))
+        return latest_["trials"][i];
+      if (finished_) return nullptr;
+    }
+    if (between) between();
+  }
+}
+
+void WorkerFeed::Abandon() {
+  std::lock_guard<std::mutex> lock(mu_);
+  abandoned_ = true;
+}
+
+bool WorkerFeed::abandoned() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return abandoned_;
+}
+
+bool IsOutputFileName(const std::string& name) {
+  return !name.empty() && name.size() <= 64 &&
+         name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_.") == std::string::npos &&
+         name.find("..") == std::string::npos;
+}
+
+void RemoveTrialFiles(const std::string& dir, const json& entry) {
+  if (!entry.is_object()) return;
+  for (const char* list : {"outputs", "reference64"}) {
+    auto it = entry.find(list);
+    if (it == entry.end() || !it->is_array()) continue;
+    for (const auto& o : *it) {
+      std::string name = o.is_object() ? JsonString(o, "file") : "";
+      std::error_code ec;
+      if (IsOutputFileName(name)) std::filesystem::remove(dir + "/" + name, ec);  // gone already: fine
+    }
+  }
 }
 
 }  // namespace kforge

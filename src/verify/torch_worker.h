@@ -2,8 +2,11 @@
 // A PyTorch worker process of a KernelBench verification (python/kforge_torch_worker.py): the
 // trials it is asked for, what it gave back, and reading that as untrusted JSON (the
 // candidate's worker runs the candidate: every field may be missing or of the wrong type).
+#include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -57,5 +60,36 @@ nlohmann::json StageTimes(const nlohmann::json& result);
 bool FirstOutputSizes(const nlohmann::json& progress, std::vector<int64_t>* nbytes);
 /// What went wrong in a worker as a whole (it wrote no usable result, or stopped early); "" if nothing.
 std::string WorkerProblem(const WorkerRun& run);
+
+/// One running worker's trials as it reports them, for judging each trial while the workers
+/// go on (KernelBench's level-1 outputs reach 6.4 GB: holding every trial's files until both
+/// workers end does not fit a disk). Its runner Offers each progress report and Finishes;
+/// the judge waits for one trial at a time. Thread-safe.
+class WorkerFeed {
+ public:
+  /// A progress report (out/result.json as last read).
+  void Offer(const nlohmann::json& progress);
+  /// The worker has ended; `result` is its last report.
+  void Finish(const nlohmann::json& result);
+  /// Trial `i`'s entry once the worker reports it over ("done", a later trial, or the worker
+  /// past its trials); null when the worker ended without it. Waits in slices of `slice_ms`,
+  /// calling `between` (which may throw: cancellation) after each.
+  nlohmann::json Trial(size_t i, int64_t slice_ms, const std::function<void()>& between);
+  /// Tells the runner to end the worker: nothing will judge its remaining trials.
+  void Abandon();
+  bool abandoned() const;
+
+ private:
+  mutable std::mutex mu_;
+  std::condition_variable changed_;
+  nlohmann::json latest_;
+  bool finished_ = false, abandoned_ = false;
+};
+
+/// Deletes the output files a trial's entry names in `dir` (once they are judged); names
+/// that are not a worker's output file names are left alone.
+void RemoveTrialFiles(const std::string& dir, const nlohmann::json& entry);
+/// Whether `name` is a file name a worker may give an output (letters, digits, '_', '.').
+bool IsOutputFileName(const std::string& name);
 
 }  // namespace kforge

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <future>
+#include <stdexcept>
 
 #include "core/fs.h"
 #include "testing/kernelbench_cases.h"
@@ -126,6 +129,113 @@ json.dump({"same": same, "real_before": real_before, "refused": refused,
   EXPECT_FALSE(r["real_before"]);
   EXPECT_NE(r["refused"].get<std::string>().find("did not build ahead of time"), std::string::npos) << r.dump();
   EXPECT_TRUE(r["include_paths"]);
+}
+
+// The judge waits on a worker's feed for one trial at a time: an entry is handed over only
+// once the worker says it is done (or has gone past it), and null once the worker has ended
+// without it; the wait can be interrupted (cancellation) between slices.
+TEST(WorkerFeedTest, HandsOverEachTrialOnceItIsDone) {
+  WorkerFeed feed;
+  json running = {{"stage", "trials"}, {"trials", {{{"name", "a"}, {"done", false}}}}};
+  feed.Offer(running);
+  int slices = 0;
+  EXPECT_THROW(feed.Trial(0, 1,
+                          [&] {
+                            if (++slices == 3) throw std::runtime_error("cancelled");
+                          }),
+               std::runtime_error);
+  std::future<json> first = std::async(std::launch::async, [&] { return feed.Trial(0, 5, nullptr); });
+  EXPECT_EQ(first.wait_for(std::chrono::milliseconds(50)), std::future_status::timeout);
+  running["trials"][0]["done"] = true;
+  feed.Offer(running);
+  EXPECT_EQ(first.get()["name"], "a");
+  feed.Offer("a report being rewritten");  // ignored: the last good one stands
+  json later = {{"stage", "trials"}, {"trials", {{{"name", "a"}}, {{"name", "b"}}, {{"name", "c"}}}}};
+  feed.Offer(later);
+  EXPECT_EQ(feed.Trial(1, 5, nullptr)["name"], "b");  // a later trial has started: b is over
+  std::future<json> third = std::async(std::launch::async, [&] { return feed.Trial(2, 5, nullptr); });
+  EXPECT_EQ(third.wait_for(std::chrono::milliseconds(50)), std::future_status::timeout);
+  feed.Finish(nullptr);  // ended with no final report: c as last reported (not done)
+  EXPECT_EQ(third.get()["name"], "c");
+  EXPECT_TRUE(feed.Trial(3, 5, nullptr).is_null());
+  EXPECT_FALSE(feed.abandoned());
+  feed.Abandon();
+  EXPECT_TRUE(feed.abandoned());
+}
+
+TEST(WorkerFeedTest, RemoveTrialFilesDeletesOnlyWhatAWorkerMayName) {
+  TempDir dir("kforge-trial-files");
+  std::string out = dir.path() + "/out";
+  MakeDirs(out);
+  for (const char* f : {"o0_0.bin", "r0_0.bin", "keep.bin"}) WriteFileAtomic(out + "/" + f, "x");
+  WriteFileAtomic(dir.path() + "/outside.bin", "x");
+  json entry = {{"outputs", {{{"file", "o0_0.bin"}}, {{"file", "../outside.bin"}}, {{"file", "/etc/passwd"}}}},
+                {"reference64", {nullptr, {{"file", "r0_0.bin"}}, {{"file", 7}}}}};
+  RemoveTrialFiles(out, entry);
+  RemoveTrialFiles(out, "not an entry");
+  EXPECT_FALSE(FileExists(out + "/o0_0.bin"));
+  EXPECT_FALSE(FileExists(out + "/r0_0.bin"));
+  EXPECT_TRUE(FileExists(out + "/keep.bin"));
+  EXPECT_TRUE(FileExists(dir.path() + "/outside.bin"));
+  EXPECT_TRUE(FileExists("/etc/passwd"));
+}
+
+// A paced worker (the job's "pace_bytes") starts a trial only while its earlier trials' files
+// not yet judged (the engine deletes them then) hold fewer bytes than the budget, and says it
+// is waiting; the reference's float64 output is written only where it differs from the
+// float32 one (relu: exact; softmax: not). Each trial here writes 512 bytes; a budget of 600
+// lets trial 1 start after trial 0, not trial 2 after both.
+TEST(TorchWorkerTest, PacedWorkerWaitsForTheJudgeAndWritesFloat64OnlyWhereItDiffers) {
+  std::string why;
+  if (!testing::HaveTorch(&why)) GTEST_SKIP() << why;
+  json r = RunWithWorker(R"(import json, os, subprocess, sys, time
+import kforge_torch_worker as w
+
+open("reference.py", "w").write("""import torch
+class Model(torch.nn.Module):
+    def forward(self, x):
+        return torch.relu(x), torch.softmax(x, dim=-1)
+def get_inputs():
+    return [torch.randn(4, 8)]  # outputs of 128, 128 and (float64) 256 bytes
+def get_init_inputs():
+    return []
+""")
+os.makedirs("out")
+json.dump({"role": "reference", "reference": "reference.py", "device": "cpu", "constants": {}, "out": "out",
+           "pace_bytes": 600, "trials": [{"name": "t%d" % i, "distribution": "normal", "seed": i} for i in range(3)]},
+          open("job.json", "w"))
+p = subprocess.Popen([sys.executable, w.__file__, "job.json"])
+
+def report():
+    try:
+        return json.load(open("out/result.json"))
+    except (OSError, ValueError):
+        return {}
+
+deadline = time.time() + 300
+while not report().get("waiting") and p.poll() is None and time.time() < deadline:
+    time.sleep(0.02)
+first = report()
+time.sleep(0.5)
+second = report()
+t0 = first["trials"][0]
+for o in t0["outputs"] + [x for x in t0["reference64"] if x]:
+    os.remove(os.path.join("out", o["file"]))
+p.wait(timeout=300)
+last = report()
+json.dump({"waited_at": len(first["trials"]), "still_at": len(second["trials"]), "ok": last["ok"],
+           "trials": [[t["name"], t["ok"], t["done"]] for t in last["trials"]], "waiting": last["waiting"],
+           "reference64": t0["reference64"]}, open(sys.argv[1], "w"))
+)");
+  EXPECT_EQ(r["waited_at"], 2) << r.dump();
+  EXPECT_EQ(r["still_at"], 2) << r.dump();
+  EXPECT_TRUE(r["ok"]) << r.dump();
+  EXPECT_FALSE(r["waiting"]);
+  EXPECT_EQ(r["trials"], (json{{"t0", true, true}, {"t1", true, true}, {"t2", true, true}}));
+  ASSERT_EQ(r["reference64"].size(), 2u) << r.dump();
+  EXPECT_TRUE(r["reference64"][0].is_null()) << r.dump();
+  EXPECT_EQ(r["reference64"][1]["file"], "r0_1.bin");
+  EXPECT_EQ(r["reference64"][1]["dtype"], "float64");
 }
 
 }  // namespace

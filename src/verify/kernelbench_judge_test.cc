@@ -1,0 +1,111 @@
+#include "verify/kernelbench_judge.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "core/fs.h"
+
+namespace kforge {
+namespace {
+
+using nlohmann::json;
+
+/// Two workers' output directories and a trial's entries, written as the workers write them.
+struct Workers {
+  TempDir dir{"kforge-judge"};
+  std::string ref = dir.path() + "/ref", cand = dir.path() + "/cand";
+  Workers() {
+    MakeDirs(ref);
+    MakeDirs(cand);
+  }
+  static json Output(const std::string& file, size_t n, const char* dtype = "float32") {
+    return {{"file", file}, {"dtype", dtype}, {"shape", {n}}};
+  }
+  static void Write(const std::string& path, const std::vector<float>& v) {
+    WriteFileAtomic(path, std::string_view(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float)));
+  }
+  TrialReports Reports(const std::vector<float>& reference, const std::vector<float>& candidate) {
+    Write(ref + "/o0_0.bin", reference);
+    Write(cand + "/o0_0.bin", candidate);
+    TrialReports r;
+    r.reference = {{"ok", true},
+                   {"done", true},
+                   {"inputs_sha256", "abc"},
+                   {"outputs", {Output("o0_0.bin", reference.size())}},
+                   {"reference64", {nullptr}}};  // exact: the float32 output is the float64 one
+    r.candidate = {
+        {"ok", true}, {"done", true}, {"inputs_sha256", "abc"}, {"outputs", {Output("o0_0.bin", candidate.size())}}};
+    r.reference_dir = ref;
+    r.candidate_dir = cand;
+    r.threads = 2;
+    return r;
+  }
+};
+
+const KernelBenchTrial kTrial{"kernelbench_0", "kernelbench", 7, 0, TrialSet::kLight};
+
+TEST(KernelBenchJudgeTest, ANullFloat64EntryJudgesAgainstTheExactFloat32Output) {
+  Workers w;
+  Verdict v;
+  json kb = json::array();
+  JudgeKernelBenchTrial(kTrial, w.Reports({0, 1.5f, 2, 0}, {0, 1.5f, 2, 0}), &kb, &v);
+  ASSERT_EQ(v.cases.size(), 1u);
+  EXPECT_TRUE(v.cases[0].passed()) << v.cases[0].message;
+  ASSERT_EQ(v.cases[0].outputs.size(), 1u);
+  EXPECT_EQ(v.cases[0].outputs[0].compare.elements, 4);
+  ASSERT_EQ(kb.size(), 1u);
+  EXPECT_TRUE(kb[0]["passed"]);
+
+  Verdict wrong;
+  json kb2 = json::array();
+  JudgeKernelBenchTrial(kTrial, w.Reports({0, 1.5f, 2, 0}, {0, 1.5f, 2.5f, 0}), &kb2, &wrong);
+  EXPECT_FALSE(wrong.cases[0].passed());
+  EXPECT_FALSE(kb2[0]["passed"]);
+  EXPECT_EQ(wrong.cases[0].outputs[0].compare.mismatches, 1);
+}
+
+// The candidate's worker writes its outputs where the engine reads them: an output that is a
+// link (to the reference's output, or any file of the engine's) is refused, not followed.
+TEST(KernelBenchJudgeTest, AnOutputThatIsALinkIsRefused) {
+  Workers w;
+  TrialReports reports = w.Reports({1, 2, 3, 4}, {9, 9, 9, 9});
+  std::filesystem::remove(w.cand + "/o0_0.bin");
+  std::filesystem::create_symlink(w.ref + "/o0_0.bin", w.cand + "/o0_0.bin");
+  Verdict v;
+  json kb = json::array();
+  JudgeKernelBenchTrial(kTrial, reports, &kb, &v);
+  ASSERT_EQ(v.cases.size(), 1u);
+  EXPECT_EQ(v.cases[0].failure, FailureClass::kWrongResult);
+  EXPECT_NE(v.cases[0].message.find("not a plain file"), std::string::npos) << v.cases[0].message;
+  EXPECT_FALSE(kb[0]["passed"]);
+}
+
+TEST(KernelBenchJudgeTest, AStoppedCandidateOrAFailedReferenceIsSaidSo) {
+  Workers w;
+  TrialReports reports = w.Reports({1}, {1});
+  reports.candidate = nullptr;
+  reports.candidate_stopped = "the candidate's process timed out in trial kernelbench_0";
+  reports.candidate_timed_out = true;
+  Verdict v;
+  json kb = json::array();
+  JudgeKernelBenchTrial(kTrial, reports, &kb, &v);
+  ASSERT_EQ(v.cases.size(), 1u);
+  EXPECT_EQ(v.cases[0].failure, FailureClass::kTimeout);
+  EXPECT_EQ(v.cases[0].message, reports.candidate_stopped);
+
+  reports.reference["ok"] = false;
+  reports.reference["error"] = "Traceback\nValueError: sizes";
+  EXPECT_THROW(JudgeKernelBenchTrial(kTrial, reports, &kb, &v), UsageError);
+  // ... except on the full set's other sizes, which a reference need not take.
+  KernelBenchTrial sized{"sizes_kernelbench", "kernelbench", 9, -1, TrialSet::kFull};
+  size_t before = v.cases.size();
+  JudgeKernelBenchTrial(sized, reports, &kb, &v);
+  EXPECT_EQ(v.cases.size(), before);
+}
+
+}  // namespace
+}  // namespace kforge
