@@ -59,6 +59,21 @@ def enter(stage):
     write_result()
 
 
+class Steps:
+    """Where a trial's time went, for the verdict's breakdown: [step, seconds] in order, each
+    from the end of the one before (on CUDA a step that reads data back waits for the GPU
+    work queued before it)."""
+
+    def __init__(self, entry):
+        self.entry, self.last = entry, time.perf_counter()
+        entry["steps"] = []
+
+    def __call__(self, name):
+        now = time.perf_counter()
+        self.entry["steps"].append([name, round(now - self.last, 4)])
+        self.last = now
+
+
 def write_result():
     tmp = os.path.join(out_dir, "result.json.tmp")
     with open(tmp, "w") as f:
@@ -273,11 +288,13 @@ def wait_until_judged(entries, budget):
         return total
     if pending() < budget:
         return
+    began = time.monotonic()
     result["waiting"] = True
     write_result()
     while pending() >= budget:
         time.sleep(0.005)
     result["waiting"] = False
+    result["waited_s"] = round(result.get("waited_s", 0) + time.monotonic() - began, 4)
 
 
 def inputs_digest(torch, inputs):
@@ -535,32 +552,41 @@ def main():
         write_result()  # the engine's deadline for this trial starts now
         seed = kb_seeds[trial["kernelbench_index"]] if "kernelbench_index" in trial else trial["seed"]
         entry["seed"] = seed
+        step = Steps(entry)
         try:
             with torch.no_grad():
                 set_seed(torch, seed)
                 inputs = trial_inputs(torch, get_inputs, trial["distribution"], seed, device)
+                step("inputs")
                 entry["inputs_sha256"] = inputs_digest(torch, inputs)
+                step("digest")
                 clones = [x.clone() if isinstance(x, torch.Tensor) else None for x in inputs]
                 # Freed blocks of the outputs' sizes, filled with 0xff bytes: memory an output
                 # is allocated in and never written shows that pattern, whatever the allocator.
                 sizes = poison_nbytes or [x.numel() * x.element_size() for x in inputs if isinstance(x, torch.Tensor)]
                 poison = [torch.full((n,), 255, dtype=torch.uint8, device=device) for n in sizes]
                 del poison
+                step("clone_poison")
                 set_seed(torch, seed)
                 start = time.perf_counter()
                 out = model(*inputs)
                 if device == "cuda":
                     torch.cuda.synchronize()
                 entry["forward_ms"] = (time.perf_counter() - start) * 1e3
+                step("forward")
                 entry["mutated_inputs"] = [i for i, (x, c) in enumerate(zip(inputs, clones))
                                            if c is not None and not same_bytes(torch, x, c)]
+                step("mutation_check")
                 entry["outputs"] = write_outputs(torch, out, "o", index)
+                step("write_outputs")
                 if model64 is not None:
                     inputs64 = [c.double() if c is not None and c.is_floating_point() else
                                 (c if c is not None else x) for x, c in zip(inputs, clones)]
                     set_seed(torch, seed)
                     out64 = model64(*inputs64)
+                    step("forward64")
                     entry["reference64"] = write_reference64(torch, out, out64, index)
+                    step("write_reference64")
             entry["ok"] = True
         except Exception as e:  # the trial failed; the engine judges it
             entry["error"] = error_text(e)

@@ -190,6 +190,7 @@ WorkerRun KernelBenchVerifier::NewWorker(WorkerRole role, const std::vector<Kern
   run.program = std::make_unique<ConfinedProgram>(machine_, options_.limits, gpu);
   ConfinedProgram* p = run.program.get();
   Prepare(p, run.role == WorkerRole::kCandidate);
+  MakeDirs(p->ScratchPath("out"));  // before PaceBytes asks how much room it has
   json job = {{"role", WorkerRoleName(role)},
               {"reference", "kforge/reference.py"},
               {"device", gpu ? "cuda" : "cpu"},
@@ -217,7 +218,6 @@ WorkerRun KernelBenchVerifier::NewWorker(WorkerRole role, const std::vector<Kern
     if (t.kernelbench_index >= 0) jt["kernelbench_index"] = t.kernelbench_index;
     job["trials"].push_back(jt);
   }
-  MakeDirs(p->ScratchPath("out"));
   p->Write("job.json", job.dump());
   return run;
 }
@@ -565,8 +565,10 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
     for (size_t i = before; i < v.cases.size(); ++i)
       if (cand.program) v.cases[i].pid = cand.program->pid();  // one worker process runs every trial
     v.reference_seconds += ref.seconds;
-    if (&set == &trials)
+    if (&set == &trials) {
       kb["worker_stages"] = {{"reference", StageTimes(ref.result)}, {"candidate", StageTimes(cand.result)}};
+      kb["worker_steps"] = {{"reference", StepTotals(ref.result)}, {"candidate", StepTotals(cand.result)}};
+    }
     if (std::string why = WorkerProblem(ref); !why.empty()) {
       if (&set == &sized) return true;  // the reference does not take other sizes
       throw UsageError(why);

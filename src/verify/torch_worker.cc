@@ -1,6 +1,7 @@
 #include "verify/torch_worker.h"
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 
 #include "core/dtype.h"
@@ -59,6 +60,27 @@ json StageTimes(const json& result) {
     if (out.size() >= 16) break;
     if (s.is_array() && s.size() == 2 && s[0].is_string() && s[1].is_number())
       out.push_back({s[0].get<std::string>().substr(0, 32), s[1].get<double>()});
+  }
+  return out;
+}
+
+json StepTotals(const json& result) {
+  json out = json::object();
+  auto add = [&](const std::string& name, const json& seconds) {
+    if (!seconds.is_number() || !(seconds.get<double>() >= 0) || !std::isfinite(seconds.get<double>())) return;
+    if (!out.contains(name) && out.size() >= 16) return;
+    out[name] = std::round((out.value(name, 0.0) + seconds.get<double>()) * 1e4) / 1e4;
+  };
+  if (!result.is_object()) return out;
+  if (result.contains("waited_s")) add("waited_for_judge", result["waited_s"]);
+  auto trials = result.find("trials");
+  if (trials == result.end() || !trials->is_array()) return out;
+  for (const auto& t : *trials) {
+    auto steps = t.is_object() ? t.find("steps") : t.end();
+    if (!t.is_object() || steps == t.end() || !steps->is_array()) continue;
+    for (const auto& s : *steps)
+      if (s.is_array() && s.size() == 2 && s[0].is_string())
+        add(UntrustedText(s[0].get<std::string>().substr(0, 32)), s[1]);
   }
   return out;
 }

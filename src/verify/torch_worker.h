@@ -55,6 +55,10 @@ bool JsonTrue(const nlohmann::json& j, const char* key);
 std::string TracebackTail(const std::string& text, int lines = 4);
 /// When each stage of a worker began, in seconds from its start (its report, capped).
 nlohmann::json StageTimes(const nlohmann::json& result);
+/// Where a worker's trials spent their time: seconds per step ("inputs", "digest", "forward",
+/// "write_outputs", ...) summed over its trials, and the time it waited for the judge (its
+/// untrusted report: names capped, numbers finite and non-negative).
+nlohmann::json StepTotals(const nlohmann::json& result);
 /// Whether a worker's progress report has its first trial done; if so, with the byte sizes
 /// of that trial's outputs in `nbytes` (empty when the trial failed or reported none usable).
 bool FirstOutputSizes(const nlohmann::json& progress, std::vector<int64_t>* nbytes);
