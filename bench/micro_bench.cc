@@ -1,15 +1,21 @@
 // Micro-benchmarks of what the verifier does for every trial besides running the candidate:
 // drawing seeded inputs (core/random, verify/inputs) and comparing an output with the
-// reference (verify/compare). Google Benchmark prints the table; --benchmark_out=FILE
+// reference (verify/compare), and judging a KernelBench trial from its workers' files
+// (verify/kernelbench_judge). Google Benchmark prints the table; --benchmark_out=FILE
 // --benchmark_out_format=json writes the results (bench/results/micro_cpu.json).
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <string_view>
 #include <vector>
 
+#include "core/fs.h"
 #include "core/random.h"
 #include "core/task.h"
 #include "verify/compare.h"
 #include "verify/inputs.h"
+#include "verify/kernelbench_judge.h"
 
 namespace {
 
@@ -48,6 +54,45 @@ void BM_CompareOutput(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * n);
 }
 BENCHMARK(BM_CompareOutput)->Arg(1 << 12)->Arg(1 << 20);
+
+// Judging one trial of a KernelBench candidate from its workers' files (a float32 output and
+// the exact float32 reference): reading, KernelBench's allclose, the certified comparison and
+// the hash; args: elements, threads. 1 << 28 is KernelBench's 19_ReLU at 4096 x 65536.
+void BM_JudgeKernelBenchTrial(benchmark::State& state) {
+  const auto n = static_cast<size_t>(state.range(0));
+  kforge::TempDir dir("kforge-judge-bench");
+  std::vector<float> v(n);
+  kforge::FillInput(kforge::Distribution::kNormal, 3, kforge::DType::kFloat32, v.data(), {state.range(0)});
+  for (float& x : v) x = std::max(x, 0.0f);
+  std::string_view bytes(reinterpret_cast<const char*>(v.data()), n * sizeof(float));
+  kforge::MakeDirs(dir.path() + "/ref");
+  kforge::MakeDirs(dir.path() + "/cand");
+  kforge::WriteFileAtomic(dir.path() + "/ref/o0_0.bin", bytes, kforge::Sync::kNo);
+  kforge::WriteFileAtomic(dir.path() + "/cand/o0_0.bin", bytes, kforge::Sync::kNo);
+  nlohmann::json out = {{"file", "o0_0.bin"}, {"dtype", "float32"}, {"shape", {state.range(0)}}};
+  kforge::TrialReports reports;
+  reports.reference = {{"ok", true}, {"inputs_sha256", "x"}, {"outputs", {out}}, {"reference64", {nullptr}}};
+  reports.candidate = {{"ok", true}, {"inputs_sha256", "x"}, {"outputs", {out}}};
+  reports.reference_dir = dir.path() + "/ref";
+  reports.candidate_dir = dir.path() + "/cand";
+  reports.threads = static_cast<int>(state.range(1));
+  const kforge::KernelBenchTrial trial{"kernelbench_0", "kernelbench", 1, 0, kforge::TrialSet::kLight};
+  for (auto _ : state) {
+    kforge::Verdict verdict;
+    nlohmann::json kb = nlohmann::json::array();
+    kforge::JudgeKernelBenchTrial(trial, reports, &kb, &verdict);
+    if (!verdict.cases.at(0).passed()) state.SkipWithError("the judge failed an exact output");
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+BENCHMARK(BM_JudgeKernelBenchTrial)
+    ->Args({1 << 20, 1})
+    ->Args({1 << 26, 1})
+    ->Args({1 << 26, 2})
+    ->Args({1 << 28, 1})
+    ->Args({1 << 28, 16})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 

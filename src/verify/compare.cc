@@ -62,19 +62,29 @@ struct Scale {
   double cutoff = 0;  ///< magnitudes above this are outliers
 };
 
-Scale OrdinaryScale(const std::vector<double>& reference) {
-  double q90 = MagnitudeQuantile(reference, 0.9);
+Scale OrdinaryScale(const std::vector<double>& reference, unsigned threads = 1) {
+  double q90 = MagnitudeQuantile(reference, 0.9, threads);
   if (std::isnan(q90)) return {};
   // Never below 1e6: outputs that are mostly (near) zero, like a softmax of large inputs,
   // keep their ordinary values (the 1.0 beside the 1e-40s) in the scale.
   double cutoff = kOutlierFactor * std::max(1.0, q90);
+  // Summed in fixed chunks, merged in order: the same on every thread count.
+  const size_t chunks = ChunkCount(reference.size(), kCompareChunk);
+  std::vector<double> sums(chunks);
+  std::vector<int64_t> counts(chunks);
+  ParallelChunks(chunks, threads, [&](size_t c) {
+    for (size_t i = c * kCompareChunk, end = std::min(reference.size(), i + kCompareChunk); i < end; ++i)
+      if (double v = reference[i], m = std::fabs(v); std::isfinite(v) && m <= cutoff) {
+        sums[c] += m * m;
+        ++counts[c];
+      }
+  });
   double sum_sq = 0;
   int64_t ordinary = 0;
-  for (double v : reference)
-    if (double m = std::fabs(v); std::isfinite(v) && m <= cutoff) {
-      sum_sq += m * m;
-      ++ordinary;
-    }
+  for (size_t c = 0; c < chunks; ++c) {
+    sum_sq += sums[c];
+    ordinary += counts[c];
+  }
   return {ordinary ? std::sqrt(sum_sq / static_cast<double>(ordinary)) : 0.0, cutoff};
 }
 
@@ -90,16 +100,34 @@ constexpr uint64_t kInfBits = 0x7FF0000000000000ULL;
 
 double ToleranceScale(const std::vector<double>& reference) { return OrdinaryScale(reference).rms; }
 
-double MagnitudeQuantile(const std::vector<double>& values, double q) {
+namespace {
+
+/// The finite magnitudes' 16-bit digits at `shift`, counted among those whose bits above
+/// shift + 16 are `prefix` (all of them when `shift` is 48), in up to 64 fixed pieces on
+/// `threads` threads (counts do not depend on how the work is split).
+std::vector<size_t> CountDigits(const std::vector<double>& values, int shift, uint64_t prefix, unsigned threads) {
+  const size_t pieces = std::min<size_t>(64, std::max<size_t>(1, ChunkCount(values.size(), kCompareChunk)));
+  std::vector<std::vector<size_t>> counts(pieces);
+  ParallelChunks(pieces, threads, [&](size_t p) {
+    std::vector<size_t>& count = counts[p];
+    count.assign(size_t{1} << 16, 0);
+    for (size_t i = values.size() * p / pieces, end = values.size() * (p + 1) / pieces; i < end; ++i)
+      if (uint64_t b = MagnitudeBits(values[i]); b < kInfBits && (shift == 48 || (b >> (shift + 16)) == prefix))
+        ++count[(b >> shift) & 0xFFFF];
+  });
+  for (size_t p = 1; p < pieces; ++p)
+    for (size_t d = 0; d < counts[0].size(); ++d) counts[0][d] += counts[p][d];
+  return std::move(counts[0]);
+}
+
+}  // namespace
+
+double MagnitudeQuantile(const std::vector<double>& values, double q, unsigned threads) {
   // Radix selection on the bits, a 16-bit digit at a time, each counted in one streaming
   // pass, until the candidates are few enough to select among.
-  std::vector<size_t> count(size_t{1} << 16);
+  std::vector<size_t> count = CountDigits(values, 48, 0, threads);
   size_t finite = 0;
-  for (double v : values)
-    if (uint64_t b = MagnitudeBits(v); b < kInfBits) {
-      ++count[b >> 48];
-      ++finite;
-    }
+  for (size_t c : count) finite += c;
   if (finite == 0) return NAN;
   size_t k = static_cast<size_t>(q * static_cast<double>(finite - 1));
   uint64_t prefix = 0;  // the selected value's bits above `shift`
@@ -120,9 +148,7 @@ double MagnitudeQuantile(const std::vector<double>& values, double q) {
       std::nth_element(candidates.begin(), candidates.begin() + static_cast<ptrdiff_t>(k), candidates.end());
       return candidates[k];
     }
-    std::fill(count.begin(), count.end(), 0);
-    for (double v : values)
-      if (uint64_t b = MagnitudeBits(v); b < kInfBits && (b >> shift) == prefix) ++count[(b >> (shift - 16)) & 0xFFFF];
+    count = CountDigits(values, shift - 16, prefix, threads);
   }
 }
 
@@ -247,8 +273,8 @@ CompareResult CompareOutput(const CompareInput& in) {
   });
   // The absolute tolerance scales with the reference's typical magnitude, not its plain RMS:
   // one planted +-FLT_MAX/2 would otherwise allow an error of ~1e31 on every other element.
-  Scale scale = OrdinaryScale(rounded);
-  if (in.term_norm != nullptr) scale.rms = std::max(scale.rms, OrdinaryScale(*in.term_norm).rms);
+  Scale scale = OrdinaryScale(rounded, in.threads);
+  if (in.term_norm != nullptr) scale.rms = std::max(scale.rms, OrdinaryScale(*in.term_norm, in.threads).rms);
   r.allowed_abs =
       std::max(in.tolerance.atol * std::sqrt(static_cast<double>(std::max<int64_t>(1, in.reduction_size))) * scale.rms,
                in.tolerance.floor);

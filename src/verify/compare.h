@@ -77,8 +77,8 @@ double ToleranceScale(const std::vector<double>& reference);
 /// The q-quantile (0 <= q <= 1) of the finite |values|: the element nth_element would put at
 /// q * (count - 1) in a copy of them, found without the copy (radix selection on the bits;
 /// KernelBench outputs reach 1 GiB, where the copy and nth_element took seconds). NaN when
-/// no value is finite.
-double MagnitudeQuantile(const std::vector<double>& values, double q);
+/// no value is finite. The counting passes run on `threads` threads.
+double MagnitudeQuantile(const std::vector<double>& values, double q, unsigned threads = 1);
 
 CompareResult CompareOutput(const CompareInput& in);
 

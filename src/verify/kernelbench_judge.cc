@@ -1,9 +1,16 @@
 #include "verify/kernelbench_judge.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
 #include <cmath>
 #include <filesystem>
 #include <future>
+#include <memory>
 #include <string>
 
 #include "core/dtype.h"
@@ -24,7 +31,13 @@ constexpr int64_t kMaxElements = int64_t{1} << 31;  ///< per output, as read bac
 struct Tensor {
   DType dtype = DType::kFloat32;
   std::vector<int64_t> shape;
-  std::string bytes;
+  std::unique_ptr<char[]> data;  ///< not zeroed first: outputs reach 6.4 GB
+  size_t size = 0;
+  std::string_view bytes() const { return {data.get(), size}; }
+  void Free() {
+    data.reset();
+    size = 0;
+  }
   int64_t elements() const {
     int64_t n = 1;
     for (auto d : shape) n *= d;
@@ -32,8 +45,36 @@ struct Tensor {
   }
 };
 
+/// Reads a worker's output file of `size` bytes into `t`, in slices on `threads` threads.
+/// Never through a link (O_NOFOLLOW), only a regular file, and only one of that size: the
+/// candidate's process wrote it and may still be running. "" or why it cannot be used.
+std::string ReadOutputFile(const std::string& path, size_t size, unsigned threads, Tensor* t) {
+  ScopedFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+  struct stat st;
+  if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode))
+    return "an output file is not a plain file (a link, or missing)";
+  if (static_cast<size_t>(st.st_size) != size) return "an output file does not hold the tensor its description names";
+  t->data.reset(new char[std::max<size_t>(size, 1)]);
+  t->size = size;
+  constexpr size_t kSlice = size_t{64} << 20;
+  std::atomic<bool> short_read{false};
+  ParallelChunks(ChunkCount(size, kSlice), threads, [&](size_t c) {
+    for (size_t at = c * kSlice, end = std::min(size, at + kSlice); at < end;) {
+      ssize_t n = ::pread(fd.get(), t->data.get() + at, end - at, static_cast<off_t>(at));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {  // truncated while read: the worker is still running
+        short_read = true;
+        return;
+      }
+      at += static_cast<size_t>(n);
+    }
+  });
+  if (short_read) return "an output file changed while kforge read it";
+  return "";
+}
+
 /// Reads one output a worker described; "" or why it cannot be used.
-std::string LoadTensor(const std::string& dir, const json& d, Tensor* t) {
+std::string LoadTensor(const std::string& dir, const json& d, unsigned threads, Tensor* t) {
   if (!d.is_object()) return "an output description is not an object";
   std::string file = JsonString(d, "file"), dtype = JsonString(d, "dtype");
   if (!IsOutputFileName(file)) return "an output names an unexpected file";
@@ -49,23 +90,14 @@ std::string LoadTensor(const std::string& dir, const json& d, Tensor* t) {
     n *= std::max<int64_t>(1, t->shape.back());
     if (n > kMaxElements) return "an output has more elements than kforge compares";
   }
-  std::string error;
-  std::string path = dir + "/" + file;
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(std::filesystem::symlink_status(path, ec)))
-    return "an output file is not a plain file (a link, or missing)";
-  auto size = std::filesystem::file_size(path, ec);
-  if (ec || static_cast<int64_t>(size) != t->elements() * static_cast<int64_t>(DTypeSize(t->dtype)))
-    return "an output file does not hold the tensor its description names";
-  if (!TryReadFile(path, &t->bytes, &error)) return "an output file cannot be read: " + error;
-  return "";
+  return ReadOutputFile(dir + "/" + file, static_cast<size_t>(t->elements()) * DTypeSize(t->dtype), threads, t);
 }
 
 std::vector<double> AsDoubles(const Tensor& t, unsigned threads) {
   std::vector<double> v(static_cast<size_t>(t.elements()));
   ParallelChunks(ChunkCount(v.size(), kCompareChunk), threads, [&](size_t c) {
     for (size_t i = c * kCompareChunk, end = std::min(v.size(), i + kCompareChunk); i < end; ++i)
-      v[i] = LoadAsDouble(t.bytes.data(), t.dtype, i);
+      v[i] = LoadAsDouble(t.data.get(), t.dtype, i);
   });
   return v;
 }
@@ -86,12 +118,12 @@ void FirstPassRange(const Tensor& got, const Tensor& ref32, const std::vector<do
                     size_t end, FirstPass* p) {
   const size_t width = DTypeSize(got.dtype);
   for (size_t x = begin; x < end; ++x) {
-    const char* first = got.bytes.data() + x * width;
+    const char* first = got.data.get() + x * width;
     unsigned char b0 = static_cast<unsigned char>(*first);
     p->unwritten += (b0 == 0xff || b0 == 0x7f) &&
                     std::all_of(first, first + width, [&](char b) { return static_cast<unsigned char>(b) == b0; });
-    const double gx = LoadAsDouble(got.bytes.data(), got.dtype, x);
-    const double ex = LoadAsDouble(ref32.bytes.data(), ref32.dtype, x);
+    const double gx = LoadAsDouble(got.data.get(), got.dtype, x);
+    const double ex = LoadAsDouble(ref32.data.get(), ref32.dtype, x);
     double d = std::fabs(gx - ex);
     bool ok = (gx == ex) || d <= tol + tol * std::fabs(ex);
     if (std::isnan(gx) || std::isnan(ex)) ok = false;
@@ -191,12 +223,13 @@ void JudgeKernelBenchTrial(const KernelBenchTrial& t, const TrialReports& report
   json kb_trial = {{"trial", t.name}, {"seed", c.seed}, {"passed", true}};
   for (size_t o = 0; o < ro.size(); ++o) {
     Tensor ref32, ref64, got;
-    std::string problem = LoadTensor(reports.reference_dir, ro[o], &ref32);
+    std::string problem = LoadTensor(reports.reference_dir, ro[o], threads, &ref32);
     // A null float64 entry: the float64 output equals the float32 one (an exact operator).
-    if (problem.empty()) problem = LoadTensor(reports.reference_dir, r64[o].is_null() ? ro[o] : r64[o], &ref64);
+    if (problem.empty())
+      problem = LoadTensor(reports.reference_dir, r64[o].is_null() ? ro[o] : r64[o], threads, &ref64);
     if (problem.empty() && ref64.shape != ref32.shape) problem = "its float64 and float32 outputs differ in shape";
     if (!problem.empty()) throw EnvironmentError("the reference's output cannot be read: " + problem);
-    problem = LoadTensor(reports.candidate_dir, co[o], &got);
+    problem = LoadTensor(reports.candidate_dir, co[o], threads, &got);
     std::string name = "output" + std::to_string(o);
     if (problem.empty() && got.shape != ref32.shape)
       problem = name + " has shape " + ShapeText(got.shape) + "; the reference's is " + ShapeText(ref32.shape);
@@ -213,11 +246,11 @@ void JudgeKernelBenchTrial(const KernelBenchTrial& t, const TrialReports& report
     ev.name = name;
     ev.shape = got.shape;
     // The hash (6.4 GB of output take seconds) beside the passes below.
-    std::future<std::string> sha256 = std::async(std::launch::async, [&] { return Sha256Hex(got.bytes); });
+    std::future<std::string> sha256 = std::async(std::launch::async, [&] { return Sha256Hex(got.bytes()); });
     // Only the float64 reference is held as doubles (CompareOutput takes it so); the output
     // and the float32 reference are read in place: a KernelBench output reaches 6.4 GB.
     const std::vector<double> e64 = AsDoubles(ref64, threads);
-    std::string().swap(ref64.bytes);                       // hold each form only while it is read
+    ref64.Free();                                          // hold each form only while it is read
     const size_t n = static_cast<size_t>(got.elements());  // = ref32's = ref64's (checked above)
     const size_t chunks = ChunkCount(n, kCompareChunk);
     std::vector<FirstPass> parts(chunks);
@@ -225,7 +258,7 @@ void JudgeKernelBenchTrial(const KernelBenchTrial& t, const TrialReports& report
       FirstPassRange(got, ref32, e64, KernelBenchTolerance(got.dtype), ch * kCompareChunk,
                      std::min(n, (ch + 1) * kCompareChunk), &parts[ch]);
     });
-    std::string().swap(ref32.bytes);
+    ref32.Free();
     FirstPass all;
     for (const FirstPass& p : parts) {
       all.unwritten += p.unwritten;
@@ -248,14 +281,14 @@ void JudgeKernelBenchTrial(const KernelBenchTrial& t, const TrialReports& report
     CompareInput in;
     in.spec = &spec;
     in.shape = got.shape;
-    in.got = got.bytes.data();
+    in.got = got.data.get();
     in.reference = &e64;
     in.tolerance = CertifiedTolerance(got.dtype);
     in.unavoidable_everywhere = 4 * all.err32;
     in.threads = threads;
     ev.compare = CompareOutput(in);
     ev.sha256 = sha256.get();
-    v->KeepOutput(ev.sha256, got.bytes);
+    v->KeepOutput(ev.sha256, got.bytes());
     if (!ev.compare.passed() && c.passed())
       fail(ClassifyNumeric(ev.compare), name + ": " + std::to_string(ev.compare.mismatches) + " of " +
                                             std::to_string(ev.compare.elements) +
