@@ -75,7 +75,7 @@ void BM_JudgeKernelBenchTrial(benchmark::State& state) {
   reports.candidate = {{"ok", true}, {"inputs_sha256", "x"}, {"outputs", {out}}};
   reports.reference_dir = dir.path() + "/ref";
   reports.candidate_dir = dir.path() + "/cand";
-  reports.threads = static_cast<int>(state.range(1));
+  reports.threads = static_cast<unsigned>(state.range(1));
   const kforge::KernelBenchTrial trial{"kernelbench_0", "kernelbench", 1, 0, kforge::TrialSet::kLight};
   for (auto _ : state) {
     kforge::Verdict verdict;

@@ -519,9 +519,10 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
   // The candidate's worker runs beside the reference's: all it takes from it are the sizes of
   // the reference's first outputs (the blocks it poisons), relayed with the extensions.
   auto run_set = [&](const std::vector<KernelBenchTrial>& set, LiveWorker reference, LiveWorker candidate) -> bool {
-    // Each trial is judged once both workers report it, and its files deleted; a worker runs
-    // at most two trials ahead (the job's "pace"). Leaving early (the reference failed, a
-    // cancellation) abandons both: nothing would delete what they wait on.
+    // Each trial is judged once both workers report it, and its files deleted; a worker waits
+    // while its outputs not yet judged exceed its budget (the job's "pace_bytes"). Leaving
+    // early (the reference failed, a cancellation) abandons both: nothing would delete what
+    // they wait on. A worker that ends early has the other's trials drained, not judged.
     struct AbandonUnlessDone {
       LiveWorker *reference, *candidate;
       bool done = false;
@@ -537,21 +538,22 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
     check_cancel();
     const size_t before = v.cases.size();
     std::optional<WorkerRun> stopped_candidate;  // its run, once it has ended before a trial
-    bool judging = true;                         // false once the candidate's worker failed as a whole (reported below)
-    for (size_t i = 0; i < set.size(); ++i) {
+    bool reference_on = true, candidate_on = true;
+    bool candidate_failed = false;  // as a whole (WorkerProblem, reported below): no case is judged
+    for (size_t i = 0; i < set.size() && (reference_on || candidate_on); ++i) {
       TrialReports reports;
-      reports.reference = reference.feed->Trial(i, 50, check_cancel);
-      if (reports.reference.is_null()) break;  // its worker stopped: WorkerProblem(ref) below
-      if (judging) reports.candidate = candidate.feed->Trial(i, 50, check_cancel);
-      if (judging && reports.candidate.is_null()) {
-        if (!stopped_candidate) stopped_candidate = candidate.run.get();
-        reports.candidate_timed_out = stopped_candidate->status.kind == ExitStatus::Kind::kTimedOut;
-        judging = WorkerProblem(*stopped_candidate).empty();
+      if (reference_on) reports.reference = reference.feed->Trial(i, 50, check_cancel);
+      reference_on = !reports.reference.is_null();  // else its worker stopped: WorkerProblem(ref) below
+      if (candidate_on) reports.candidate = candidate.feed->Trial(i, 50, check_cancel);
+      if (candidate_on && reports.candidate.is_null()) {
+        stopped_candidate = candidate.run.get();
+        candidate_on = false;
+        candidate_failed = !WorkerProblem(*stopped_candidate).empty();
       }
-      if (judging) {
+      if (reference_on && !candidate_failed) {
         reports.reference_dir = reference.out_dir;
         reports.candidate_dir = candidate.out_dir;
-        reports.threads = static_cast<int>(machine_.config().threads);
+        reports.threads = machine_.config().threads;
         const int64_t judge_start = clock.MonotonicNanos();
         JudgeKernelBenchTrial(set[i], reports, &kernelbench_trials_, &v);
         judge_seconds += (clock.MonotonicNanos() - judge_start) / 1e9;

@@ -16,10 +16,7 @@ struct TrialReports {
   nlohmann::json reference;                  ///< the reference worker's entry for the trial
   nlohmann::json candidate;                  ///< the candidate worker's; null when it stopped before the trial
   std::string reference_dir, candidate_dir;  ///< host paths of their output files
-  /// When `candidate` is null: why its worker stopped, and whether it timed out.
-  std::string candidate_stopped;
-  bool candidate_timed_out = false;
-  int threads = 1;  ///< how many threads may judge the trial's outputs
+  unsigned threads = 1;                      ///< how many threads may judge the trial's outputs
 };
 
 /// Appends the trial's case to `v`, and for one of KernelBench's own trials its

@@ -88,14 +88,12 @@ TEST(KernelBenchJudgeTest, AStoppedCandidateOrAFailedReferenceIsSaidSo) {
   Workers w;
   TrialReports reports = w.Reports({1}, {1});
   reports.candidate = nullptr;
-  reports.candidate_stopped = "the candidate's process timed out in trial kernelbench_0";
-  reports.candidate_timed_out = true;
   Verdict v;
   json kb = json::array();
   JudgeKernelBenchTrial(kTrial, reports, &kb, &v);
   ASSERT_EQ(v.cases.size(), 1u);
-  EXPECT_EQ(v.cases[0].failure, FailureClass::kTimeout);
-  EXPECT_EQ(v.cases[0].message, reports.candidate_stopped);
+  EXPECT_EQ(v.cases[0].failure, FailureClass::kRuntimeError);
+  EXPECT_EQ(v.cases[0].message, "the candidate's process stopped before this trial");
 
   reports.reference["ok"] = false;
   reports.reference["error"] = "Traceback\nValueError: sizes";
