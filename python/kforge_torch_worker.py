@@ -268,9 +268,16 @@ def write_reference64(torch, out, out64, trial):
     for i, t64 in enumerate(items64):
         t = items[i] if i < len(items) else None
         exact = (isinstance(t, torch.Tensor) and isinstance(t64, torch.Tensor) and t.shape == t64.shape
-                 and t.is_floating_point() and bool(torch.equal(t.double(), t64.double())))
+                 and t.is_floating_point() and t64.dtype == torch.float64 and same_values(torch, t, t64))
         files.append(None if exact else write_tensor(torch, t64, i, f"r{trial}_{i}.bin"))
     return files
+
+
+def same_values(torch, t, t64, chunk=1 << 24):
+    """Whether float64 `t64` holds exactly `t`'s values, compared a slice at a time (a whole
+    float64 copy of a 6.4 GB output would be 12.8 GB more)."""
+    a, b = t.detach().reshape(-1), t64.detach().reshape(-1)
+    return all(bool(torch.equal(a[i:i + chunk].double(), b[i:i + chunk])) for i in range(0, a.numel(), chunk))
 
 
 def wait_until_judged(entries, budget):
