@@ -220,8 +220,7 @@ def output_nbytes_on_meta(torch, reference, get_inputs, get_init_inputs):
         return []
     try:
         with torch.no_grad(), meta:
-            out = reference.Model(*get_init_inputs())(*get_inputs())
-        out = list(out) if isinstance(out, (tuple, list)) else [out]
+            out = as_list(reference.Model(*get_init_inputs())(*get_inputs()))
         return [o.numel() * o.element_size() for o in out if isinstance(o, torch.Tensor)]
     except Exception:  # an operator without a meta kernel, a get_inputs() that needs data
         return []
@@ -254,16 +253,19 @@ def write_tensor(torch, t, i, name):
     return {"file": name, "dtype": dtype, "shape": list(t.shape)}
 
 
+def as_list(out):
+    """A forward's outputs: one tensor, or a tuple or list of them."""
+    return list(out) if isinstance(out, (tuple, list)) else [out]
+
+
 def write_outputs(torch, out, prefix, trial):
-    items = list(out) if isinstance(out, (tuple, list)) else [out]
-    return [write_tensor(torch, t, i, f"{prefix}{trial}_{i}.bin") for i, t in enumerate(items)]
+    return [write_tensor(torch, t, i, f"{prefix}{trial}_{i}.bin") for i, t in enumerate(as_list(out))]
 
 
 def write_reference64(torch, out, out64, trial):
     """The float64 reference's outputs, each null where it equals the float32 output (then
     the engine reads that one: it is exact)."""
-    items = list(out) if isinstance(out, (tuple, list)) else [out]
-    items64 = list(out64) if isinstance(out64, (tuple, list)) else [out64]
+    items, items64 = as_list(out), as_list(out64)
     files = []
     for i, t64 in enumerate(items64):
         t = items[i] if i < len(items) else None

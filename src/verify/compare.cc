@@ -72,8 +72,8 @@ Scale OrdinaryScale(const std::vector<double>& reference, unsigned threads = 1) 
   const size_t chunks = ChunkCount(reference.size(), kCompareChunk);
   std::vector<double> sums(chunks);
   std::vector<int64_t> counts(chunks);
-  ParallelChunks(chunks, threads, [&](size_t c) {
-    for (size_t i = c * kCompareChunk, end = std::min(reference.size(), i + kCompareChunk); i < end; ++i)
+  ParallelRanges(reference.size(), kCompareChunk, threads, [&](size_t c, size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i)
       if (double v = reference[i], m = std::fabs(v); std::isfinite(v) && m <= cutoff) {
         sums[c] += m * m;
         ++counts[c];
@@ -267,9 +267,8 @@ CompareResult CompareOutput(const CompareInput& in) {
   // its output can hold.
   const size_t chunks = ChunkCount(ref.size(), kCompareChunk);
   std::vector<double> rounded(ref.size());
-  ParallelChunks(chunks, in.threads, [&](size_t c) {
-    for (size_t i = c * kCompareChunk, end = std::min(ref.size(), i + kCompareChunk); i < end; ++i)
-      rounded[i] = RoundToDType(ref[i], dtype);
+  ParallelRanges(ref.size(), kCompareChunk, in.threads, [&](size_t, size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) rounded[i] = RoundToDType(ref[i], dtype);
   });
   // The absolute tolerance scales with the reference's typical magnitude, not its plain RMS:
   // one planted +-FLT_MAX/2 would otherwise allow an error of ~1e31 on every other element.
@@ -281,9 +280,8 @@ CompareResult CompareOutput(const CompareInput& in) {
   // The relative L2 error (which tells precision loss from a wrong result) leaves the
   // outliers out too, or one huge value would make every other error look negligible.
   std::vector<Partial> parts(chunks);
-  ParallelChunks(chunks, in.threads, [&](size_t c) {
-    CompareRange(in, rounded, scale, r.allowed_abs, c * kCompareChunk, std::min(ref.size(), (c + 1) * kCompareChunk),
-                 &parts[c]);
+  ParallelRanges(ref.size(), kCompareChunk, in.threads, [&](size_t c, size_t begin, size_t end) {
+    CompareRange(in, rounded, scale, r.allowed_abs, begin, end, &parts[c]);
   });
   double sum_sq_ordinary = 0;
   double sum_sq_err = 0;

@@ -58,8 +58,8 @@ std::string ReadOutputFile(const std::string& path, size_t size, unsigned thread
   t->size = size;
   constexpr size_t kSlice = size_t{64} << 20;
   std::atomic<bool> short_read{false};
-  ParallelChunks(ChunkCount(size, kSlice), threads, [&](size_t c) {
-    for (size_t at = c * kSlice, end = std::min(size, at + kSlice); at < end;) {
+  ParallelRanges(size, kSlice, threads, [&](size_t, size_t at, size_t end) {
+    while (at < end) {
       ssize_t n = ::pread(fd.get(), t->data.get() + at, end - at, static_cast<off_t>(at));
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) {  // truncated while read: the worker is still running
@@ -95,9 +95,8 @@ std::string LoadTensor(const std::string& dir, const json& d, unsigned threads, 
 
 std::vector<double> AsDoubles(const Tensor& t, unsigned threads) {
   std::vector<double> v(static_cast<size_t>(t.elements()));
-  ParallelChunks(ChunkCount(v.size(), kCompareChunk), threads, [&](size_t c) {
-    for (size_t i = c * kCompareChunk, end = std::min(v.size(), i + kCompareChunk); i < end; ++i)
-      v[i] = LoadAsDouble(t.data.get(), t.dtype, i);
+  ParallelRanges(v.size(), kCompareChunk, threads, [&](size_t, size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) v[i] = LoadAsDouble(t.data.get(), t.dtype, i);
   });
   return v;
 }
@@ -222,10 +221,12 @@ void JudgeKernelBenchTrial(const KernelBenchTrial& t, const TrialReports& report
   for (size_t o = 0; o < ro.size(); ++o) {
     Tensor ref32, ref64, got;
     std::string problem = LoadTensor(reports.reference_dir, ro[o], threads, &ref32);
-    // A null float64 entry: the float64 output equals the float32 one (an exact operator).
-    if (problem.empty())
-      problem = LoadTensor(reports.reference_dir, r64[o].is_null() ? ro[o] : r64[o], threads, &ref64);
-    if (problem.empty() && ref64.shape != ref32.shape) problem = "its float64 and float32 outputs differ in shape";
+    // A null float64 entry: the float64 output equals the float32 one (an exact operator),
+    // which is read once and serves as both.
+    const bool exact = r64[o].is_null();
+    if (problem.empty() && !exact) problem = LoadTensor(reports.reference_dir, r64[o], threads, &ref64);
+    if (problem.empty() && !exact && ref64.shape != ref32.shape)
+      problem = "its float64 and float32 outputs differ in shape";
     if (!problem.empty()) throw EnvironmentError("the reference's output cannot be read: " + problem);
     problem = LoadTensor(reports.candidate_dir, co[o], threads, &got);
     std::string name = "output" + std::to_string(o);
@@ -247,14 +248,12 @@ void JudgeKernelBenchTrial(const KernelBenchTrial& t, const TrialReports& report
     std::future<std::string> sha256 = std::async(std::launch::async, [&] { return Sha256Hex(got.bytes()); });
     // Only the float64 reference is held as doubles (CompareOutput takes it so); the output
     // and the float32 reference are read in place: a KernelBench output reaches 6.4 GB.
-    const std::vector<double> e64 = AsDoubles(ref64, threads);
+    const std::vector<double> e64 = AsDoubles(exact ? ref32 : ref64, threads);
     ref64.Free();                                          // hold each form only while it is read
     const size_t n = static_cast<size_t>(got.elements());  // = ref32's = ref64's (checked above)
-    const size_t chunks = ChunkCount(n, kCompareChunk);
-    std::vector<FirstPass> parts(chunks);
-    ParallelChunks(chunks, threads, [&](size_t ch) {
-      FirstPassRange(got, ref32, e64, KernelBenchTolerance(got.dtype), ch * kCompareChunk,
-                     std::min(n, (ch + 1) * kCompareChunk), &parts[ch]);
+    std::vector<FirstPass> parts(ChunkCount(n, kCompareChunk));
+    ParallelRanges(n, kCompareChunk, threads, [&](size_t c, size_t begin, size_t end) {
+      FirstPassRange(got, ref32, e64, KernelBenchTolerance(got.dtype), begin, end, &parts[c]);
     });
     ref32.Free();
     FirstPass all;
