@@ -239,6 +239,34 @@ DTYPES = {"float32": "float32", "float64": "float64", "float16": "float16", "bfl
           "int32": "int32", "int64": "int64"}
 
 
+WRITE_SLICE = 1 << 26  # bytes a device tensor is copied to the host in, to be written
+
+
+def write_bytes(torch, t, f):
+    """Writes a tensor's bytes to `f`. One on the device goes through two pinned host buffers
+    a slice at a time, each slice's copy running while the one before is written: no host
+    copy of the whole tensor (6.4 GB at KernelBench's sizes) and no pageable transfer."""
+    t = t.detach().contiguous()
+    if t.device.type != "cuda" or t.numel() * t.element_size() <= WRITE_SLICE:
+        f.write(tensor_bytes(torch, t))
+        return
+    flat = t.reshape(-1).view(torch.uint8)
+    slices = [torch.empty(WRITE_SLICE, dtype=torch.uint8, pin_memory=True) for _ in range(2)]
+    copied = [torch.cuda.Event(), torch.cuda.Event()]
+    pending = None  # (buffer index, byte count) copied, not yet written
+    for k, at in enumerate(range(0, flat.numel(), WRITE_SLICE)):
+        n = min(WRITE_SLICE, flat.numel() - at)
+        b = k % 2
+        slices[b][:n].copy_(flat[at:at + n], non_blocking=True)
+        copied[b].record()
+        if pending is not None:
+            copied[pending[0]].synchronize()
+            f.write(memoryview(slices[pending[0]].numpy())[:pending[1]])
+        pending = (b, n)
+    copied[pending[0]].synchronize()
+    f.write(memoryview(slices[pending[0]].numpy())[:pending[1]])
+
+
 def write_tensor(torch, t, i, name):
     """Writes output `i` to out_dir/name; its description for the engine."""
     if type(t) is not torch.Tensor:
@@ -249,7 +277,7 @@ def write_tensor(torch, t, i, name):
     if dtype not in DTYPES:
         raise TypeError(f"output {i} has dtype {dtype}, which kforge does not compare")
     with open(os.path.join(out_dir, name), "wb") as f:
-        f.write(tensor_bytes(torch, t))
+        write_bytes(torch, t, f)
     return {"file": name, "dtype": dtype, "shape": list(t.shape)}
 
 
@@ -306,14 +334,37 @@ def wait_until_judged(entries, budget):
     result["waited_s"] = round(result.get("waited_s", 0) + time.monotonic() - began, 4)
 
 
+DIGEST_SLICE = 1 << 26  # 32-bit words a device tensor is fingerprinted in
+
+
+def device_fingerprint(torch, t):
+    """Two 64-bit sums over a device tensor's bytes as 32-bit words w_i (bytes, when their
+    count is not a multiple of 4), position-weighted: sum w_i * (2i + 1) and
+    sum (w_i ^ (i * 0x9E3779B97F4A7C15)) * w_i, wrapping. Computed where the tensor is: no
+    copy to the host (6.4 GB at KernelBench's sizes took seconds to copy and hash). It tells
+    two draws apart; it is not a cryptographic hash and need not be: the candidate's
+    process reports it, so it is a consistency check on its inputs, never a proof."""
+    flat = t.detach().contiguous().reshape(-1).view(torch.uint8)
+    words = flat.view(torch.int32) if flat.numel() % 4 == 0 else flat
+    sums = torch.zeros(2, dtype=torch.int64, device=t.device)
+    for at in range(0, words.numel(), DIGEST_SLICE):
+        w = words[at:at + DIGEST_SLICE].to(torch.int64)
+        i = torch.arange(at, at + w.numel(), dtype=torch.int64, device=t.device)
+        sums[0] += (w * (2 * i + 1)).sum()
+        sums[1] += ((w ^ (i * -7046029254386353131)) * w).sum()  # 0x9E3779B97F4A7C15 as int64
+    return sums.cpu().numpy().tobytes()
+
+
 def inputs_digest(torch, inputs):
+    """What the inputs were: sha256 over each one's dtype, shape and bytes (on the host), or
+    its device_fingerprint (on the GPU). Both workers compute it the same way."""
     # Hashed through a view (tensor_bytes), not a copy: a freed copy of an input is memory an
     # unwritten output could be handed, which must hold kforge's poison instead.
     h = hashlib.sha256()
     for x in inputs:
         if isinstance(x, torch.Tensor):
-            h.update(f"{x.dtype}{tuple(x.shape)}".encode())
-            h.update(tensor_bytes(torch, x))
+            h.update(f"{x.dtype}{tuple(x.shape)}{x.device.type}".encode())
+            h.update(device_fingerprint(torch, x) if x.device.type == "cuda" else tensor_bytes(torch, x))
         else:
             h.update(repr(x).encode())
     return h.hexdigest()
@@ -583,6 +634,10 @@ def main():
                     torch.cuda.synchronize()
                 entry["forward_ms"] = (time.perf_counter() - start) * 1e3
                 step("forward")
+                if role == "reference" and index == 0:  # the candidate's worker waits on these sizes
+                    entry["output_shapes"] = [{"dtype": str(t.dtype).replace("torch.", ""), "shape": list(t.shape)}
+                                              for t in as_list(out) if isinstance(t, torch.Tensor)]
+                    write_result()
                 entry["mutated_inputs"] = [i for i, (x, c) in enumerate(zip(inputs, clones))
                                            if c is not None and not same_bytes(torch, x, c)]
                 step("mutation_check")

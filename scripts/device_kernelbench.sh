@@ -84,7 +84,9 @@ elif [ "$mode" = big ]; then
     python3 -c "import json,sys; v=json.load(open(sys.argv[1])); t=v['timing']; k=v['kernelbench']
 print('  passed', v['passed'], v['message'][:200], 'compile %.1f s, reference %.1f s, candidate %.1f s, judge %.1f s, total %.1f s' % (v['compile']['seconds'], t['reference_seconds'], t['run_seconds'], k.get('judge_seconds', -1), t['total_seconds']))
 for role, stages in k.get('worker_stages', {}).items():
-    print('  %s stages:' % role, ' '.join('%s@%.2f' % (n, t) for n, t in stages))" "$OUT/big_$dim.json" >>"$OUT/kb_timing.txt" 2>&1
+    print('  %s stages:' % role, ' '.join('%s@%.2f' % (n, t) for n, t in stages))
+for role, steps in k.get('worker_steps', {}).items():
+    print('  %s steps (s, all trials):' % role, ' '.join('%s=%.1f' % (n, t) for n, t in sorted(steps.items())))" "$OUT/big_$dim.json" >>"$OUT/kb_timing.txt" 2>&1
     sort -n "$OUT/big_disk_$dim.txt" | awk 'NR==1{lo=$1} {hi=$1} END{printf "  /tmp used: %.1f GB before, %.1f GB at most\n", lo/1e9, hi/1e9}' >>"$OUT/kb_timing.txt"
   done
   cat "$OUT/big_machine.txt" "$OUT/kb_timing.txt"

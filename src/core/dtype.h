@@ -23,28 +23,56 @@ DLDataType ToDLDataType(DType t);
 float HalfBitsToFloat(uint16_t bits);
 float Bf16BitsToFloat(uint16_t bits);
 
-/// Reads element i of a buffer of type t as a double (fp16/bf16 decoded exactly). Inline:
-/// comparisons call it per element of outputs up to 1 GiB.
-inline double LoadAsDouble(const void* data, DType t, size_t i) {
+/// A dtype as a type, for loops specialised per element type: WithDType(t, fn) calls
+/// fn(DTypeTag<t>{}), and LoadAs<D> reads an element without a switch per element.
+template <DType D>
+struct DTypeTag {
+  static constexpr DType value = D;
+};
+
+template <typename Fn>
+decltype(auto) WithDType(DType t, Fn&& fn) {
   switch (t) {
-    case DType::kFloat32:
-      return static_cast<const float*>(data)[i];
     case DType::kFloat64:
-      return static_cast<const double*>(data)[i];
+      return fn(DTypeTag<DType::kFloat64>{});
     case DType::kFloat16:
-      return HalfBitsToFloat(static_cast<const uint16_t*>(data)[i]);
+      return fn(DTypeTag<DType::kFloat16>{});
     case DType::kBFloat16:
-      return Bf16BitsToFloat(static_cast<const uint16_t*>(data)[i]);
+      return fn(DTypeTag<DType::kBFloat16>{});
     case DType::kInt32:
-      return static_cast<const int32_t*>(data)[i];
+      return fn(DTypeTag<DType::kInt32>{});
     case DType::kInt64:
-      return static_cast<double>(static_cast<const int64_t*>(data)[i]);
+      return fn(DTypeTag<DType::kInt64>{});
+    case DType::kFloat32:
+      break;
   }
-  return 0;
+  return fn(DTypeTag<DType::kFloat32>{});
+}
+
+/// Element i of a buffer of type D as a double (fp16/bf16 decoded exactly).
+template <DType D>
+inline double LoadAs(const void* data, size_t i) {
+  if constexpr (D == DType::kFloat32) return static_cast<const float*>(data)[i];
+  if constexpr (D == DType::kFloat64) return static_cast<const double*>(data)[i];
+  if constexpr (D == DType::kFloat16) return HalfBitsToFloat(static_cast<const uint16_t*>(data)[i]);
+  if constexpr (D == DType::kBFloat16) return Bf16BitsToFloat(static_cast<const uint16_t*>(data)[i]);
+  if constexpr (D == DType::kInt32) return static_cast<const int32_t*>(data)[i];
+  if constexpr (D == DType::kInt64) return static_cast<double>(static_cast<const int64_t*>(data)[i]);
+}
+
+/// Reads element i of a buffer of type t as a double (fp16/bf16 decoded exactly).
+inline double LoadAsDouble(const void* data, DType t, size_t i) {
+  return WithDType(t, [&](auto d) { return LoadAs<decltype(d)::value>(data, i); });
 }
 /// Stores v into element i, rounding to the type (round-to-nearest-even for fp16/bf16).
 void StoreFromDouble(void* data, DType t, size_t i, double v);
 /// Rounds a double to the nearest value representable in t, returned as a double.
 double RoundToDType(double v, DType t);
+template <DType D>
+inline double RoundTo(double v) {
+  if constexpr (D == DType::kFloat32) return static_cast<float>(v);
+  if constexpr (D == DType::kFloat64) return v;
+  return RoundToDType(v, D);
+}
 
 }  // namespace kforge

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <string_view>
+#include <type_traits>
 
 #include "core/parallel.h"
 
@@ -62,32 +63,6 @@ struct Scale {
   double cutoff = 0;  ///< magnitudes above this are outliers
 };
 
-Scale OrdinaryScale(const std::vector<double>& reference, unsigned threads = 1) {
-  double q90 = MagnitudeQuantile(reference, 0.9, threads);
-  if (std::isnan(q90)) return {};
-  // Never below 1e6: outputs that are mostly (near) zero, like a softmax of large inputs,
-  // keep their ordinary values (the 1.0 beside the 1e-40s) in the scale.
-  double cutoff = kOutlierFactor * std::max(1.0, q90);
-  // Summed in fixed chunks, merged in order: the same on every thread count.
-  const size_t chunks = ChunkCount(reference.size(), kCompareChunk);
-  std::vector<double> sums(chunks);
-  std::vector<int64_t> counts(chunks);
-  ParallelRanges(reference.size(), kCompareChunk, threads, [&](size_t c, size_t begin, size_t end) {
-    for (size_t i = begin; i < end; ++i)
-      if (double v = reference[i], m = std::fabs(v); std::isfinite(v) && m <= cutoff) {
-        sums[c] += m * m;
-        ++counts[c];
-      }
-  });
-  double sum_sq = 0;
-  int64_t ordinary = 0;
-  for (size_t c = 0; c < chunks; ++c) {
-    sum_sq += sums[c];
-    ordinary += counts[c];
-  }
-  return {ordinary ? std::sqrt(sum_sq / static_cast<double>(ordinary)) : 0.0, cutoff};
-}
-
 /// |v|'s bits: non-negative doubles order as their bit patterns do; finite ones lie below kInfBits.
 uint64_t MagnitudeBits(double v) {
   uint64_t b;
@@ -96,17 +71,15 @@ uint64_t MagnitudeBits(double v) {
 }
 constexpr uint64_t kInfBits = 0x7FF0000000000000ULL;
 
-}  // namespace
+/// The pieces a counting pass splits `n` values into: fixed by n, never by the thread count.
+size_t CountingPieces(size_t n) { return std::min<size_t>(64, std::max<size_t>(1, ChunkCount(n, kCompareChunk))); }
 
-double ToleranceScale(const std::vector<double>& reference) { return OrdinaryScale(reference).rms; }
-
-namespace {
-
-/// The finite magnitudes' 16-bit digits at `shift`, counted among those whose bits above
-/// shift + 16 are `prefix` (all of them when `shift` is 48), in up to 64 fixed pieces on
-/// `threads` threads (counts do not depend on how the work is split).
-std::vector<size_t> CountDigits(const std::vector<double>& values, int shift, uint64_t prefix, unsigned threads) {
-  const size_t pieces = std::min<size_t>(64, std::max<size_t>(1, ChunkCount(values.size(), kCompareChunk)));
+/// The finite magnitudes' 16-bit digits at `shift` (of their bits as doubles), counted among
+/// those whose bits above shift + 16 are `prefix` (all of them when `shift` is 48), in fixed
+/// pieces on `threads` threads (counts do not depend on how the work is split).
+template <typename T>
+std::vector<size_t> CountDigits(std::span<const T> values, int shift, uint64_t prefix, unsigned threads) {
+  const size_t pieces = CountingPieces(values.size());
   std::vector<std::vector<size_t>> counts(pieces);
   ParallelChunks(pieces, threads, [&](size_t p) {
     std::vector<size_t>& count = counts[p];
@@ -120,9 +93,22 @@ std::vector<size_t> CountDigits(const std::vector<double>& values, int shift, ui
   return std::move(counts[0]);
 }
 
-}  // namespace
+/// The finite magnitudes whose bits above `shift` are `prefix`, gathered in fixed pieces.
+template <typename T>
+std::vector<double> Gather(std::span<const T> values, int shift, uint64_t prefix, unsigned threads) {
+  const size_t pieces = CountingPieces(values.size());
+  std::vector<std::vector<double>> found(pieces);
+  ParallelChunks(pieces, threads, [&](size_t p) {
+    for (size_t i = values.size() * p / pieces, end = values.size() * (p + 1) / pieces; i < end; ++i)
+      if (uint64_t b = MagnitudeBits(values[i]); b < kInfBits && (b >> shift) == prefix)
+        found[p].push_back(std::fabs(static_cast<double>(values[i])));
+  });
+  for (size_t p = 1; p < pieces; ++p) found[0].insert(found[0].end(), found[p].begin(), found[p].end());
+  return std::move(found[0]);
+}
 
-double MagnitudeQuantile(const std::vector<double>& values, double q, unsigned threads) {
+template <typename T>
+double Quantile(std::span<const T> values, double q, unsigned threads) {
   // Radix selection on the bits, a 16-bit digit at a time, each counted in one streaming
   // pass, until the candidates are few enough to select among.
   std::vector<size_t> count = CountDigits(values, 48, 0, threads);
@@ -141,15 +127,56 @@ double MagnitudeQuantile(const std::vector<double>& values, double q, unsigned t
       return q_value;
     }
     if (count[digit] <= (size_t{1} << 16)) {
-      std::vector<double> candidates;
-      candidates.reserve(count[digit]);
-      for (double v : values)
-        if (uint64_t b = MagnitudeBits(v); b < kInfBits && (b >> shift) == prefix) candidates.push_back(std::fabs(v));
+      std::vector<double> candidates = Gather(values, shift, prefix, threads);
       std::nth_element(candidates.begin(), candidates.begin() + static_cast<ptrdiff_t>(k), candidates.end());
       return candidates[k];
     }
     count = CountDigits(values, shift - 16, prefix, threads);
   }
+}
+
+template <typename T>
+Scale OrdinaryScale(std::span<const T> reference, unsigned threads) {
+  double q90 = Quantile(reference, 0.9, threads);
+  if (std::isnan(q90)) return {};
+  // Never below 1e6: outputs that are mostly (near) zero, like a softmax of large inputs,
+  // keep their ordinary values (the 1.0 beside the 1e-40s) in the scale.
+  double cutoff = kOutlierFactor * std::max(1.0, q90);
+  // Summed in fixed chunks, merged in order: the same on every thread count.
+  const size_t chunks = ChunkCount(reference.size(), kCompareChunk);
+  std::vector<double> sums(chunks);
+  std::vector<int64_t> counts(chunks);
+  ParallelRanges(reference.size(), kCompareChunk, threads, [&](size_t c, size_t begin, size_t end) {
+    double sum = 0;
+    int64_t count = 0;
+    for (size_t i = begin; i < end; ++i)
+      if (double v = reference[i], m = std::fabs(v); std::isfinite(v) && m <= cutoff) {
+        sum += m * m;
+        ++count;
+      }
+    sums[c] = sum;
+    counts[c] = count;
+  });
+  double sum_sq = 0;
+  int64_t ordinary = 0;
+  for (size_t c = 0; c < chunks; ++c) {
+    sum_sq += sums[c];
+    ordinary += counts[c];
+  }
+  return {ordinary ? std::sqrt(sum_sq / static_cast<double>(ordinary)) : 0.0, cutoff};
+}
+
+}  // namespace
+
+double ToleranceScale(const std::vector<double>& reference) {
+  return OrdinaryScale(std::span<const double>(reference), 1).rms;
+}
+
+double MagnitudeQuantile(std::span<const double> values, double q, unsigned threads) {
+  return Quantile(values, q, threads);
+}
+double MagnitudeQuantile(std::span<const float> values, double q, unsigned threads) {
+  return Quantile(values, q, threads);
 }
 
 std::vector<int64_t> Unravel(int64_t i, const std::vector<int64_t>& shape) {
@@ -174,25 +201,41 @@ bool IsPoison(DType dtype, const void* data, int64_t i) {
 
 namespace {
 
+/// IsPoison for an element type known at compile time: one integer comparison.
+template <DType D>
+bool IsPoisonAt(const void* data, size_t i) {
+  if constexpr (D == DType::kFloat32) return std::memcmp(static_cast<const uint32_t*>(data) + i, &kPoison32, 4) == 0;
+  if constexpr (D == DType::kFloat64) return std::memcmp(static_cast<const uint64_t*>(data) + i, &kPoison64, 8) == 0;
+  if constexpr (D == DType::kFloat16) return static_cast<const uint16_t*>(data)[i] == kPoison16;
+  if constexpr (D == DType::kBFloat16) return static_cast<const uint16_t*>(data)[i] == kPoisonBf16;
+  if constexpr (D == DType::kInt32) return static_cast<const int32_t*>(data)[i] == kPoisonI32;
+  if constexpr (D == DType::kInt64) return static_cast<const int64_t*>(data)[i] == kPoisonI64;
+}
+
+}  // namespace
+
+namespace {
+
 /// One chunk's share of a comparison, merged in chunk order.
 struct Partial {
   CompareResult r;
   double sum_sq_ordinary = 0, sum_sq_err = 0;
 };
 
-void CompareRange(const CompareInput& in, const std::vector<double>& rounded, const Scale& scale, double allowed_abs,
+/// Compares elements [begin, end) of an output of type D with the rounded reference.
+template <DType D, typename R>
+void CompareRange(const CompareInput& in, std::span<const R> rounded, const Scale& scale, double allowed_abs,
                   size_t begin, size_t end, Partial* p) {
-  DType dtype = in.spec->dtype;
   CompareResult* r = &p->r;
   for (size_t i = begin; i < end; ++i) {
     const auto index = static_cast<int64_t>(i);
     double expected = rounded[i];
-    if (IsPoison(dtype, in.got, index) && !std::isnan(expected)) {
+    if (IsPoisonAt<D>(in.got, i) && !std::isnan(expected)) {
       ++r->unwritten;
       Record(r, in, index, NAN, expected);
       continue;
     }
-    double got = LoadAsDouble(in.got, dtype, i);
+    double got = LoadAs<D>(in.got, i);
     bool got_nan = std::isnan(got), exp_nan = std::isnan(expected);
     if (got_nan || exp_nan) {
       if (got_nan != exp_nan) {
@@ -235,10 +278,72 @@ void AppendCapped(std::vector<T>* to, const std::vector<T>& from, size_t cap) {
 
 }  // namespace
 
+namespace {
+
+/// The element-wise comparison once the reference is rounded to the output's type D.
+template <DType D, typename R>
+void CompareRounded(const CompareInput& in, std::span<const R> rounded, CompareResult* out) {
+  CompareResult& r = *out;
+  // The absolute tolerance scales with the reference's typical magnitude, not its plain RMS:
+  // one planted +-FLT_MAX/2 would otherwise allow an error of ~1e31 on every other element.
+  Scale scale = OrdinaryScale(rounded, in.threads);
+  if (in.term_norm != nullptr)
+    scale.rms = std::max(scale.rms, OrdinaryScale(std::span<const double>(*in.term_norm), in.threads).rms);
+  r.allowed_abs =
+      std::max(in.tolerance.atol * std::sqrt(static_cast<double>(std::max<int64_t>(1, in.reduction_size))) * scale.rms,
+               in.tolerance.floor);
+  // The relative L2 error (which tells precision loss from a wrong result) leaves the
+  // outliers out too, or one huge value would make every other error look negligible.
+  std::vector<Partial> parts(ChunkCount(rounded.size(), kCompareChunk));
+  ParallelRanges(rounded.size(), kCompareChunk, in.threads, [&](size_t c, size_t begin, size_t end) {
+    CompareRange<D>(in, rounded, scale, r.allowed_abs, begin, end, &parts[c]);
+  });
+  double sum_sq_ordinary = 0;
+  double sum_sq_err = 0;
+  for (const Partial& p : parts) {
+    r.mismatches += p.r.mismatches;
+    r.nan_inf_mismatches += p.r.nan_inf_mismatches;
+    r.unwritten += p.r.unwritten;
+    r.max_abs_error = std::max(r.max_abs_error, p.r.max_abs_error);
+    r.max_rel_error = std::max(r.max_rel_error, p.r.max_rel_error);
+    r.worst_ratio = std::max(r.worst_ratio, p.r.worst_ratio);
+    AppendCapped(&r.first, p.r.first, kFirstMismatches);
+    AppendCapped(&r.samples, p.r.samples, kSampleMismatches);
+    AppendCapped(&r.mismatch_indices, p.r.mismatch_indices, kMaxMismatchIndices);
+    sum_sq_ordinary += p.sum_sq_ordinary;
+    sum_sq_err += p.sum_sq_err;
+  }
+  r.rel_l2_error = sum_sq_ordinary > 0 ? std::sqrt(sum_sq_err / sum_sq_ordinary) : std::sqrt(sum_sq_err);
+}
+
+/// The reference rounded to the output's type D: a kernel cannot be asked for more precision
+/// than its output can hold. Held as float where D's values all are floats (float32, fp16,
+/// bf16: half the memory of doubles), and not copied at all for a float32 reference of a
+/// float32 output (rounding is then the identity).
+template <DType D>
+void CompareTyped(const CompareInput& in, CompareResult* r) {
+  constexpr bool kFloatHolds = D == DType::kFloat32 || D == DType::kFloat16 || D == DType::kBFloat16;
+  using Rounded = std::conditional_t<kFloatHolds, float, double>;
+  in.reference.Visit([&](auto ref) {
+    using T = typename decltype(ref)::value_type;
+    if constexpr (D == DType::kFloat32 && std::is_same_v<std::remove_const_t<T>, float>) {
+      CompareRounded<D>(in, ref, r);
+    } else {
+      std::vector<Rounded> rounded(ref.size());
+      ParallelRanges(ref.size(), kCompareChunk, in.threads, [&](size_t, size_t begin, size_t end) {
+        for (size_t i = begin; i < end; ++i) rounded[i] = static_cast<Rounded>(RoundTo<D>(ref[i]));
+      });
+      CompareRounded<D>(in, std::span<const Rounded>(rounded), r);
+    }
+  });
+}
+
+}  // namespace
+
 CompareResult CompareOutput(const CompareInput& in) {
   CompareResult r;
   DType dtype = in.spec->dtype;
-  const std::vector<double>& ref = *in.reference;
+  const ReferenceValues& ref = in.reference;
   r.elements = static_cast<int64_t>(ref.size());
 
   if (in.comparison == Comparison::kArgmax) {
@@ -263,42 +368,7 @@ CompareResult CompareOutput(const CompareInput& in) {
     return r;
   }
 
-  // Reference rounded to the output type: a kernel cannot be asked for more precision than
-  // its output can hold.
-  const size_t chunks = ChunkCount(ref.size(), kCompareChunk);
-  std::vector<double> rounded(ref.size());
-  ParallelRanges(ref.size(), kCompareChunk, in.threads, [&](size_t, size_t begin, size_t end) {
-    for (size_t i = begin; i < end; ++i) rounded[i] = RoundToDType(ref[i], dtype);
-  });
-  // The absolute tolerance scales with the reference's typical magnitude, not its plain RMS:
-  // one planted +-FLT_MAX/2 would otherwise allow an error of ~1e31 on every other element.
-  Scale scale = OrdinaryScale(rounded, in.threads);
-  if (in.term_norm != nullptr) scale.rms = std::max(scale.rms, OrdinaryScale(*in.term_norm, in.threads).rms);
-  r.allowed_abs =
-      std::max(in.tolerance.atol * std::sqrt(static_cast<double>(std::max<int64_t>(1, in.reduction_size))) * scale.rms,
-               in.tolerance.floor);
-  // The relative L2 error (which tells precision loss from a wrong result) leaves the
-  // outliers out too, or one huge value would make every other error look negligible.
-  std::vector<Partial> parts(chunks);
-  ParallelRanges(ref.size(), kCompareChunk, in.threads, [&](size_t c, size_t begin, size_t end) {
-    CompareRange(in, rounded, scale, r.allowed_abs, begin, end, &parts[c]);
-  });
-  double sum_sq_ordinary = 0;
-  double sum_sq_err = 0;
-  for (const Partial& p : parts) {
-    r.mismatches += p.r.mismatches;
-    r.nan_inf_mismatches += p.r.nan_inf_mismatches;
-    r.unwritten += p.r.unwritten;
-    r.max_abs_error = std::max(r.max_abs_error, p.r.max_abs_error);
-    r.max_rel_error = std::max(r.max_rel_error, p.r.max_rel_error);
-    r.worst_ratio = std::max(r.worst_ratio, p.r.worst_ratio);
-    AppendCapped(&r.first, p.r.first, kFirstMismatches);
-    AppendCapped(&r.samples, p.r.samples, kSampleMismatches);
-    AppendCapped(&r.mismatch_indices, p.r.mismatch_indices, kMaxMismatchIndices);
-    sum_sq_ordinary += p.sum_sq_ordinary;
-    sum_sq_err += p.sum_sq_err;
-  }
-  r.rel_l2_error = sum_sq_ordinary > 0 ? std::sqrt(sum_sq_err / sum_sq_ordinary) : std::sqrt(sum_sq_err);
+  WithDType(dtype, [&](auto d) { CompareTyped<decltype(d)::value>(in, &r); });
   return r;
 }
 

@@ -3,6 +3,7 @@
 // test-backend-ops): NaN positions first, then Inf positions and signs, then the error
 // against the dtype's tolerance. The reference is rounded to the output dtype first.
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -41,11 +42,33 @@ struct CompareResult {
 void PoisonOutput(DType dtype, void* data, int64_t n);
 bool IsPoison(DType dtype, const void* data, int64_t i);
 
+/// The reference values a comparison reads: doubles (a native task's reference), or float32
+/// read in place (a KernelBench float32 output, up to 6.4 GB, never copied to doubles).
+class ReferenceValues {
+ public:
+  ReferenceValues() = default;
+  ReferenceValues(const std::vector<double>* v) : f64_(*v) {}  // NOLINT: a vector is the common case
+  ReferenceValues(std::span<const double> v) : f64_(v) {}
+  ReferenceValues(std::span<const float> v) : f32_(v), is_f32_(true) {}
+  size_t size() const { return is_f32_ ? f32_.size() : f64_.size(); }
+  double operator[](size_t i) const { return is_f32_ ? f32_[i] : f64_[i]; }
+  /// fn(std::span<const float>) or fn(std::span<const double>), as held.
+  template <typename Fn>
+  decltype(auto) Visit(Fn&& fn) const {
+    return is_f32_ ? fn(f32_) : fn(f64_);
+  }
+
+ private:
+  std::span<const double> f64_;
+  std::span<const float> f32_;
+  bool is_f32_ = false;
+};
+
 struct CompareInput {
   const TensorSpec* spec = nullptr;
   std::vector<int64_t> shape;
   const void* got = nullptr;
-  const std::vector<double>* reference = nullptr;
+  ReferenceValues reference;
   Tolerance tolerance;
   int64_t reduction_size = 1;
   Comparison comparison = Comparison::kAllClose;
@@ -78,7 +101,8 @@ double ToleranceScale(const std::vector<double>& reference);
 /// q * (count - 1) in a copy of them, found without the copy (radix selection on the bits;
 /// KernelBench outputs reach 1 GiB, where the copy and nth_element took seconds). NaN when
 /// no value is finite. The counting passes run on `threads` threads.
-double MagnitudeQuantile(const std::vector<double>& values, double q, unsigned threads = 1);
+double MagnitudeQuantile(std::span<const double> values, double q, unsigned threads = 1);
+double MagnitudeQuantile(std::span<const float> values, double q, unsigned threads = 1);
 
 CompareResult CompareOutput(const CompareInput& in);
 

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <span>
+#include <string>
 
 #include "verify/reference.h"
 
@@ -338,6 +340,23 @@ namespace {
 // result is the same, to the bit, for every thread count — the counts, the sums (the
 // relative L2 error), and the first mismatches, samples and indices in index order, however
 // the mismatches fall across the chunks.
+void ExpectSameResult(const CompareResult& r, const CompareResult& want, const std::string& what) {
+  SCOPED_TRACE(what);
+  EXPECT_EQ(r.mismatches, want.mismatches);
+  EXPECT_EQ(r.unwritten, want.unwritten);
+  EXPECT_EQ(r.nan_inf_mismatches, want.nan_inf_mismatches);
+  EXPECT_EQ(r.rel_l2_error, want.rel_l2_error);
+  EXPECT_EQ(r.max_abs_error, want.max_abs_error);
+  EXPECT_EQ(r.max_rel_error, want.max_rel_error);
+  EXPECT_EQ(r.worst_ratio, want.worst_ratio);
+  EXPECT_EQ(r.allowed_abs, want.allowed_abs);
+  EXPECT_EQ(r.mismatch_indices, want.mismatch_indices);
+  ASSERT_EQ(r.first.size(), want.first.size());
+  ASSERT_EQ(r.samples.size(), want.samples.size());
+  for (size_t i = 0; i < r.first.size(); ++i) EXPECT_EQ(r.first[i].index, want.first[i].index);
+  for (size_t i = 0; i < r.samples.size(); ++i) EXPECT_EQ(r.samples[i].index, want.samples[i].index);
+}
+
 TEST(CompareTest, ChunkedComparisonIsTheSameOnEveryThreadCount) {
   const size_t n = 3 * kCompareChunk + 12345;
   std::mt19937_64 rng(11);
@@ -371,19 +390,50 @@ TEST(CompareTest, ChunkedComparisonIsTheSameOnEveryThreadCount) {
   EXPECT_EQ(one.first[3].index, static_cast<int64_t>(2 * kCompareChunk));
   EXPECT_EQ(one.unwritten, 1);
   EXPECT_EQ(one.nan_inf_mismatches, 1);
-  for (unsigned threads : {2u, 3u, 16u}) {
-    CompareResult r = run(threads);
-    EXPECT_EQ(r.mismatches, one.mismatches);
-    EXPECT_EQ(r.unwritten, one.unwritten);
-    EXPECT_EQ(r.nan_inf_mismatches, one.nan_inf_mismatches);
-    EXPECT_EQ(r.rel_l2_error, one.rel_l2_error) << threads;
-    EXPECT_EQ(r.max_abs_error, one.max_abs_error);
-    EXPECT_EQ(r.worst_ratio, one.worst_ratio);
-    EXPECT_EQ(r.mismatch_indices, one.mismatch_indices);
-    ASSERT_EQ(r.first.size(), one.first.size());
-    ASSERT_EQ(r.samples.size(), one.samples.size());
-    for (size_t i = 0; i < r.first.size(); ++i) EXPECT_EQ(r.first[i].index, one.first[i].index);
-    for (size_t i = 0; i < r.samples.size(); ++i) EXPECT_EQ(r.samples[i].index, one.samples[i].index);
+  for (unsigned threads : {2u, 3u, 16u}) ExpectSameResult(run(threads), one, "threads " + std::to_string(threads));
+}
+
+TEST(CompareTest, AFloat32ReferenceReadInPlaceJudgesAsItsDoubles) {
+  // A KernelBench float32 reference is compared in place; as doubles it must judge the same.
+  const size_t n = 2 * kCompareChunk + 999;
+  std::mt19937_64 rng(12);
+  std::normal_distribution<float> normal;
+  std::vector<float> ref32(n), got(n);
+  std::vector<uint16_t> got16(n);
+  for (size_t i = 0; i < n; ++i) {
+    ref32[i] = normal(rng);
+    got[i] = ref32[i] * (1 + 1e-6f * normal(rng));
+  }
+  ref32[7] = 1e30f;  // an outlier, out of the scale
+  got[7] = 1e30f;
+  ref32[8] = INFINITY;
+  got[8] = -INFINITY;
+  got[9] = NAN;
+  for (size_t i = kCompareChunk; i < n; i += 1001) got[i] += 0.5f;
+  for (size_t i = 0; i < n; ++i) StoreFromDouble(got16.data(), DType::kFloat16, i, got[i]);
+  PoisonOutput(DType::kFloat32, &got[kCompareChunk + 5], 1);
+  PoisonOutput(DType::kFloat16, &got16[kCompareChunk + 5], 1);
+  const std::vector<double> ref64(ref32.begin(), ref32.end());
+  for (DType dtype : {DType::kFloat32, DType::kFloat16}) {
+    TensorSpec spec{"y", dtype, {"n"}};
+    auto run = [&](ReferenceValues reference, unsigned threads) {
+      CompareInput in;
+      in.spec = &spec;
+      in.shape = {static_cast<int64_t>(n)};
+      in.got = dtype == DType::kFloat32 ? static_cast<const void*>(got.data()) : got16.data();
+      in.reference = reference;
+      in.tolerance = Tol(1e-5, 1e-4);
+      in.unavoidable_everywhere = 1e-7;
+      in.threads = threads;
+      return CompareOutput(in);
+    };
+    CompareResult as_doubles = run(&ref64, 1);
+    EXPECT_GT(as_doubles.mismatches, 1000);
+    EXPECT_EQ(as_doubles.nan_inf_mismatches, 2);
+    EXPECT_EQ(as_doubles.unwritten, 1);
+    for (unsigned threads : {1u, 3u})
+      ExpectSameResult(run(std::span<const float>(ref32), threads), as_doubles,
+                       std::string(DTypeName(dtype)) + ", threads " + std::to_string(threads));
   }
 }
 

@@ -73,8 +73,11 @@ class KernelBenchVerifier {
                       const json& timing, bool extensions_later);
   /// Runs it to the end; `on_progress` (when given) sees each progress report it writes.
   /// With a `feed`, the reports go there too, and the worker ends once the feed is abandoned.
+  /// With `reference`, the reference's worker on the same trials: a candidate's trial may
+  /// take twice what the reference's took on top of its allowance (outputs of gigabytes
+  /// take seconds to draw, hash and write, whatever the kernel does).
   void RunWorker(WorkerRun* run, const std::function<void(const json&)>& on_progress = nullptr,
-                 WorkerFeed* feed = nullptr);
+                 WorkerFeed* feed = nullptr, const WorkerFeed* reference = nullptr);
   /// A worker running on a thread of its own, its trials fed to the judge as it reports them.
   struct LiveWorker {
     std::shared_ptr<WorkerFeed> feed;
@@ -84,7 +87,7 @@ class KernelBenchVerifier {
   /// Starts `run` (from NewWorker) on its own thread; `on_progress` as RunWorker's, and
   /// `on_end` (when given) once it has ended, however it ended.
   LiveWorker Start(WorkerRun run, std::function<void(const json&)> on_progress = nullptr,
-                   std::function<void()> on_end = nullptr);
+                   std::function<void()> on_end = nullptr, std::shared_ptr<const WorkerFeed> reference = nullptr);
   /// Copies the built extensions into the worker's scratch; their entries as the worker sees them.
   json ProvideExtensions(ConfinedProgram* p);
   /// The built extensions and the sizes of the reference's outputs, for the blocks it
@@ -223,14 +226,15 @@ WorkerRun KernelBenchVerifier::NewWorker(WorkerRole role, const std::vector<Kern
 }
 
 void KernelBenchVerifier::RunWorker(WorkerRun* run, const std::function<void(const json&)>& on_progress,
-                                    WorkerFeed* feed) {
+                                    WorkerFeed* feed, const WorkerFeed* reference) {
   ConfinedProgram* p = run->program.get();
   bool gpu = options_.backend == BackendKind::kCuda;
   Clock& clock = machine_.env().clock();
   int64_t start = clock.MonotonicNanos();
   // Deadlines by stage, from the progress the worker writes: generous while torch imports
   // and for the reference; for the candidate's import and each of its trials, 10 s plus the
-  // per-call limit. The whole run's limit stays absolute, whatever the progress file says.
+  // per-call limit (and, in a trial, twice the reference's time on it). The whole run's
+  // limit stays absolute, whatever the progress file says.
   const bool is_candidate = run->role == WorkerRole::kCandidate;
   std::string progress_path = p->ScratchPath("out/result.json");
   std::string last_state;
@@ -238,13 +242,13 @@ void KernelBenchVerifier::RunWorker(WorkerRun* run, const std::function<void(con
   auto keep_going = [&]() {
     if (feed != nullptr && feed->abandoned()) return false;
     json r = ReadJsonFile(progress_path);
+    const int64_t now = clock.MonotonicNanos();
     if (on_progress) on_progress(r);
-    if (feed != nullptr) feed->Offer(r);
+    if (feed != nullptr) feed->Offer(r, now);
     std::string stage = r.is_object() ? JsonString(r, "stage") : "";
     size_t trials_started = r.is_object() && r.contains("trials") && r["trials"].is_array() ? r["trials"].size() : 0;
     const bool waiting = JsonTrue(r, "waiting");  // for the engine to judge its earlier trials
     std::string state = stage + "/" + std::to_string(trials_started) + (waiting ? "/waiting" : "");
-    int64_t now = clock.MonotonicNanos();
     if (state != last_state) {
       last_state = state;
       state_since = now;
@@ -252,6 +256,9 @@ void KernelBenchVerifier::RunWorker(WorkerRun* run, const std::function<void(con
     bool candidate_code =
         is_candidate && (stage == "load_candidate" || stage == "init" || stage == "trials" || stage == "launches");
     int64_t allowance_ms = candidate_code ? 10000 + 2 * options_.call_timeout_ms : 180000;
+    // The launch accounting draws get_inputs() as the first KernelBench trial did.
+    if (is_candidate && reference != nullptr && (stage == "trials" || stage == "launches"))
+      allowance_ms += 2 * reference->TrialMillis(stage == "trials" && trials_started > 0 ? trials_started - 1 : 0, now);
     if (stage == "wait_build") allowance_ms = kBuildAllowanceMs;  // the engine ends the wait
     if (waiting) allowance_ms = run->timeout_ms;                  // so does the judge
     if (is_candidate && stage == "timing")                        // every timed call gets the per-call limit
@@ -269,24 +276,25 @@ void KernelBenchVerifier::RunWorker(WorkerRun* run, const std::function<void(con
 }
 
 KernelBenchVerifier::LiveWorker KernelBenchVerifier::Start(WorkerRun run, std::function<void(const json&)> on_progress,
-                                                           std::function<void()> on_end) {
+                                                           std::function<void()> on_end,
+                                                           std::shared_ptr<const WorkerFeed> reference) {
   LiveWorker live;
   live.feed = std::make_shared<WorkerFeed>();
   live.out_dir = run.program->ScratchPath("out");
-  live.run =
-      std::async(std::launch::async, [this, run = std::move(run), feed = live.feed,
-                                      on_progress = std::move(on_progress), on_end = std::move(on_end)]() mutable {
-        try {
-          RunWorker(&run, on_progress, feed.get());
-        } catch (...) {  // the judge and `on_end` hear of the end, whatever it was
-          feed->Finish(nullptr);
-          if (on_end) on_end();
-          throw;
-        }
-        feed->Finish(run.result);
-        if (on_end) on_end();
-        return std::move(run);
-      });
+  live.run = std::async(std::launch::async,
+                        [this, run = std::move(run), feed = live.feed, on_progress = std::move(on_progress),
+                         on_end = std::move(on_end), reference = std::move(reference)]() mutable {
+                          try {
+                            RunWorker(&run, on_progress, feed.get(), reference.get());
+                          } catch (...) {  // the judge and `on_end` hear of the end, whatever it was
+                            feed->Finish(nullptr);
+                            if (on_end) on_end();
+                            throw;
+                          }
+                          feed->Finish(run.result);
+                          if (on_end) on_end();
+                          return std::move(run);
+                        });
   return live;
 }
 
@@ -444,7 +452,7 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
   // then waits for them (DeliverExtensions) before it imports the candidate.
   WorkerRun early = NewWorker(WorkerRole::kCandidate, trials, json::object(), json(), true);
   ConfinedProgram* early_program = early.program.get();
-  LiveWorker early_candidate = Start(std::move(early));
+  LiveWorker early_candidate = Start(std::move(early), nullptr, nullptr, early_reference.feed);
   // Leaving before their trials are judged (a build that fails, a cancellation) ends both:
   // paced, they would wait for a judge that never comes.
   struct AbandonOnExit {
@@ -621,8 +629,10 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
     if (!odd.empty()) {
       v.random_shapes.push_back({});
       for (auto& [name, value] : odd.items()) v.random_shapes.back()[name] = value.get<int64_t>();
-      if (!run_set(sized, Start(NewWorker(WorkerRole::kReference, sized, odd, json(), false)),
-                   Start(NewWorker(WorkerRole::kCandidate, sized, odd, json(), false))))
+      LiveWorker reference = Start(NewWorker(WorkerRole::kReference, sized, odd, json(), false));
+      std::shared_ptr<const WorkerFeed> pace = reference.feed;
+      if (!run_set(sized, std::move(reference),
+                   Start(NewWorker(WorkerRole::kCandidate, sized, odd, json(), false), nullptr, nullptr, pace)))
         return finish(v);
     }
     v.level = Level::kL2Full;

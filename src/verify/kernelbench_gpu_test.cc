@@ -3,7 +3,10 @@
 // GPU or without a Python whose PyTorch sees it.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "core/error.h"
+#include "core/fs.h"
 #include "exec/machine.h"
 #include "exec/torch_extension.h"
 #include "testing/fakes.h"
@@ -34,6 +37,30 @@ TEST_P(KernelBenchGpuTest, VerdictMatchesTheManifest) {
 TEST_F(KernelBenchGpuTest, CudaAndTritonCandidatesAreTimedWithCudaEvents) {
   testing::CheckKernelBenchTiming("level1/19_ReLU.py", "cuda/relu.py", {"--backend", "cuda"}, "cuda_event");
   testing::CheckKernelBenchTiming("level1/19_ReLU.py", "triton/relu.py", {"--backend", "cuda"}, "cuda_event");
+}
+
+// The worker writes a device output through two pinned buffers a slice at a time
+// (python/kforge_torch_worker.py: write_bytes); the file must hold the tensor's bytes exactly,
+// for a size that is not a multiple of the slice, and for bfloat16.
+TEST_F(KernelBenchGpuTest, DeviceOutputsAreWrittenSliceBySliceExactly) {
+  TempDir dir("kforge-write-slices");
+  WriteFileAtomic(dir.path() + "/probe.py", R"(import json, sys
+import torch
+import kforge_torch_worker as w
+
+w.WRITE_SLICE = 1 << 20
+ok = []
+for t in (torch.randn(3, 1 << 20, device="cuda") + 0.5, torch.randn(1000, 777, device="cuda").bfloat16()):
+    with open("out.bin", "wb") as f:
+        w.write_bytes(torch, t, f)
+    want = w.tensor_bytes(torch, t).tobytes()
+    ok.append(open("out.bin", "rb").read() == want and len(want) > w.WRITE_SLICE)
+json.dump({"ok": ok}, open(sys.argv[1], "w"))
+)");
+  std::string cmd = "cd " + dir.path() + " && PYTHONPATH=" + testing::SourceDir() + "/python " +
+                    FindTorch(testing::LiveMachine()).python + " probe.py out.json 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  EXPECT_EQ(testing::ReadJson(dir.path() + "/out.json")["ok"], nlohmann::json({true, true}));
 }
 
 INSTANTIATE_TEST_SUITE_P(Manifest, KernelBenchGpuTest, ::testing::Range(0, static_cast<int>(Cases().size())),

@@ -8,10 +8,12 @@
 #include <atomic>
 #include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <future>
 #include <memory>
 #include <string>
+#include <type_traits>
 
 #include "core/dtype.h"
 #include "core/error.h"
@@ -109,30 +111,46 @@ struct FirstPass {
   double err32 = 0;  ///< max |float32 reference - float64 reference|
 };
 
-/// KernelBench's torch.allclose(ref, new, atol, rtol) (NaN never equal), how far the float32
-/// reference is from float64 (what the certified comparison allows for), and the elements
-/// made of one of the poison bytes: 0xff (freed blocks the worker filled) or 0x7f (every
-/// fresh heap allocation on the CPU, glibc's malloc perturb).
-void FirstPassRange(const Tensor& got, const Tensor& ref32, const std::vector<double>& e64, double tol, size_t begin,
-                    size_t end, FirstPass* p) {
-  const size_t width = DTypeSize(got.dtype);
+/// An element of type D as raw bits.
+template <DType D>
+using BitsOf =
+    std::conditional_t<D == DType::kFloat64 || D == DType::kInt64, uint64_t,
+                       std::conditional_t<D == DType::kFloat16 || D == DType::kBFloat16, uint16_t, uint32_t>>;
+
+/// Whether element i is made of one of the poison bytes: 0xff (freed blocks the worker
+/// filled) or 0x7f (every fresh heap allocation on the CPU, glibc's malloc perturb).
+template <DType D>
+bool OnePoisonByte(const void* data, size_t i) {
+  using Bits = BitsOf<D>;
+  Bits b;
+  std::memcpy(&b, static_cast<const char*>(data) + i * sizeof(Bits), sizeof b);
+  return b == static_cast<Bits>(~Bits{0}) || b == static_cast<Bits>(0x7f7f7f7f7f7f7f7fULL);
+}
+
+/// KernelBench's torch.allclose(ref, new, atol, rtol) (NaN never equal), the elements made of
+/// a poison byte, and how far the float32 reference is from float64 (`e64`, null when they
+/// are the same values): what the certified comparison allows for. Output and reference are
+/// both of type D (checked before).
+template <DType D>
+void FirstPassRange(const Tensor& got, const Tensor& ref32, const double* e64, double tol, size_t begin, size_t end,
+                    FirstPass* p) {
+  FirstPass f;
   for (size_t x = begin; x < end; ++x) {
-    const char* first = got.data.get() + x * width;
-    unsigned char b0 = static_cast<unsigned char>(*first);
-    p->unwritten += (b0 == 0xff || b0 == 0x7f) &&
-                    std::all_of(first, first + width, [&](char b) { return static_cast<unsigned char>(b) == b0; });
-    const double gx = LoadAsDouble(got.data.get(), got.dtype, x);
-    const double ex = LoadAsDouble(ref32.data.get(), ref32.dtype, x);
+    f.unwritten += OnePoisonByte<D>(got.data.get(), x);
+    const double gx = LoadAs<D>(got.data.get(), x);
+    const double ex = LoadAs<D>(ref32.data.get(), x);
     double d = std::fabs(gx - ex);
     bool ok = (gx == ex) || d <= tol + tol * std::fabs(ex);
     if (std::isnan(gx) || std::isnan(ex)) ok = false;
-    p->close = p->close && ok;
+    f.close = f.close && ok;
     if (std::isfinite(d)) {
-      p->max_diff = std::max(p->max_diff, d);
-      p->sum_diff += d;
+      f.max_diff = std::max(f.max_diff, d);
+      f.sum_diff += d;
     }
-    if (std::isfinite(ex) && std::isfinite(e64[x])) p->err32 = std::max(p->err32, std::fabs(ex - e64[x]));
+    if (e64 != nullptr && std::isfinite(ex) && std::isfinite(e64[x]))
+      f.err32 = std::max(f.err32, std::fabs(ex - e64[x]));
   }
+  *p = f;
 }
 
 std::string ShapeText(const std::vector<int64_t>& s) {
@@ -246,16 +264,28 @@ void JudgeKernelBenchTrial(const KernelBenchTrial& t, const TrialReports& report
     ev.shape = got.shape;
     // The hash (6.4 GB of output take seconds) beside the passes below.
     std::future<std::string> sha256 = std::async(std::launch::async, [&] { return Sha256Hex(got.bytes()); });
-    // Only the float64 reference is held as doubles (CompareOutput takes it so); the output
-    // and the float32 reference are read in place: a KernelBench output reaches 6.4 GB.
-    const std::vector<double> e64 = AsDoubles(exact ? ref32 : ref64, threads);
-    ref64.Free();                                          // hold each form only while it is read
+    // The outputs are read in place, never copied as doubles: a KernelBench output reaches
+    // 6.4 GB. The certified reference is the float64 file, or the float32 one when exact.
+    if (!exact && ref64.dtype != DType::kFloat64)
+      throw EnvironmentError("the reference's worker described a float64 reference that is not float64");
+    std::vector<double> exact_as_doubles;  // an exact reference of a type other than float32
+    ReferenceValues e64;
     const size_t n = static_cast<size_t>(got.elements());  // = ref32's = ref64's (checked above)
+    if (!exact)
+      e64 = std::span<const double>(reinterpret_cast<const double*>(ref64.data.get()), n);
+    else if (ref32.dtype == DType::kFloat32)
+      e64 = std::span<const float>(reinterpret_cast<const float*>(ref32.data.get()), n);
+    else
+      e64 = &(exact_as_doubles = AsDoubles(ref32, threads));
     std::vector<FirstPass> parts(ChunkCount(n, kCompareChunk));
-    ParallelRanges(n, kCompareChunk, threads, [&](size_t c, size_t begin, size_t end) {
-      FirstPassRange(got, ref32, e64, KernelBenchTolerance(got.dtype), begin, end, &parts[c]);
+    const double* err32_against = exact ? nullptr : reinterpret_cast<const double*>(ref64.data.get());
+    WithDType(got.dtype, [&](auto d) {
+      ParallelRanges(n, kCompareChunk, threads, [&](size_t c, size_t begin, size_t end) {
+        FirstPassRange<decltype(d)::value>(got, ref32, err32_against, KernelBenchTolerance(got.dtype), begin, end,
+                                           &parts[c]);
+      });
     });
-    ref32.Free();
+    if (!exact) ref32.Free();  // hold each form only while it is read
     FirstPass all;
     for (const FirstPass& p : parts) {
       all.unwritten += p.unwritten;
@@ -279,7 +309,7 @@ void JudgeKernelBenchTrial(const KernelBenchTrial& t, const TrialReports& report
     in.spec = &spec;
     in.shape = got.shape;
     in.got = got.data.get();
-    in.reference = &e64;
+    in.reference = e64;
     in.tolerance = CertifiedTolerance(got.dtype);
     in.unavoidable_everywhere = 4 * all.err32;
     in.threads = threads;

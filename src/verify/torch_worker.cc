@@ -124,8 +124,11 @@ bool FirstOutputSizes(const json& progress, std::vector<int64_t>* nbytes) {
     return JsonString(progress, "stage") == "done" || !JsonString(progress, "error").empty();
   const json& first = progress["trials"][0];
   if (!first.is_object()) return true;
-  if (!JsonTrue(first, "ok")) return !JsonString(first, "error").empty() || progress["trials"].size() > 1;
-  auto outputs = first.find("outputs");
+  auto outputs = first.find("output_shapes");  // reported right after the first forward
+  if (outputs == first.end()) {
+    if (!JsonTrue(first, "ok")) return !JsonString(first, "error").empty() || progress["trials"].size() > 1;
+    outputs = first.find("outputs");
+  }
   if (outputs == first.end() || !outputs->is_array() || outputs->size() > 16) return true;
   for (const auto& o : *outputs) {
     DType t;
@@ -161,10 +164,18 @@ bool TrialOver(const json& report, size_t i) {
 
 }  // namespace
 
-void WorkerFeed::Offer(const json& progress) {
+void WorkerFeed::Offer(const json& progress, int64_t now_ns) {
   if (!progress.is_object()) return;  // a report being replaced, or none yet
   std::lock_guard<std::mutex> lock(mu_);
   latest_ = progress;
+  auto trials = progress.find("trials");
+  const size_t begun = trials != progress.end() && trials->is_array() ? trials->size() : 0;
+  while (began_ns_.size() < begun) {
+    began_ns_.push_back(now_ns);
+    over_ns_.push_back(0);
+  }
+  for (size_t i = 0; i < begun; ++i)
+    if (over_ns_[i] == 0 && TrialOver(progress, i)) over_ns_[i] = std::max<int64_t>(now_ns, 1);
   changed_.notify_all();
 }
 
@@ -197,6 +208,12 @@ void WorkerFeed::Abandon() {
 bool WorkerFeed::abandoned() const {
   std::lock_guard<std::mutex> lock(mu_);
   return abandoned_;
+}
+
+int64_t WorkerFeed::TrialMillis(size_t i, int64_t now_ns) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (i >= began_ns_.size()) return 0;
+  return std::max<int64_t>(0, (over_ns_[i] != 0 ? over_ns_[i] : now_ns) - began_ns_[i]) / 1000000;
 }
 
 bool IsOutputFileName(const std::string& name) {

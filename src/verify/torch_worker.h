@@ -71,8 +71,9 @@ std::string WorkerProblem(const WorkerRun& run);
 /// the judge waits for one trial at a time. Thread-safe.
 class WorkerFeed {
  public:
-  /// A progress report (out/result.json as last read).
-  void Offer(const nlohmann::json& progress);
+  /// A progress report (out/result.json as last read), read at `now_ns` (the engine's
+  /// monotonic clock): when each trial was first seen begun and first seen over.
+  void Offer(const nlohmann::json& progress, int64_t now_ns = 0);
   /// The worker has ended; `result` is its last report.
   void Finish(const nlohmann::json& result);
   /// Trial `i`'s entry once the worker reports it over ("done", a later trial, or the worker
@@ -82,12 +83,17 @@ class WorkerFeed {
   /// Tells the runner to end the worker: nothing will judge its remaining trials.
   void Abandon();
   bool abandoned() const;
+  /// How long trial `i` has taken by the engine's clock, as far as the reports show: from the
+  /// report that first named it to the one that first said it was over, or to `now_ns` while
+  /// it runs. 0 before it begins.
+  int64_t TrialMillis(size_t i, int64_t now_ns) const;
 
  private:
   mutable std::mutex mu_;
   std::condition_variable changed_;
   nlohmann::json latest_;
   bool finished_ = false, abandoned_ = false;
+  std::vector<int64_t> began_ns_, over_ns_;  ///< per trial; over_ns_ 0 while it runs
 };
 
 /// Deletes the output files a trial's entry names in `dir` (once they are judged); names

@@ -27,6 +27,12 @@ TEST(TorchWorkerTest, FirstOutputSizesWaitForTheFirstTrialAndDistrustItsReport) 
                                   {{"file", "o0_1.bin"}, {"dtype", "float16"}, {"shape", json::array()}}};
   ASSERT_TRUE(FirstOutputSizes(done, &n));
   EXPECT_EQ(n, (std::vector<int64_t>{16 * 16384 * 4, 2}));
+  // The shapes the reference reports right after its first forward, before its outputs are
+  // hashed and written (seconds at KernelBench's sizes): the candidate's worker starts then.
+  json forwarded = running;
+  forwarded["trials"][0]["output_shapes"] = {{{"dtype", "float32"}, {"shape", {4096, 393216}}}};
+  ASSERT_TRUE(FirstOutputSizes(forwarded, &n));
+  EXPECT_EQ(n, (std::vector<int64_t>{int64_t{4096} * 393216 * 4}));
   // A failed first trial, a process that ended early, and reports that are not sizes: done,
   // with no sizes (the candidate's worker falls back to its own).
   json failed = running;
@@ -53,6 +59,41 @@ json RunWithWorker(const std::string& script) {
                     "/python /usr/bin/python3 probe.py " + out + " 2>&1";
   EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
   return testing::ReadJson(out);
+}
+
+// The inputs' fingerprint where they lie (python/kforge_torch_worker.py: device_fingerprint,
+// used on the GPU instead of copying gigabytes back to hash them): the same bytes give the
+// same value, across slices too; another draw, one flipped bit, or the same words in another
+// order give another; a byte count that is not a multiple of 4 is taken bytewise.
+TEST(TorchWorkerTest, DeviceFingerprintTellsDrawsApart) {
+  std::string why;
+  if (!testing::HaveTorch(&why)) GTEST_SKIP() << why;
+  json r = RunWithWorker(R"(import json, sys
+import torch
+import kforge_torch_worker as w
+
+torch.manual_seed(3)
+a = torch.randn(1000, 37)
+b = torch.randn(1000, 37)
+flipped = a.clone()
+flipped.view(torch.int32)[5, 3] ^= 1
+swapped = a.clone()
+swapped[[0, 1]] = swapped[[1, 0]]
+fp = lambda t: w.device_fingerprint(torch, t).hex()
+whole = fp(a)
+w.DIGEST_SLICE = 999  # slices that do not divide the tensor
+sliced = fp(a)
+odd = torch.arange(7, dtype=torch.uint8)
+json.dump({"same": whole == sliced == fp(a.clone()), "other_draw": fp(b) != whole, "flipped": fp(flipped) != whole,
+           "swapped": fp(swapped) != whole, "odd": fp(odd) != fp(torch.arange(1, 8, dtype=torch.uint8)),
+           "width": len(whole)}, open(sys.argv[1], "w"))
+)");
+  EXPECT_TRUE(r["same"]) << r.dump();
+  EXPECT_TRUE(r["other_draw"]);
+  EXPECT_TRUE(r["flipped"]);
+  EXPECT_TRUE(r["swapped"]);
+  EXPECT_TRUE(r["odd"]);
+  EXPECT_EQ(r["width"], 32);  // two 64-bit sums
 }
 
 // The worker's shape-only context (python/kforge_torch_worker.py: on_meta): every way a
@@ -161,6 +202,27 @@ TEST(WorkerFeedTest, HandsOverEachTrialOnceItIsDone) {
   EXPECT_FALSE(feed.abandoned());
   feed.Abandon();
   EXPECT_TRUE(feed.abandoned());
+}
+
+// A trial's time is what the engine saw (its own clock at each report), never what the
+// worker writes: from the report that first named the trial to the first that said it was over.
+TEST(WorkerFeedTest, TimesEachTrialByTheReportsTheEngineRead) {
+  WorkerFeed feed;
+  constexpr int64_t kMs = 1000000;
+  EXPECT_EQ(feed.TrialMillis(0, 50 * kMs), 0);  // not begun
+  json r = {{"stage", "trials"}, {"trials", {{{"name", "a"}, {"done", false}}}}};
+  feed.Offer(r, 100 * kMs);
+  EXPECT_EQ(feed.TrialMillis(0, 350 * kMs), 250);  // still running: until now
+  r["trials"][0]["done"] = true;
+  r["trials"][0]["steps"] = {{"forward", 1e9}};  // what the worker claims counts for nothing
+  feed.Offer(r, 400 * kMs);
+  feed.Offer(r, 900 * kMs);  // a later report of the same: over since the first
+  EXPECT_EQ(feed.TrialMillis(0, 5000 * kMs), 300);
+  json next = {{"stage", "trials"}, {"trials", {{{"name", "a"}, {"done", true}}, {{"name", "b"}}}}};
+  feed.Offer(next, 1000 * kMs);
+  feed.Offer({{"stage", "done"}, {"trials", next["trials"]}}, 1700 * kMs);  // past its trials: b is over
+  EXPECT_EQ(feed.TrialMillis(1, 9000 * kMs), 700);
+  EXPECT_EQ(feed.TrialMillis(2, 9000 * kMs), 0);
 }
 
 TEST(WorkerFeedTest, RemoveTrialFilesDeletesOnlyWhatAWorkerMayName) {
