@@ -30,7 +30,10 @@ The job (JSON, written by the engine):
 The result (out/result.json): {"ok", "stage", "error", "torch", "waiting", "parameters": [[name,
 shape, sha256]...], "trials": [{"name", "seed", "ok", "done", "error", "inputs_sha256",
 "mutated_inputs", "outputs": [{"file", "dtype", "shape"}], "forward_ms", "reference64": [file
-or null]}]}. A trial is over when "done" is true. Role "reference" also runs a float64 copy of
+or null], "steps": [[step, seconds]]}]}; the reference's first trial also reports
+"output_shapes" ([{"dtype", "shape"}]) right after its forward, before its outputs are written
+(the candidate's worker waits on those sizes). "inputs_sha256" is sha256 over each input's
+dtype, shape and bytes, or on the GPU its device_fingerprint. A trial is over when "done" is true. Role "reference" also runs a float64 copy of
 the model for the certified comparison; a float64 output equal to the float32 one (an exact
 operator: ReLU, a copy) is not written twice: its entry is null.
 """
