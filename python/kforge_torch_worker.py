@@ -23,9 +23,10 @@ The job (JSON, written by the engine):
     kernelbench_trials  how many KernelBench trial seeds to derive (their seeds are computed
                     here as KernelBench does: torch.manual_seed(42), then torch.randint)
     pace_bytes      the engine judges each trial as soon as both workers have reported it and
-                    then deletes its output files; a worker starts a trial only while the files
-                    of its earlier trials not yet judged hold fewer bytes than this, so the
-                    outputs on disk stay bounded (KernelBench's level-1 tensors reach 6.4 GB)
+                    then deletes its output files; a trial writes its outputs only once the files
+                    of earlier trials not yet judged, with its own, hold at most this many bytes
+                    (or none are left), so the outputs on disk stay bounded (KernelBench's
+                    level-1 tensors reach 6.4 GB); it draws and runs meanwhile
     out             directory for result.json and the output files
 The result (out/result.json): {"ok", "stage", "error", "torch", "waiting", "parameters": [[name,
 shape, sha256]...], "trials": [{"name", "seed", "ok", "done", "error", "inputs_sha256",
@@ -317,9 +318,10 @@ def same_values(torch, t, t64, chunk=1 << 24):
     return all(bool(torch.equal(a[i:i + chunk].double(), b[i:i + chunk])) for i in range(0, a.numel(), chunk))
 
 
-def wait_until_judged(entries, budget):
-    """Paced runs: waits while the output files of earlier trials that the engine has not yet
-    judged (it deletes them then) hold `budget` bytes or more."""
+def wait_until_judged(entries, budget, upcoming):
+    """Paced runs: before a trial writes its `upcoming` bytes of outputs, waits while the
+    files of earlier trials that the engine has not yet judged (it deletes them then) would
+    with them exceed `budget`; never while none are left, so one trial always goes ahead."""
     names = [o["file"] for e in entries for o in e.get("outputs", []) + [x for x in e.get("reference64") or [] if x]]
 
     def pending():
@@ -330,15 +332,17 @@ def wait_until_judged(entries, budget):
             except OSError:  # judged and deleted
                 pass
         return total
-    if pending() < budget:
+
+    def must_wait():
+        held = pending()
+        return held > 0 and held + upcoming > budget
+    if not must_wait():
         return
-    began = time.monotonic()
     result["waiting"] = True
     write_result()
-    while pending() >= budget:
+    while must_wait():
         time.sleep(0.005)
     result["waiting"] = False
-    result["waited_s"] = round(result.get("waited_s", 0) + time.monotonic() - began, 4)
 
 
 DIGEST_SLICE = 1 << 26  # 32-bit words a device tensor is fingerprinted in
@@ -612,8 +616,6 @@ def main():
     torch.manual_seed(SEED)
     kb_seeds = [torch.randint(0, 2**32 - 1, (1,)).item() for _ in range(job.get("kernelbench_trials", 0))]
     for index, trial in enumerate(job["trials"]):
-        if job.get("pace_bytes"):
-            wait_until_judged(result["trials"], job["pace_bytes"])
         entry = {"name": trial["name"], "ok": False, "done": False, "error": "", "outputs": []}
         result["trials"].append(entry)
         write_result()  # the engine's deadline for this trial starts now
@@ -648,6 +650,11 @@ def main():
                 entry["mutated_inputs"] = [i for i, (x, c) in enumerate(zip(inputs, clones))
                                            if c is not None and not same_bytes(torch, x, c)]
                 step("mutation_check")
+                if job.get("pace_bytes"):  # the reference may write a float64 copy too
+                    nbytes = sum(t.numel() * t.element_size() for t in as_list(out) if isinstance(t, torch.Tensor))
+                    wait_until_judged(result["trials"][:-1], job["pace_bytes"],
+                                      nbytes * (3 if role == "reference" else 1))
+                    step("waited_for_judge")
                 entry["outputs"] = write_outputs(torch, out, "o", index)
                 step("write_outputs")
                 if model64 is not None:

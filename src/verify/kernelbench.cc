@@ -134,13 +134,14 @@ std::vector<std::string> WorkerEnv(bool gpu) {
 }
 
 /// How many bytes of not-yet-judged outputs a worker may leave on disk before it waits for
-/// the judge: a quarter of the free space where they go, from 256 MiB to 16 GiB. Trials of
-/// small outputs never wait; KernelBench's 6.4 GB outputs go a trial or two ahead.
+/// the judge: an eighth of the free space where they go (two workers share it), from 256 MiB
+/// to 16 GiB. Trials of small outputs never wait; a worker always has one trial's outputs on
+/// disk if it needs to, so at KernelBench's 6.4 GB it writes one trial ahead of the judge.
 int64_t PaceBytes(const std::string& dir) {
   std::error_code ec;
   auto space = std::filesystem::space(dir, ec);
-  int64_t quarter = ec ? 0 : static_cast<int64_t>(space.available / 4);
-  return std::clamp<int64_t>(quarter, int64_t{256} << 20, int64_t{16} << 30);
+  int64_t eighth = ec ? 0 : static_cast<int64_t>(space.available / 8);
+  return std::clamp<int64_t>(eighth, int64_t{256} << 20, int64_t{16} << 30);
 }
 
 json KernelBenchVerifier::Check(const std::string& reference, const std::string& candidate) {

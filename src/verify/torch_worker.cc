@@ -72,7 +72,6 @@ json StepTotals(const json& result) {
     out[name] = std::round((out.value(name, 0.0) + seconds.get<double>()) * 1e4) / 1e4;
   };
   if (!result.is_object()) return out;
-  if (result.contains("waited_s")) add("waited_for_judge", result["waited_s"]);
   auto trials = result.find("trials");
   if (trials == result.end() || !trials->is_array()) return out;
   for (const auto& t : *trials) {
