@@ -76,7 +76,16 @@ void BM_JudgeKernelBenchTrial(benchmark::State& state) {
   reports.reference_dir = dir.path() + "/ref";
   reports.candidate_dir = dir.path() + "/cand";
   reports.threads = static_cast<unsigned>(state.range(1));
+  // As in a run: the memory the outputs are read into is kept from one trial to the next
+  // (the first, untimed call allocates it); range(2) == 0 allocates it afresh each trial.
+  kforge::JudgeBuffers buffers;
+  if (state.range(2) != 0) reports.buffers = &buffers;
   const kforge::KernelBenchTrial trial{"kernelbench_0", "kernelbench", 1, 0, kforge::TrialSet::kLight};
+  {
+    kforge::Verdict verdict;
+    nlohmann::json kb = nlohmann::json::array();
+    kforge::JudgeKernelBenchTrial(trial, reports, &kb, &verdict);
+  }
   for (auto _ : state) {
     kforge::Verdict verdict;
     nlohmann::json kb = nlohmann::json::array();
@@ -86,11 +95,14 @@ void BM_JudgeKernelBenchTrial(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 BENCHMARK(BM_JudgeKernelBenchTrial)
-    ->Args({1 << 20, 1})
-    ->Args({1 << 26, 1})
-    ->Args({1 << 26, 2})
-    ->Args({1 << 28, 1})
-    ->Args({1 << 28, 16})
+    ->ArgNames({"elements", "threads", "kept_buffers"})
+    ->Args({1 << 20, 1, 1})
+    ->Args({1 << 26, 1, 0})
+    ->Args({1 << 26, 1, 1})
+    ->Args({1 << 26, 2, 1})
+    ->Args({1 << 28, 1, 0})
+    ->Args({1 << 28, 1, 1})
+    ->Args({1 << 28, 16, 1})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

@@ -549,6 +549,7 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
     std::optional<WorkerRun> stopped_candidate;  // its run, once it has ended before a trial
     bool reference_on = true, candidate_on = true;
     bool candidate_failed = false;  // as a whole (WorkerProblem, reported below): no case is judged
+    JudgeBuffers buffers;           // the trials' outputs are read into the same memory
     for (size_t i = 0; i < set.size() && (reference_on || candidate_on); ++i) {
       TrialReports reports;
       if (reference_on) reports.reference = reference.feed->Trial(i, 50, check_cancel);
@@ -563,6 +564,7 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
         reports.reference_dir = reference.out_dir;
         reports.candidate_dir = candidate.out_dir;
         reports.threads = machine_.config().threads;
+        reports.buffers = &buffers;
         const int64_t judge_start = clock.MonotonicNanos();
         JudgeKernelBenchTrial(set[i], reports, &kernelbench_trials_, &v);
         judge_seconds += (clock.MonotonicNanos() - judge_start) / 1e9;

@@ -33,11 +33,13 @@ constexpr int64_t kMaxElements = int64_t{1} << 31;  ///< per output, as read bac
 struct Tensor {
   DType dtype = DType::kFloat32;
   std::vector<int64_t> shape;
-  std::unique_ptr<char[]> data;  ///< not zeroed first: outputs reach 6.4 GB
+  char* data = nullptr;           ///< in `owned`, or in a JudgeBuffers slot; not zeroed first
+  std::unique_ptr<char[]> owned;  ///< without JudgeBuffers
   size_t size = 0;
-  std::string_view bytes() const { return {data.get(), size}; }
+  std::string_view bytes() const { return {data, size}; }
   void Free() {
-    data.reset();
+    owned.reset();
+    data = nullptr;
     size = 0;
   }
   int64_t elements() const {
@@ -47,22 +49,33 @@ struct Tensor {
   }
 };
 
+/// Where a trial's output goes: a slot of `buffers`, or memory of its own.
+struct Destination {
+  JudgeBuffers* buffers = nullptr;
+  size_t slot = 0;
+  char* Get(size_t size, Tensor* t) const {
+    if (buffers != nullptr) return buffers->Get(slot, size);
+    t->owned.reset(new char[std::max<size_t>(size, 1)]);
+    return t->owned.get();
+  }
+};
+
 /// Reads a worker's output file of `size` bytes into `t`, in slices on `threads` threads.
 /// Never through a link (O_NOFOLLOW), only a regular file, and only one of that size: the
 /// candidate's process wrote it and may still be running. "" or why it cannot be used.
-std::string ReadOutputFile(const std::string& path, size_t size, unsigned threads, Tensor* t) {
+std::string ReadOutputFile(const std::string& path, size_t size, unsigned threads, const Destination& to, Tensor* t) {
   ScopedFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
   struct stat st;
   if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode))
     return "an output file is not a plain file (a link, or missing)";
   if (static_cast<size_t>(st.st_size) != size) return "an output file does not hold the tensor its description names";
-  t->data.reset(new char[std::max<size_t>(size, 1)]);
+  t->data = to.Get(size, t);
   t->size = size;
   constexpr size_t kSlice = size_t{64} << 20;
   std::atomic<bool> short_read{false};
   ParallelRanges(size, kSlice, threads, [&](size_t, size_t at, size_t end) {
     while (at < end) {
-      ssize_t n = ::pread(fd.get(), t->data.get() + at, end - at, static_cast<off_t>(at));
+      ssize_t n = ::pread(fd.get(), t->data + at, end - at, static_cast<off_t>(at));
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) {  // truncated while read: the worker is still running
         short_read = true;
@@ -76,7 +89,7 @@ std::string ReadOutputFile(const std::string& path, size_t size, unsigned thread
 }
 
 /// Reads one output a worker described; "" or why it cannot be used.
-std::string LoadTensor(const std::string& dir, const json& d, unsigned threads, Tensor* t) {
+std::string LoadTensor(const std::string& dir, const json& d, unsigned threads, const Destination& to, Tensor* t) {
   if (!d.is_object()) return "an output description is not an object";
   std::string file = JsonString(d, "file"), dtype = JsonString(d, "dtype");
   if (!IsOutputFileName(file)) return "an output names an unexpected file";
@@ -92,13 +105,13 @@ std::string LoadTensor(const std::string& dir, const json& d, unsigned threads, 
     n *= std::max<int64_t>(1, t->shape.back());
     if (n > kMaxElements) return "an output has more elements than kforge compares";
   }
-  return ReadOutputFile(dir + "/" + file, static_cast<size_t>(t->elements()) * DTypeSize(t->dtype), threads, t);
+  return ReadOutputFile(dir + "/" + file, static_cast<size_t>(t->elements()) * DTypeSize(t->dtype), threads, to, t);
 }
 
 std::vector<double> AsDoubles(const Tensor& t, unsigned threads) {
   std::vector<double> v(static_cast<size_t>(t.elements()));
   ParallelRanges(v.size(), kCompareChunk, threads, [&](size_t, size_t begin, size_t end) {
-    for (size_t i = begin; i < end; ++i) v[i] = LoadAsDouble(t.data.get(), t.dtype, i);
+    for (size_t i = begin; i < end; ++i) v[i] = LoadAsDouble(t.data, t.dtype, i);
   });
   return v;
 }
@@ -136,9 +149,9 @@ void FirstPassRange(const Tensor& got, const Tensor& ref32, const double* e64, d
                     FirstPass* p) {
   FirstPass f;
   for (size_t x = begin; x < end; ++x) {
-    f.unwritten += OnePoisonByte<D>(got.data.get(), x);
-    const double gx = LoadAs<D>(got.data.get(), x);
-    const double ex = LoadAs<D>(ref32.data.get(), x);
+    f.unwritten += OnePoisonByte<D>(got.data, x);
+    const double gx = LoadAs<D>(got.data, x);
+    const double ex = LoadAs<D>(ref32.data, x);
     double d = std::fabs(gx - ex);
     bool ok = (gx == ex) || d <= tol + tol * std::fabs(ex);
     if (std::isnan(gx) || std::isnan(ex)) ok = false;
@@ -179,6 +192,17 @@ Tolerance CertifiedTolerance(DType t) {
 void AddCase(Verdict* v, CaseEvidence c) { v->cases.push_back(std::move(c)); }
 
 }  // namespace
+
+char* JudgeBuffers::Get(size_t slot, size_t size) {
+  if (slots_.size() <= slot) slots_.resize(slot + 1);
+  Slot& s = slots_[slot];
+  if (s.size < size) {
+    s.data.reset();  // the old one first: the new one may be gigabytes
+    s.data.reset(new char[std::max<size_t>(size, 1)]);
+    s.size = size;
+  }
+  return s.data.get();
+}
 
 void JudgeKernelBenchTrial(const KernelBenchTrial& t, const TrialReports& reports, json* kernelbench_trials,
                            Verdict* v) {
@@ -238,15 +262,16 @@ void JudgeKernelBenchTrial(const KernelBenchTrial& t, const TrialReports& report
   json kb_trial = {{"trial", t.name}, {"seed", c.seed}, {"passed", true}};
   for (size_t o = 0; o < ro.size(); ++o) {
     Tensor ref32, ref64, got;
-    std::string problem = LoadTensor(reports.reference_dir, ro[o], threads, &ref32);
+    auto slot = [&](size_t k) { return Destination{reports.buffers, 3 * o + k}; };
+    std::string problem = LoadTensor(reports.reference_dir, ro[o], threads, slot(0), &ref32);
     // A null float64 entry: the float64 output equals the float32 one (an exact operator),
     // which is read once and serves as both.
     const bool exact = r64[o].is_null();
-    if (problem.empty() && !exact) problem = LoadTensor(reports.reference_dir, r64[o], threads, &ref64);
+    if (problem.empty() && !exact) problem = LoadTensor(reports.reference_dir, r64[o], threads, slot(1), &ref64);
     if (problem.empty() && !exact && ref64.shape != ref32.shape)
       problem = "its float64 and float32 outputs differ in shape";
     if (!problem.empty()) throw EnvironmentError("the reference's output cannot be read: " + problem);
-    problem = LoadTensor(reports.candidate_dir, co[o], threads, &got);
+    problem = LoadTensor(reports.candidate_dir, co[o], threads, slot(2), &got);
     std::string name = "output" + std::to_string(o);
     if (problem.empty() && got.shape != ref32.shape)
       problem = name + " has shape " + ShapeText(got.shape) + "; the reference's is " + ShapeText(ref32.shape);
@@ -272,13 +297,13 @@ void JudgeKernelBenchTrial(const KernelBenchTrial& t, const TrialReports& report
     ReferenceValues e64;
     const size_t n = static_cast<size_t>(got.elements());  // = ref32's = ref64's (checked above)
     if (!exact)
-      e64 = std::span<const double>(reinterpret_cast<const double*>(ref64.data.get()), n);
+      e64 = std::span<const double>(reinterpret_cast<const double*>(ref64.data), n);
     else if (ref32.dtype == DType::kFloat32)
-      e64 = std::span<const float>(reinterpret_cast<const float*>(ref32.data.get()), n);
+      e64 = std::span<const float>(reinterpret_cast<const float*>(ref32.data), n);
     else
       e64 = &(exact_as_doubles = AsDoubles(ref32, threads));
     std::vector<FirstPass> parts(ChunkCount(n, kCompareChunk));
-    const double* err32_against = exact ? nullptr : reinterpret_cast<const double*>(ref64.data.get());
+    const double* err32_against = exact ? nullptr : reinterpret_cast<const double*>(ref64.data);
     WithDType(got.dtype, [&](auto d) {
       ParallelRanges(n, kCompareChunk, threads, [&](size_t c, size_t begin, size_t end) {
         FirstPassRange<decltype(d)::value>(got, ref32, err32_against, KernelBenchTolerance(got.dtype), begin, end,
@@ -308,7 +333,7 @@ void JudgeKernelBenchTrial(const KernelBenchTrial& t, const TrialReports& report
     CompareInput in;
     in.spec = &spec;
     in.shape = got.shape;
-    in.got = got.data.get();
+    in.got = got.data;
     in.reference = e64;
     in.tolerance = CertifiedTolerance(got.dtype);
     in.unavoidable_everywhere = 4 * all.err32;

@@ -3,13 +3,32 @@
 // workers wrote: KernelBench's own verdict (torch.allclose at its tolerance, against the
 // float32 reference) and kforge's certified one (against the float64 reference, scale-aware),
 // side by side in each case's evidence. One trial at a time, while the workers go on.
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "verify/torch_worker.h"
 #include "verify/verdict.h"
 
 namespace kforge {
+
+/// Memory the judge reads a trial's outputs into, kept from one trial to the next: a fresh
+/// allocation for a 6.4 GB output has every page zeroed by the kernel as it is first touched
+/// (a quarter of judging a 1 GiB trial on a 2-core CPU). Holds the largest trial's outputs
+/// until it is destroyed.
+class JudgeBuffers {
+ public:
+  /// Slot `slot`'s memory, at least `size` bytes; its contents are whatever was left there.
+  char* Get(size_t slot, size_t size);
+
+ private:
+  struct Slot {
+    std::unique_ptr<char[]> data;
+    size_t size = 0;
+  };
+  std::vector<Slot> slots_;
+};
 
 /// What the two workers reported for one trial.
 struct TrialReports {
@@ -17,6 +36,7 @@ struct TrialReports {
   nlohmann::json candidate;                  ///< the candidate worker's; null when it stopped before the trial
   std::string reference_dir, candidate_dir;  ///< host paths of their output files
   unsigned threads = 1;                      ///< how many threads may judge the trial's outputs
+  JudgeBuffers* buffers = nullptr;           ///< to read into (null: memory of its own, freed after)
 };
 
 /// Appends the trial's case to `v`, and for one of KernelBench's own trials its
