@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/error.h"
@@ -66,6 +67,36 @@ TEST(KernelBenchJudgeTest, ANullFloat64EntryJudgesAgainstTheExactFloat32Output) 
   EXPECT_FALSE(wrong.cases[0].passed());
   EXPECT_FALSE(kb2[0]["passed"]);
   EXPECT_EQ(wrong.cases[0].outputs[0].compare.mismatches, 1);
+}
+
+// A run's trials are read into the same memory: a slot keeps its memory while it is big
+// enough, each slot is its own, and a trial judged in kept memory (holding the last trial's
+// bytes) gets the verdict it gets in fresh memory.
+TEST(KernelBenchJudgeTest, KeptBuffersAreReusedAndJudgeAsFreshMemory) {
+  JudgeBuffers buffers;
+  char* first = buffers.Get(0, 100);
+  EXPECT_EQ(buffers.Get(0, 64), first);
+  EXPECT_NE(buffers.Get(1, 64), first);
+  EXPECT_NE(buffers.Get(0, 4096), nullptr);
+
+  Workers w;
+  std::vector<float> big(5000, 1.0f), other(5000, 1.0f);
+  other[4321] = 9;
+  const std::vector<std::pair<std::vector<float>, std::vector<float>>> trials = {
+      {big, big}, {big, other}, {{1, 2}, {1, 3}}};
+  for (const auto& [reference, candidate] : trials) {
+    TrialReports reports = w.Reports(reference, candidate);  // writes the trial's files
+    Verdict fresh, kept;
+    json kb_fresh = json::array(), kb_kept = json::array();
+    JudgeKernelBenchTrial(kTrial, reports, &kb_fresh, &fresh);
+    reports.buffers = &buffers;
+    JudgeKernelBenchTrial(kTrial, reports, &kb_kept, &kept);
+    ASSERT_EQ(kept.cases.size(), 1u);
+    EXPECT_EQ(kept.cases[0].passed(), fresh.cases[0].passed());
+    EXPECT_EQ(kept.cases[0].outputs[0].compare.mismatches, fresh.cases[0].outputs[0].compare.mismatches);
+    EXPECT_EQ(kept.cases[0].outputs[0].sha256, fresh.cases[0].outputs[0].sha256);
+    EXPECT_EQ(kb_kept, kb_fresh);
+  }
 }
 
 // The candidate's worker writes its outputs where the engine reads them: an output that is a
