@@ -248,7 +248,7 @@ void KernelBenchVerifier::RunWorker(WorkerRun* run, const std::function<void(con
     if (feed != nullptr) feed->Offer(r, now);
     std::string stage = r.is_object() ? JsonString(r, "stage") : "";
     size_t trials_started = r.is_object() && r.contains("trials") && r["trials"].is_array() ? r["trials"].size() : 0;
-    const bool waiting = JsonTrue(r, "waiting");  // for the engine to judge its earlier trials
+    const bool waiting = WaitsForTheJudge(r, feed);  // for the engine to judge its earlier trials
     std::string state = stage + "/" + std::to_string(trials_started) + (waiting ? "/waiting" : "");
     if (state != last_state) {
       last_state = state;
@@ -571,6 +571,8 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
       }
       RemoveTrialFiles(reference.out_dir, reports.reference);
       RemoveTrialFiles(candidate.out_dir, reports.candidate);
+      reference.feed->Judged(i);
+      candidate.feed->Judged(i);
     }
     abandon.done = true;
     WorkerRun ref = reference.run.get();

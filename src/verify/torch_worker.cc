@@ -199,6 +199,16 @@ json WorkerFeed::Trial(size_t i, int64_t slice_ms, const std::function<void()>& 
   }
 }
 
+void WorkerFeed::Judged(size_t i) {
+  std::lock_guard<std::mutex> lock(mu_);
+  judged_ = std::max(judged_, i + 1);
+}
+
+bool WorkerFeed::MayWait(size_t current) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return judged_ < current;
+}
+
 void WorkerFeed::Abandon() {
   std::lock_guard<std::mutex> lock(mu_);
   abandoned_ = true;
@@ -213,6 +223,13 @@ int64_t WorkerFeed::TrialMillis(size_t i, int64_t now_ns) const {
   std::lock_guard<std::mutex> lock(mu_);
   if (i >= began_ns_.size()) return 0;
   return std::max<int64_t>(0, (over_ns_[i] != 0 ? over_ns_[i] : now_ns) - began_ns_[i]) / 1000000;
+}
+
+bool WaitsForTheJudge(const json& progress, const WorkerFeed* feed) {
+  if (!JsonTrue(progress, "waiting")) return false;
+  auto trials = progress.find("trials");
+  if (trials == progress.end() || !trials->is_array() || trials->empty()) return false;
+  return feed == nullptr || feed->MayWait(trials->size() - 1);
 }
 
 bool IsOutputFileName(const std::string& name) {

@@ -80,6 +80,12 @@ class WorkerFeed {
   /// past its trials); null when the worker ended without it. Waits in slices of `slice_ms`,
   /// calling `between` (which may throw: cancellation) after each.
   nlohmann::json Trial(size_t i, int64_t slice_ms, const std::function<void()>& between);
+  /// The judge is done with trials [0, i] and has deleted their files.
+  void Judged(size_t i);
+  /// Whether a worker that says it waits for the judge can be: some trial before its
+  /// `current` one is not judged yet. (A worker that says so otherwise is lying, or has not
+  /// yet said it stopped waiting: its deadline runs.)
+  bool MayWait(size_t current) const;
   /// Tells the runner to end the worker: nothing will judge its remaining trials.
   void Abandon();
   bool abandoned() const;
@@ -94,7 +100,14 @@ class WorkerFeed {
   nlohmann::json latest_;
   bool finished_ = false, abandoned_ = false;
   std::vector<int64_t> began_ns_, over_ns_;  ///< per trial; over_ns_ 0 while it runs
+  size_t judged_ = 0;                        ///< trials [0, judged_) are judged
 };
+
+/// Whether a worker's progress report says it waits for the engine to judge its earlier
+/// trials, and the engine believes it: `feed` (its judge's record, when there is one) has a
+/// trial before the current one unjudged. The claim lifts the trial's deadline, so a
+/// candidate's process that makes it falsely must not be believed.
+bool WaitsForTheJudge(const nlohmann::json& progress, const WorkerFeed* feed);
 
 /// Deletes the output files a trial's entry names in `dir` (once they are judged); names
 /// that are not a worker's output file names are left alone.

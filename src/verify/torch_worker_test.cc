@@ -225,6 +225,33 @@ TEST(WorkerFeedTest, TimesEachTrialByTheReportsTheEngineRead) {
   EXPECT_EQ(feed.TrialMillis(2, 9000 * kMs), 0);
 }
 
+// A worker may say it waits for the judge (and so escape its trial's deadline) only while a
+// trial before its current one is not judged yet.
+TEST(WorkerFeedTest, AWorkerMayWaitOnlyForTrialsNotYetJudged) {
+  WorkerFeed feed;
+  EXPECT_FALSE(feed.MayWait(0));  // nothing before the first trial
+  EXPECT_TRUE(feed.MayWait(2));   // trials 0 and 1 unjudged
+  feed.Judged(0);
+  EXPECT_TRUE(feed.MayWait(2));
+  feed.Judged(1);
+  EXPECT_FALSE(feed.MayWait(2));  // all judged: a claim to wait is not believed
+  EXPECT_TRUE(feed.MayWait(3));
+  feed.Judged(0);  // out of order: nothing judged is unjudged again
+  EXPECT_FALSE(feed.MayWait(2));
+
+  // A report that says it waits, in its third trial: believed only while trial 0 or 1 is unjudged.
+  json says = {{"stage", "trials"}, {"waiting", true}, {"trials", {{{"name", "a"}}, {{"name", "b"}}, {{"name", "c"}}}}};
+  WorkerFeed fresh;
+  EXPECT_TRUE(WaitsForTheJudge(says, &fresh));
+  EXPECT_FALSE(WaitsForTheJudge(says, &feed));  // 0 and 1 judged: a lie, or old news
+  EXPECT_TRUE(WaitsForTheJudge(says, nullptr));
+  json first = {{"stage", "trials"}, {"waiting", true}, {"trials", {{{"name", "a"}}}}};
+  EXPECT_FALSE(WaitsForTheJudge(first, &fresh));  // nothing before the first trial to wait for
+  says["waiting"] = false;
+  EXPECT_FALSE(WaitsForTheJudge(says, &fresh));
+  EXPECT_FALSE(WaitsForTheJudge(json("garbage"), &fresh));
+}
+
 TEST(WorkerFeedTest, RemoveTrialFilesDeletesOnlyWhatAWorkerMayName) {
   TempDir dir("kforge-trial-files");
   std::string out = dir.path() + "/out";
