@@ -88,11 +88,13 @@ std::string ReadOutputFile(const std::string& path, size_t size, unsigned thread
   return "";
 }
 
-/// Reads one output a worker described; "" or why it cannot be used.
-std::string LoadTensor(const std::string& dir, const json& d, unsigned threads, const Destination& to, Tensor* t) {
+/// An output's description (file, dtype, shape) as a worker wrote it, into `t` (no data
+/// yet) and `file`; "" or why it cannot be used.
+std::string Describe(const json& d, Tensor* t, std::string* file) {
   if (!d.is_object()) return "an output description is not an object";
-  std::string file = JsonString(d, "file"), dtype = JsonString(d, "dtype");
-  if (!IsOutputFileName(file)) return "an output names an unexpected file";
+  *file = JsonString(d, "file");
+  std::string dtype = JsonString(d, "dtype");
+  if (!IsOutputFileName(*file)) return "an output names an unexpected file";
   if (!TryParseDType(dtype, &t->dtype)) return "an output has dtype '" + dtype + "', which kforge does not compare";
   auto shape = d.find("shape");
   if (shape == d.end() || !shape->is_array() || shape->size() > 8) return "an output has no usable shape";
@@ -105,7 +107,18 @@ std::string LoadTensor(const std::string& dir, const json& d, unsigned threads, 
     n *= std::max<int64_t>(1, t->shape.back());
     if (n > kMaxElements) return "an output has more elements than kforge compares";
   }
+  return "";
+}
+
+/// Reads the output `t` describes from `dir`/`file`; "" or why it cannot be used.
+std::string Read(const std::string& dir, const std::string& file, unsigned threads, const Destination& to, Tensor* t) {
   return ReadOutputFile(dir + "/" + file, static_cast<size_t>(t->elements()) * DTypeSize(t->dtype), threads, to, t);
+}
+
+/// Describe, then Read.
+std::string LoadTensor(const std::string& dir, const json& d, unsigned threads, const Destination& to, Tensor* t) {
+  std::string file, problem = Describe(d, t, &file);
+  return problem.empty() ? Read(dir, file, threads, to, t) : problem;
 }
 
 std::vector<double> AsDoubles(const Tensor& t, unsigned threads) {
@@ -271,13 +284,17 @@ void JudgeKernelBenchTrial(const KernelBenchTrial& t, const TrialReports& report
     if (problem.empty() && !exact && ref64.shape != ref32.shape)
       problem = "its float64 and float32 outputs differ in shape";
     if (!problem.empty()) throw EnvironmentError("the reference's output cannot be read: " + problem);
-    problem = LoadTensor(reports.candidate_dir, co[o], threads, slot(2), &got);
+    // The candidate's description is checked against the reference's before its file is
+    // read: a shape it made up must not make the engine allocate gigabytes.
+    std::string got_file;
+    problem = Describe(co[o], &got, &got_file);
     std::string name = "output" + std::to_string(o);
     if (problem.empty() && got.shape != ref32.shape)
       problem = name + " has shape " + ShapeText(got.shape) + "; the reference's is " + ShapeText(ref32.shape);
     if (problem.empty() && got.dtype != ref32.dtype)
       problem = name + " is " + std::string(DTypeName(got.dtype)) + "; the reference's is " +
                 std::string(DTypeName(ref32.dtype));
+    if (problem.empty()) problem = Read(reports.candidate_dir, got_file, threads, slot(2), &got);
     if (!problem.empty()) {
       fail(FailureClass::kWrongResult, problem);
       kb_trial["passed"] = false;

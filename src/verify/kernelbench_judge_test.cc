@@ -115,6 +115,25 @@ TEST(KernelBenchJudgeTest, AnOutputThatIsALinkIsRefused) {
   EXPECT_FALSE(kb[0]["passed"]);
 }
 
+// The candidate's description of an output is checked against the reference's before its
+// file is opened: a made-up shape (with a file of gigabytes behind it) is refused unread.
+// Here the file it names does not exist: were it opened, the message would say so.
+TEST(KernelBenchJudgeTest, AnOutputOfAnotherShapeIsRefusedBeforeItIsRead) {
+  Workers w;
+  TrialReports reports = w.Reports({1, 2, 3, 4}, {1, 2, 3, 4});
+  reports.candidate["outputs"][0] = Workers::Output("o0_9.bin", 1 << 30);
+  Verdict v;
+  json kb = json::array();
+  JudgeKernelBenchTrial(kTrial, reports, &kb, &v);
+  ASSERT_EQ(v.cases.size(), 1u);
+  EXPECT_EQ(v.cases[0].failure, FailureClass::kWrongResult);
+  EXPECT_EQ(v.cases[0].message, "output0 has shape [1073741824]; the reference's is [4]");
+  reports.candidate["outputs"][0] = Workers::Output("o0_9.bin", 4, "float64");
+  Verdict dtype;
+  JudgeKernelBenchTrial(kTrial, reports, &kb, &dtype);
+  EXPECT_EQ(dtype.cases[0].message, "output0 is float64; the reference's is float32");
+}
+
 TEST(KernelBenchJudgeTest, AStoppedCandidateOrAFailedReferenceIsSaidSo) {
   Workers w;
   TrialReports reports = w.Reports({1}, {1});
