@@ -68,6 +68,7 @@ inline double LoadAsDouble(const void* data, DType t, size_t i) {
 void StoreFromDouble(void* data, DType t, size_t i, double v);
 /// Rounds a double to the nearest value representable in t, returned as a double.
 double RoundToDType(double v, DType t);
+/// RoundToDType for a type known at compile time (float32 and float64 inline).
 template <DType D>
 inline double RoundTo(double v) {
   if constexpr (D == DType::kFloat32) return static_cast<float>(v);
