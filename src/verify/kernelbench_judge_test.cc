@@ -49,6 +49,14 @@ struct Workers {
 
 const KernelBenchTrial kTrial{"kernelbench_0", "kernelbench", 7, 0, TrialSet::kLight};
 
+/// Judges one trial into a fresh verdict, which must then hold exactly its one case.
+Verdict JudgeOne(const TrialReports& reports, json* kb) {
+  Verdict v;
+  JudgeKernelBenchTrial(kTrial, reports, kb, &v);
+  EXPECT_EQ(v.cases.size(), 1u);
+  return v;
+}
+
 TEST(KernelBenchJudgeTest, ANullFloat64EntryJudgesAgainstTheExactFloat32Output) {
   Workers w;
   Verdict v;
@@ -106,9 +114,8 @@ TEST(KernelBenchJudgeTest, AnOutputThatIsALinkIsRefused) {
   TrialReports reports = w.Reports({1, 2, 3, 4}, {9, 9, 9, 9});
   std::filesystem::remove(w.cand + "/o0_0.bin");
   std::filesystem::create_symlink(w.ref + "/o0_0.bin", w.cand + "/o0_0.bin");
-  Verdict v;
   json kb = json::array();
-  JudgeKernelBenchTrial(kTrial, reports, &kb, &v);
+  Verdict v = JudgeOne(reports, &kb);
   ASSERT_EQ(v.cases.size(), 1u);
   EXPECT_EQ(v.cases[0].failure, FailureClass::kWrongResult);
   EXPECT_NE(v.cases[0].message.find("not a plain file"), std::string::npos) << v.cases[0].message;
@@ -122,15 +129,14 @@ TEST(KernelBenchJudgeTest, AnOutputOfAnotherShapeIsRefusedBeforeItIsRead) {
   Workers w;
   TrialReports reports = w.Reports({1, 2, 3, 4}, {1, 2, 3, 4});
   reports.candidate["outputs"][0] = Workers::Output("o0_9.bin", 1 << 30);
-  Verdict v;
   json kb = json::array();
-  JudgeKernelBenchTrial(kTrial, reports, &kb, &v);
+  Verdict v = JudgeOne(reports, &kb);
   ASSERT_EQ(v.cases.size(), 1u);
   EXPECT_EQ(v.cases[0].failure, FailureClass::kWrongResult);
   EXPECT_EQ(v.cases[0].message, "output0 has shape [1073741824]; the reference's is [4]");
   reports.candidate["outputs"][0] = Workers::Output("o0_9.bin", 4, "float64");
-  Verdict dtype;
-  JudgeKernelBenchTrial(kTrial, reports, &kb, &dtype);
+  Verdict dtype = JudgeOne(reports, &kb);
+  ASSERT_EQ(dtype.cases.size(), 1u);
   EXPECT_EQ(dtype.cases[0].message, "output0 is float64; the reference's is float32");
 }
 
@@ -138,9 +144,8 @@ TEST(KernelBenchJudgeTest, AStoppedCandidateOrAFailedReferenceIsSaidSo) {
   Workers w;
   TrialReports reports = w.Reports({1}, {1});
   reports.candidate = nullptr;
-  Verdict v;
   json kb = json::array();
-  JudgeKernelBenchTrial(kTrial, reports, &kb, &v);
+  Verdict v = JudgeOne(reports, &kb);
   ASSERT_EQ(v.cases.size(), 1u);
   EXPECT_EQ(v.cases[0].failure, FailureClass::kRuntimeError);
   EXPECT_EQ(v.cases[0].message, "the candidate's process stopped before this trial");
