@@ -275,8 +275,9 @@ def write_bytes(torch, t, f):
     f.write(memoryview(slices[pending[0]].numpy())[:pending[1]])
 
 
-def write_tensor(torch, t, i, name):
-    """Writes output `i` to out_dir/name; its description for the engine."""
+def write_tensor(torch, t, i, name, trial=0, form="out"):
+    """Writes output `i` to out_dir/name, or hands it over in GPU memory (DeviceExports);
+    its description for the engine."""
     if type(t) is not torch.Tensor:
         raise TypeError(f"output {i} is a {type(t).__module__}.{type(t).__name__}, not a plain torch.Tensor")
     if t.layout != torch.strided or t.is_meta:
@@ -284,6 +285,9 @@ def write_tensor(torch, t, i, name):
     dtype = str(t.dtype).replace("torch.", "")
     if dtype not in DTYPES:
         raise TypeError(f"output {i} has dtype {dtype}, which kforge does not compare")
+    if exports is not None and exports.takes(torch, t, form):
+        exports.hand_over(torch, t, trial, i, form)
+        return {"device": True, "dtype": dtype, "shape": list(t.shape)}
     with open(os.path.join(out_dir, name), "wb") as f:
         write_bytes(torch, t, f)
     return {"file": name, "dtype": dtype, "shape": list(t.shape)}
@@ -295,7 +299,7 @@ def as_list(out):
 
 
 def write_outputs(torch, out, prefix, trial):
-    return [write_tensor(torch, t, i, f"{prefix}{trial}_{i}.bin") for i, t in enumerate(as_list(out))]
+    return [write_tensor(torch, t, i, f"{prefix}{trial}_{i}.bin", trial) for i, t in enumerate(as_list(out))]
 
 
 def write_reference64(torch, out, out64, trial):
@@ -307,7 +311,7 @@ def write_reference64(torch, out, out64, trial):
         t = items[i] if i < len(items) else None
         exact = (isinstance(t, torch.Tensor) and isinstance(t64, torch.Tensor) and t.shape == t64.shape
                  and t.is_floating_point() and t64.dtype == torch.float64 and same_values(torch, t, t64))
-        files.append(None if exact else write_tensor(torch, t64, i, f"r{trial}_{i}.bin"))
+        files.append(None if exact else write_tensor(torch, t64, i, f"r{trial}_{i}.bin", trial, "ref64"))
     return files
 
 
@@ -344,6 +348,117 @@ def wait_until_judged(entries, budget, upcoming):
         time.sleep(0.005)
     result["waiting"] = False
     write_result()  # the engine's deadline for the trial runs again from here
+
+
+class DeviceExports:
+    """Outputs handed to the engine in GPU memory (job "output_socket"; the engine's side and
+    the protocol: src/verify/gpu_judge.h): each float32 output of at least "device_output_bytes"
+    (and the reference's float64 form of it) is copied into memory made exportable
+    (cuMemCreate, a POSIX file descriptor handle), and its descriptor sent on the socket in a
+    frame {"trial", "output", "form"}; the memory is held until the engine answers
+    {"judged": trial}. Nothing is written to disk: a 6.4 GB output is judged where it lies."""
+
+    def __init__(self, fd, min_bytes):
+        import ctypes
+        import socket
+
+        class Location(ctypes.Structure):
+            _fields_ = [("type", ctypes.c_int), ("id", ctypes.c_int)]
+
+        class Flags(ctypes.Structure):
+            _fields_ = [("compression", ctypes.c_ubyte), ("rdma", ctypes.c_ubyte), ("usage", ctypes.c_ushort),
+                        ("reserved", ctypes.c_ubyte * 4)]
+
+        class Prop(ctypes.Structure):  # CUmemAllocationProp
+            _fields_ = [("type", ctypes.c_int), ("handle_types", ctypes.c_int), ("location", Location),
+                        ("win32", ctypes.c_void_p), ("flags", Flags)]
+
+        class Access(ctypes.Structure):  # CUmemAccessDesc
+            _fields_ = [("location", Location), ("flags", ctypes.c_int)]
+
+        self.c, self.socket = ctypes, socket
+        self.Prop, self.Access = Prop, Access
+        self.cuda = ctypes.CDLL("libcuda.so.1")
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM, fileno=fd)
+        self.min_bytes = min_bytes
+        self.held = {}  # trial -> [(address, size, handle)]
+        self.pending = b""
+
+    def takes(self, torch, t, form):
+        want = torch.float64 if form == "ref64" else torch.float32
+        return t.is_cuda and t.dtype == want and t.numel() * 4 >= self.min_bytes
+
+    def call(self, name, *args):
+        rc = getattr(self.cuda, name)(*args)
+        if rc != 0:
+            raise RuntimeError(f"{name} failed (CUDA error {rc}) handing an output to the engine")
+
+    def hand_over(self, torch, t, trial, index, form):
+        c = self.c
+        src = t.detach().contiguous()
+        nbytes = src.numel() * src.element_size()
+        device = src.device.index if src.device.index is not None else torch.cuda.current_device()
+        prop = self.Prop()
+        prop.type, prop.handle_types = 1, 1  # pinned device memory, exportable as a file descriptor
+        prop.location.type, prop.location.id = 1, device
+        granularity = c.c_size_t()
+        self.call("cuMemGetAllocationGranularity", c.byref(granularity), c.byref(prop), c.c_int(0))
+        size = max(1, -(-nbytes // granularity.value)) * granularity.value
+        handle, address = c.c_ulonglong(), c.c_ulonglong()
+        self.call("cuMemCreate", c.byref(handle), c.c_size_t(size), c.byref(prop), c.c_ulonglong(0))
+        self.held.setdefault(trial, []).append([0, size, handle.value])
+        self.call("cuMemAddressReserve", c.byref(address), c.c_size_t(size), c.c_size_t(0), c.c_ulonglong(0),
+                  c.c_ulonglong(0))
+        self.held[trial][-1][0] = address.value
+        self.call("cuMemMap", address, c.c_size_t(size), c.c_size_t(0), handle, c.c_ulonglong(0))
+        access = self.Access()
+        access.location.type, access.location.id, access.flags = 1, device, 3  # read-write
+        self.call("cuMemSetAccess", address, c.c_size_t(size), c.byref(access), c.c_size_t(1))
+        torch.cuda.synchronize()
+        self.call("cuMemcpyDtoD_v2", address, c.c_ulonglong(src.data_ptr()), c.c_size_t(nbytes))
+        self.call("cuCtxSynchronize")
+        fd = c.c_int(-1)
+        self.call("cuMemExportToShareableHandle", c.byref(fd), handle, c.c_int(1), c.c_ulonglong(0))
+        try:
+            import array
+            header = json.dumps({"trial": trial, "output": index, "form": form}).encode()
+            self.sock.sendmsg([len(header).to_bytes(4, "little") + header],
+                              [(self.socket.SOL_SOCKET, self.socket.SCM_RIGHTS, array.array("i", [fd.value]))])
+        finally:
+            os.close(fd.value)
+
+    def release_through(self, trial):
+        c = self.c
+        for t in [k for k in self.held if k <= trial]:
+            for address, size, handle in self.held.pop(t):
+                if address:
+                    self.cuda.cuMemUnmap(c.c_ulonglong(address), c.c_size_t(size))
+                    self.cuda.cuMemAddressFree(c.c_ulonglong(address), c.c_size_t(size))
+                self.cuda.cuMemRelease(c.c_ulonglong(handle))
+
+    def wait_judged(self, before):
+        """Waits until every trial before `before` that holds memory is judged, and frees it."""
+        if not any(t < before for t in self.held):
+            return
+        result["waiting"] = True
+        write_result()
+        while any(t < before for t in self.held):
+            data = self.sock.recv(4096)
+            if not data:
+                raise RuntimeError("the engine closed the export socket")
+            self.pending += data
+            while len(self.pending) >= 4:
+                n = int.from_bytes(self.pending[:4], "little")
+                if len(self.pending) < 4 + n:
+                    break
+                word, self.pending = json.loads(self.pending[4:4 + n]), self.pending[4 + n:]
+                if isinstance(word.get("judged"), int):
+                    self.release_through(word["judged"])
+        result["waiting"] = False
+        write_result()
+
+
+exports = None  # DeviceExports, when the engine takes outputs in GPU memory
 
 
 DIGEST_SLICE = 1 << 26  # 32-bit words a device tensor is fingerprinted in
@@ -574,6 +689,9 @@ def main():
     result["torch"] = torch.__version__
     if device == "cuda" and not torch.cuda.is_available():
         raise RuntimeError("PyTorch in this worker sees no CUDA device")
+    global exports
+    if device == "cuda" and job.get("output_socket") is not None:
+        exports = DeviceExports(job["output_socket"], job["device_output_bytes"])
 
     enter("load_reference")
     reference = load_module("kforge_reference", job["reference"])
@@ -656,6 +774,9 @@ def main():
                     wait_until_judged(result["trials"][:-1], job["pace_bytes"],
                                       nbytes * (3 if role == "reference" else 1))
                     step("waited_for_judge")
+                if exports is not None:  # an earlier trial's memory, until the engine has judged it
+                    exports.wait_judged(index)
+                    step("waited_for_judge")
                 entry["outputs"] = write_outputs(torch, out, "o", index)
                 step("write_outputs")
                 if model64 is not None:
@@ -671,6 +792,9 @@ def main():
             entry["error"] = error_text(e)
         entry["done"] = True
         write_result()
+    if exports is not None:  # the last trial's memory must outlive its judging
+        enter("handed_over")
+        exports.wait_judged(len(job["trials"]))
     if job.get("launches") and device == "cuda":
         enter("launches")
         with torch.no_grad():

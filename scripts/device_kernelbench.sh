@@ -4,7 +4,7 @@
 # one-kernel CUDA ReLU (cold cache, then warm), and, with `agree`, KernelBench's own
 # procedure (scripts/kernelbench_procedure.py) beside kforge's KernelBench-compatible verdict
 # on every bundled GPU example. Results under $OUT.
-#   device_kernelbench.sh [tests|launches|agree|big]   (big: ReLU at KernelBench's sizes, 1 GiB and 6.4 GB a tensor, with the breakdown)
+#   device_kernelbench.sh [tests|launches|agree|big|judge]   (judge: the GPU judge's tests, then ReLU at 6.4 GB with both verdicts and --certified-only)   (big: ReLU at KernelBench's sizes, 1 GiB and 6.4 GB a tensor, with the breakdown)
 #   (BIG=1: also ReLU at 4096 x 65536; SKIP_REPAIR=1: no GPU repair; PAIRS="ref:cand ...": agree on these only; KEEP_CACHE=1: keep
 #   the precompiled torch header of an earlier call and drop only the built extensions, so
 #   "cold" is the extension's own build)
@@ -67,6 +67,36 @@ elif [ "$mode" = launches ]; then
   echo "bench relu exit $?" >>"$OUT/kb_timing.txt"
   cat "$OUT/kb_timing.txt"
   grep -E '^\[ *(OK|FAILED)' "$OUT/kb_gpu_tests.txt"
+elif [ "$mode" = judge ]; then
+  # The GPU judge: its tests (against the host's judgement), then the one-kernel ReLU at
+  # KernelBench's 4096 x 393216 (6.4 GB a tensor): both verdicts, and the certified one alone
+  # with the candidate's extension not cached (cold) and cached.
+  export KFORGE_CACHE_DIR=/tmp/kb-cache
+  { nproc; free -g | head -2; df -h /tmp | tail -1; nvidia-smi --query-gpu=memory.total,memory.used --format=csv; } >"$OUT/big_machine.txt" 2>&1
+  s=$(date +%s)
+  devbuild/kforge_gpu_tests --gtest_filter='GpuJudge*:*OutputsJudgedInGpuMemory*' >"$OUT/judge_gpu_tests.txt" 2>&1
+  echo "gpu judge tests exit $? $(( $(date +%s) - s )) s" >>"$OUT/kb_timing.txt"
+  grep -E '^\[ *(OK|FAILED|SKIPPED)' "$OUT/judge_gpu_tests.txt" >>"$OUT/kb_timing.txt"
+  devbuild/kforge verify $kb/level1/19_ReLU.py $kb/cuda/relu.py --backend cuda --seed 1 --json >/dev/null 2>&1  # the header
+  dim=${DIM:-393216}
+  sed -e 's/^batch_size = .*/batch_size = 4096/' -e "s/^dim = .*/dim = $dim/" $kb/level1/19_ReLU.py >/tmp/19_ReLU_$dim.py
+  for run in ${RUNS:-certified_cold certified_warm both}; do
+    flags="--certified-only"
+    [ "$run" = both ] && flags=""
+    [ "$run" = certified_cold ] && rm -rf "$KFORGE_CACHE_DIR/torch-ext"
+    s=$(date +%s%N)
+    timeout "${BIG_TIMEOUT:-300}" devbuild/kforge verify /tmp/19_ReLU_$dim.py $kb/cuda/relu.py --backend cuda --seed 1 $flags --json >"$OUT/judge_$run.json" 2>"$OUT/judge_$run.err"
+    echo "relu 4096x$dim $run: exit $? wall $(( ($(date +%s%N) - s) / 1000000 )) ms" >>"$OUT/kb_timing.txt"
+    python3 -c "import json,sys; v=json.load(open(sys.argv[1])); t=v['timing']; k=v['kernelbench']
+print('  passed', v['passed'], 'kernelbench correct', k.get('correct'), v['message'][:200])
+print('  compile %.1f s (cached %s), reference %.1f s, candidate %.1f s, judge %.2f s, total %.1f s' % (v['compile']['seconds'], v['compile']['cached'], t['reference_seconds'], t['run_seconds'], k.get('judge_seconds', -1), t['total_seconds']))
+print('  cases', ' '.join('%s:%s' % (c['name'], c['passed']) for c in v['cases']), 'digest', v['cases'][-1]['outputs'][0].get('sha256', '')[:24] if v['cases'] and v['cases'][-1].get('outputs') else '')
+for role, stages in k.get('worker_stages', {}).items():
+    print('  %s stages:' % role, ' '.join('%s@%.2f' % (n, t) for n, t in stages))
+for role, steps in k.get('worker_steps', {}).items():
+    print('  %s steps (s, all trials):' % role, ' '.join('%s=%.2f' % (n, t) for n, t in sorted(steps.items())))" "$OUT/judge_$run.json" >>"$OUT/kb_timing.txt" 2>&1
+  done
+  cat "$OUT/big_machine.txt" "$OUT/kb_timing.txt"
 elif [ "$mode" = big ]; then
   # The one-kernel CUDA ReLU at 4096 x 65536 (1 GiB a tensor) and at KernelBench's own
   # 4096 x 393216 (6.4 GB): time to a certified verdict, the judge's share, the disk it took.

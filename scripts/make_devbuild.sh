@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rm -rf devbuild && mkdir -p devbuild/devlibs devbuild/dlpack-include
-bins=(kforge kforge-runner kforge-gpu-runner kforge_gpu_tests cuda_bench repair_bench)
+bins=(kforge kforge-runner kforge-gpu-runner kforge-gpu-judge kforge_gpu_tests cuda_bench repair_bench)
 for b in "${bins[@]}"; do
   cp "build/$b" devbuild/ && strip devbuild/$b
 done

@@ -15,6 +15,7 @@
 #include "exec/machine.h"
 #include "service/kernel_records.h"
 #include "service/service.h"
+#include "verify/kernelbench.h"
 
 namespace kforge {
 
@@ -46,7 +47,8 @@ std::string DeterminismText(const nlohmann::json& d) {
 CommandAction SetupVerify(CLI::App& sub, Machine& machine, CancellationToken& interrupt) {
   struct Args {
     std::string task, candidate, backend = "cpu", dist;
-    bool full = false, json = false, forensics = false, probes = false, sanitize = false, determinism = false;
+    bool full = false, certified_only = false, json = false, forensics = false, probes = false, sanitize = false,
+         determinism = false;
     uint64_t seed = 0;
     double timeout_s = 10;
     double memory_gib = 4;
@@ -59,6 +61,9 @@ CommandAction SetupVerify(CLI::App& sub, Machine& machine, CancellationToken& in
   sub.add_option("candidate", a->candidate, "candidate source file exporting kforge_run, or a KernelBench ModelNew .py")
       ->required();
   sub.add_flag("--full", a->full, "after the light set passes, certify on the full set");
+  sub.add_flag("--certified-only", a->certified_only,
+               "KernelBench files: give kforge's certified verdict only, without KernelBench's own five trials "
+               "(at KernelBench's sizes they draw gigabytes of inputs on the host)");
   sub.add_flag("--json", a->json, "print the verdict as one JSON object on stdout");
   sub.add_flag("--forensics", a->forensics, "add the engine's diagnosis of a failing verdict");
   sub.add_flag("--probes", a->probes, "enable KFORGE_PROBE in the candidate (include <kforge/probe.h>)");
@@ -88,6 +93,10 @@ CommandAction SetupVerify(CLI::App& sub, Machine& machine, CancellationToken& in
     request.forensics = a->forensics;
     VerifyOptions& opts = request.options;
     opts.full = a->full || a->determinism;
+    if (a->certified_only && !IsKernelBenchFile(a->candidate))
+      throw UsageError("--certified-only applies to KernelBench files (a ModelNew .py); " + a->candidate +
+                       " is a native candidate, which has no KernelBench-compatible verdict to leave out");
+    opts.kernelbench_trials = !a->certified_only;
     opts.determinism = a->determinism;
     opts.backend = ParseBackend(a->backend);
     opts.probes = a->probes;

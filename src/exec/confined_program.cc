@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "core/check.h"
 #include "core/clock.h"
 #include "core/error.h"
 #include "core/text.h"
@@ -62,6 +63,11 @@ std::string ConfinedProgram::Write(const std::string& name, const std::string& t
 
 std::string ConfinedProgram::OutputTail(size_t max_bytes) const {
   return ReadTextTail(dir_->path() + "/program.log", max_bytes);
+}
+
+void ConfinedProgram::PassFd(ScopedFd fd, int as) {
+  KF_CHECK(as > kCgroupFd);
+  passed_.emplace_back(std::move(fd), as);
 }
 
 ExitStatus ConfinedProgram::Run(const std::vector<std::string>& argv, const std::vector<std::string>& env,
@@ -132,12 +138,14 @@ ExitStatus ConfinedProgram::Run(const std::vector<std::string>& argv, const std:
   opts.output_path = dir_->path() + "/program.log";
   opts.inherit_fds = {{theirs.get(), kLayersFd}};
   if (pids_) opts.inherit_fds.push_back({pids_->procs_fd(), kCgroupFd});
+  for (const auto& [fd, as] : passed_) opts.inherit_fds.push_back({fd.get(), as});
   opts.env = env;
   opts.replace_env = true;
   Clock& clock = machine_.env().clock();
   std::unique_ptr<Subprocess> child = machine_.env().processes().Start(opts);
   pid_ = child->pid();
   theirs.Reset();
+  passed_.clear();  // the program holds them now
   const int64_t deadline = clock.MonotonicNanos() + timeout_ms * 1000000;
   ExitStatus status;
   for (;;) {

@@ -35,6 +35,9 @@ class ConfinedProgram {
   std::string Provide(const std::string& host, const std::string& name);
   /// Writes `text` to scratch/`name`; returns the path the program sees.
   std::string Write(const std::string& name, const std::string& text);
+  /// Hands `fd` to the program as descriptor `as` (above 4: 3 and 4 are the runner's) when it
+  /// runs; this object holds it until then.
+  void PassFd(ScopedFd fd, int as);
   /// Runs argv (argv[0] an absolute path) to completion within `timeout_ms`, asking
   /// `keep_going` (when given) every 100 ms whether to let it run on: false ends it as timed
   /// out. The environment is replaced by `env` ("NAME=value"). Throws EnvironmentError when
@@ -65,6 +68,7 @@ class ConfinedProgram {
   int64_t pid_ = -1;
   std::unique_ptr<CandidateUid> uid_;
   std::unique_ptr<PidsCgroup> pids_;
+  std::vector<std::pair<ScopedFd, int>> passed_;
 };
 
 }  // namespace kforge

@@ -11,6 +11,7 @@
 #include "core/cancel.h"
 #include "core/clock.h"
 #include "core/error.h"
+#include "core/frames.h"
 #include "core/fs.h"
 #include "core/hash.h"
 #include "core/text.h"
@@ -28,6 +29,8 @@ namespace {
 using nlohmann::json;
 
 constexpr int kKernelBenchTrials = 5;
+/// The worker's end of its export socket (python/kforge_torch_worker.py, "output_socket").
+constexpr int kExportsFd = 5;
 /// How long a candidate's worker may wait for its extensions to build (the engine's builds
 /// have their own limits; it always says when they are done).
 constexpr int64_t kBuildAllowanceMs = 30 * 60 * 1000;
@@ -81,6 +84,7 @@ class KernelBenchVerifier {
   /// A worker running on a thread of its own, its trials fed to the judge as it reports them.
   struct LiveWorker {
     std::shared_ptr<WorkerFeed> feed;
+    std::shared_ptr<ExportInbox> exports;  ///< null: it writes files only
     std::string out_dir;
     std::future<WorkerRun> run;
   };
@@ -204,6 +208,14 @@ WorkerRun KernelBenchVerifier::NewWorker(WorkerRole role, const std::vector<Kern
               {"extensions", json::object()},
               {"trials", json::array()}};
   if (!timing.is_null()) job["timing"] = timing;
+  if (gpu && options_.device_output_bytes >= 0 && timing.is_null()) {
+    ScopedFd ours, theirs;
+    StreamSocketPair(&ours, &theirs);
+    p->PassFd(std::move(theirs), kExportsFd);
+    run.exports = std::make_unique<ExportInbox>(std::move(ours), machine_.env().clock());
+    job["output_socket"] = kExportsFd;
+    job["device_output_bytes"] = options_.device_output_bytes;
+  }
   job["pace_bytes"] = PaceBytes(p->ScratchPath("out"));  // the judge deletes each trial's outputs (Start)
   // The candidate's GPU work is accounted (the worker's profiler pass) with its trials.
   job["launches"] = gpu && run.role == WorkerRole::kCandidate && timing.is_null();
@@ -282,6 +294,7 @@ KernelBenchVerifier::LiveWorker KernelBenchVerifier::Start(WorkerRun run, std::f
   LiveWorker live;
   live.feed = std::make_shared<WorkerFeed>();
   live.out_dir = run.program->ScratchPath("out");
+  live.exports = std::move(run.exports);
   live.run = std::async(std::launch::async,
                         [this, run = std::move(run), feed = live.feed, on_progress = std::move(on_progress),
                          on_end = std::move(on_end), reference = std::move(reference)]() mutable {
@@ -391,6 +404,10 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
     bool kb_pass = kb_ran;
     for (const auto& t : kernelbench_trials_) kb_pass = kb_pass && t.value("passed", false);
     kb["correct"] = kb_pass;
+    if (!options_.kernelbench_trials) {
+      kb["correct"] = nullptr;
+      kb["not_run"] = "KernelBench's own trials (--certified-only): no KernelBench-compatible verdict";
+    }
     kb["compiled"] = out.compile.ok;
     out.kernelbench = kb;
     out.total_seconds = (clock.MonotonicNanos() - start) / 1e9;
@@ -424,7 +441,7 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
 
   // The trials: KernelBench's 5 and the certified distributions; --full adds more, and sizes.
   std::vector<KernelBenchTrial> trials;
-  for (int i = 0; i < kKernelBenchTrials; ++i)
+  for (int i = 0; i < (options_.kernelbench_trials ? kKernelBenchTrials : 0); ++i)
     trials.push_back({"kernelbench_" + std::to_string(i), "kernelbench", 0, i, TrialSet::kLight});
   uint64_t s = options_.seed * 1000003u + 17;
   for (const char* d : kLightDistributions) trials.push_back({d, d, s++, -1, TrialSet::kLight});
@@ -454,6 +471,10 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
   WorkerRun early = NewWorker(WorkerRole::kCandidate, trials, json::object(), json(), true);
   ConfinedProgram* early_program = early.program.get();
   LiveWorker early_candidate = Start(std::move(early), nullptr, nullptr, early_reference.feed);
+  // Outputs handed over in GPU memory are judged there: the judge starts (and initialises
+  // CUDA) beside the workers.
+  std::unique_ptr<GpuJudge> gpu_judge;
+  if (early_reference.exports) gpu_judge = std::make_unique<GpuJudge>(machine_);
   // Leaving before their trials are judged (a build that fails, a cancellation) ends both:
   // paced, they would wait for a judge that never comes.
   struct AbandonOnExit {
@@ -565,6 +586,13 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
         reports.candidate_dir = candidate.out_dir;
         reports.threads = machine_.config().threads;
         reports.buffers = &buffers;
+        reports.index = static_cast<int64_t>(i);
+        if (reference.exports && candidate.exports) {
+          if (!gpu_judge) gpu_judge = std::make_unique<GpuJudge>(machine_);
+          reports.gpu = gpu_judge.get();
+          reports.reference_exports = reference.exports.get();
+          reports.candidate_exports = candidate.exports.get();
+        }
         const int64_t judge_start = clock.MonotonicNanos();
         JudgeKernelBenchTrial(set[i], reports, &kernelbench_trials_, &v);
         judge_seconds += (clock.MonotonicNanos() - judge_start) / 1e9;
@@ -573,6 +601,8 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
       RemoveTrialFiles(candidate.out_dir, reports.candidate);
       reference.feed->Judged(i);
       candidate.feed->Judged(i);
+      for (const auto& exports : {reference.exports, candidate.exports})
+        if (exports) exports->Judged(static_cast<int64_t>(i));
     }
     abandon.done = true;
     WorkerRun ref = reference.run.get();
@@ -653,6 +683,7 @@ KernelBenchOptions KernelBenchOptionsFrom(const VerifyOptions& options) {
   KernelBenchOptions kb;
   kb.backend = options.backend;
   kb.full = options.full;
+  kb.kernelbench_trials = options.kernelbench_trials;
   kb.seed = options.seed.value();
   kb.call_timeout_ms = options.case_timeout_ms;
   kb.cache_dir = options.cache_dir;

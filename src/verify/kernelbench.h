@@ -35,7 +35,8 @@ struct VerifyOptions;
 struct KernelBenchOptions {
   BackendKind backend = BackendKind::kCpu;  ///< cpu, or cuda (the worker runs on the GPU)
   bool full = false;
-  uint64_t seed = 0;  ///< seeds the certified trials' distributions (KernelBench's own are fixed)
+  bool kernelbench_trials = true;  ///< VerifyOptions::kernelbench_trials
+  uint64_t seed = 0;               ///< seeds the certified trials' distributions (KernelBench's own are fixed)
   int64_t worker_timeout_ms = 10 * 60 * 1000;  ///< one worker process, all of its trials
   /// The candidate's import, and each of its trials (drawing inputs, one forward, writing
   /// the outputs), gets this much beyond a fixed allowance of 10 s (a hang ends there).
@@ -45,6 +46,9 @@ struct KernelBenchOptions {
   int timing_trials = 0;
   int timing_warmup = 3;
   std::string cache_dir;
+  /// On the GPU, outputs of at least this many bytes (float32) are handed to the engine in
+  /// GPU memory and judged there by kforge-gpu-judge, not written to files; negative: never.
+  int64_t device_output_bytes = int64_t{64} << 20;
   /// The candidate's limits; the address space is left unlimited (Python with torch maps far
   /// more than it uses) and files may reach 16 GiB (outputs come back as files).
   SandboxLimits limits;

@@ -30,6 +30,37 @@ INSTANTIATE_TEST_SUITE_P(Manifest, KernelBenchTest, ::testing::Range(0, static_c
                            return testing::KernelBenchCaseName(Cases()[info.param]);
                          });
 
+// --certified-only leaves KernelBench's own trials out: the certified verdict alone, and the
+// KernelBench-compatible one said not to be given (never "incorrect"). A native candidate
+// has none to leave out: a usage error.
+TEST(KernelBenchCertifiedOnlyTest, GivesTheCertifiedVerdictAloneAndSaysSo) {
+  std::string why;
+  if (!testing::HaveTorch(&why)) GTEST_SKIP() << why;
+  std::string dir = testing::SourceDir() + "/examples/kernelbench/";
+  for (auto [candidate, passes] :
+       {std::pair<std::string, bool>{"cpu/relu.py", true}, {"cpu/softmax_max_init_zero.py", false}}) {
+    std::string reference = candidate == "cpu/relu.py" ? "level1/19_ReLU.py" : "level1/23_Softmax.py";
+    auto r = testing::RunCli({"verify", dir + reference, dir + candidate, "--certified-only", "--json", "--seed", "5"},
+                             "", 900);
+    EXPECT_EQ(r.exit_code, passes ? 0 : 1) << r.out << r.err;
+    nlohmann::json v = nlohmann::json::parse(r.out, nullptr, false);
+    ASSERT_TRUE(v.is_object()) << r.out << r.err;
+    EXPECT_EQ(v["passed"], passes) << v.dump();
+    EXPECT_TRUE(v["kernelbench"]["correct"].is_null()) << v["kernelbench"].dump();
+    EXPECT_EQ(v["kernelbench"]["trials"], nlohmann::json::array());
+    for (const auto& c : v["cases"]) EXPECT_NE(c["distribution"], "kernelbench") << c.dump();
+    EXPECT_FALSE(v["cases"].empty());
+    auto text =
+        testing::RunCli({"verify", dir + reference, dir + candidate, "--certified-only", "--seed", "5"}, "", 900);
+    EXPECT_NE(text.out.find("KernelBench-compatible verdict: not given"), std::string::npos) << text.out;
+  }
+  auto native = testing::RunCli({"verify", "layernorm",
+                                 testing::SourceDir() + "/examples/cpu/nearmiss/layernorm_eps_outside_sqrt.cc",
+                                 "--certified-only"});
+  EXPECT_EQ(native.exit_code, 2) << native.out << native.err;
+  EXPECT_NE(native.err.find("--certified-only applies to KernelBench files"), std::string::npos) << native.err;
+}
+
 // kforge binds an extension's functions with its thunks; a source they do not cover (here a
 // pybind11 type) is built as load_inline builds it, and verifies the same.
 TEST(KernelBenchExtensionTest, ThunksBindByDefaultAndPybind11IsTheFallback) {

@@ -12,6 +12,7 @@
 #include "testing/fakes.h"
 #include "testing/kernelbench_cases.h"
 #include "testing/testing.h"
+#include "verify/kernelbench.h"
 
 namespace kforge {
 namespace {
@@ -61,6 +62,43 @@ json.dump({"ok": ok}, open(sys.argv[1], "w"))
                     FindTorch(testing::LiveMachine()).python + " probe.py out.json 2>&1";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
   EXPECT_EQ(testing::ReadJson(dir.path() + "/out.json")["ok"], nlohmann::json({true, true}));
+}
+
+// Outputs handed over in GPU memory and judged by kforge-gpu-judge give the verdict files
+// give: a correct ReLU (an exact reference), a softmax that fails only the certified trials
+// (a float64 reference), and a kernel that leaves outputs unwritten.
+TEST_F(KernelBenchGpuTest, OutputsJudgedInGpuMemoryGiveTheVerdictFilesGive) {
+  const std::string dir = testing::SourceDir() + "/examples/kernelbench/";
+  const std::pair<const char*, const char*> cases[] = {{"level1/19_ReLU.py", "cuda/relu.py"},
+                                                       {"level1/23_Softmax.py", "cuda/softmax_max_init_zero.py"},
+                                                       {"level1/19_ReLU.py", "cuda/relu_grid_too_small.py"}};
+  for (const auto& [reference, candidate] : cases) {
+    SCOPED_TRACE(candidate);
+    Verdict v[2];
+    for (int on_device = 0; on_device < 2; ++on_device) {
+      KernelBenchOptions o;
+      o.backend = BackendKind::kCuda;
+      o.seed = 11;
+      o.cache_dir = testing::LiveMachine().config().cache_dir;
+      o.device_output_bytes = on_device ? 0 : -1;
+      v[on_device] = VerifyKernelBench(testing::LiveMachine(), dir + reference, dir + candidate, o);
+    }
+    EXPECT_EQ(v[1].passed, v[0].passed) << v[1].message;
+    EXPECT_EQ(v[1].failure, v[0].failure) << v[1].message << " / " << v[0].message;
+    EXPECT_EQ(v[1].kernelbench["correct"], v[0].kernelbench["correct"]);
+    ASSERT_EQ(v[1].cases.size(), v[0].cases.size());
+    for (size_t i = 0; i < v[0].cases.size(); ++i) {
+      ASSERT_EQ(v[1].cases[i].outputs.size(), v[0].cases[i].outputs.size()) << i;
+      for (size_t k = 0; k < v[0].cases[i].outputs.size(); ++k) {
+        const CompareResult &gpu = v[1].cases[i].outputs[k].compare, &host = v[0].cases[i].outputs[k].compare;
+        EXPECT_EQ(gpu.mismatches, host.mismatches) << v[0].cases[i].name;
+        EXPECT_EQ(gpu.unwritten, host.unwritten) << v[0].cases[i].name;
+        EXPECT_EQ(gpu.max_abs_error, host.max_abs_error) << v[0].cases[i].name;
+        EXPECT_EQ(gpu.mismatch_indices, host.mismatch_indices) << v[0].cases[i].name;
+        EXPECT_EQ(v[1].cases[i].outputs[k].sha256.rfind("tree:", 0), 0u);
+      }
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Manifest, KernelBenchGpuTest, ::testing::Range(0, static_cast<int>(Cases().size())),

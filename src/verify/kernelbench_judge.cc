@@ -32,6 +32,7 @@ constexpr int64_t kMaxElements = int64_t{1} << 31;  ///< per output, as read bac
 
 struct Tensor {
   DType dtype = DType::kFloat32;
+  bool on_device = false;  ///< handed over in GPU memory (an export), not written to a file
   std::vector<int64_t> shape;
   char* data = nullptr;           ///< in `owned`, or in a JudgeBuffers slot; not zeroed first
   std::unique_ptr<char[]> owned;  ///< without JudgeBuffers
@@ -93,8 +94,9 @@ std::string ReadOutputFile(const std::string& path, size_t size, unsigned thread
 std::string Describe(const json& d, Tensor* t, std::string* file) {
   if (!d.is_object()) return "an output description is not an object";
   *file = JsonString(d, "file");
+  t->on_device = JsonTrue(d, "device");
   std::string dtype = JsonString(d, "dtype");
-  if (!IsOutputFileName(*file)) return "an output names an unexpected file";
+  if (!t->on_device && !IsOutputFileName(*file)) return "an output names an unexpected file";
   if (!TryParseDType(dtype, &t->dtype)) return "an output has dtype '" + dtype + "', which kforge does not compare";
   auto shape = d.find("shape");
   if (shape == d.end() || !shape->is_array() || shape->size() > 8) return "an output has no usable shape";
@@ -118,6 +120,7 @@ std::string Read(const std::string& dir, const std::string& file, unsigned threa
 /// Describe, then Read.
 std::string LoadTensor(const std::string& dir, const json& d, unsigned threads, const Destination& to, Tensor* t) {
   std::string file, problem = Describe(d, t, &file);
+  if (problem.empty() && t->on_device) return "";  // judged where it lies
   return problem.empty() ? Read(dir, file, threads, to, t) : problem;
 }
 
@@ -202,6 +205,111 @@ Tolerance CertifiedTolerance(DType t) {
   }
 }
 
+/// One output judged: KernelBench's pass and the certified comparison, however it was made.
+struct OutputJudgement {
+  FirstPass first;
+  CompareResult compare;
+  std::string sha256;
+};
+
+/// The certified comparison's input for an output against its reference (compare.h).
+CompareInput CertifiedInput(const TensorSpec& spec, const Tensor& got, double err32, unsigned threads) {
+  CompareInput in;
+  in.spec = &spec;
+  in.shape = got.shape;
+  in.got = got.data;
+  in.tolerance = CertifiedTolerance(got.dtype);
+  in.unavoidable_everywhere = 4 * err32;
+  in.threads = threads;
+  return in;
+}
+
+/// Reads the candidate's output file into `got` and judges it on the host against the
+/// reference forms read before (`ref32` is freed once its pass is done); "" or why the
+/// candidate's output cannot be used.
+std::string JudgeFromFiles(const TrialReports& reports, const Destination& to, const std::string& got_file, bool exact,
+                           Tensor* ref32, const Tensor& ref64, Tensor* got, Verdict* v, OutputJudgement* j) {
+  const unsigned threads = std::max(1u, reports.threads);
+  if (std::string problem = Read(reports.candidate_dir, got_file, threads, to, got); !problem.empty()) return problem;
+  // The hash (6.4 GB of output take seconds) beside the passes below.
+  std::future<std::string> sha256 = std::async(std::launch::async, [&] { return Sha256Hex(got->bytes()); });
+  // The outputs are read in place, never copied as doubles: a KernelBench output reaches
+  // 6.4 GB. The certified reference is the float64 file, or the float32 one when exact.
+  std::vector<double> exact_as_doubles;  // an exact reference of a type other than float32
+  ReferenceValues e64;
+  const size_t n = static_cast<size_t>(got->elements());  // = ref32's = ref64's (checked before)
+  if (!exact)
+    e64 = std::span<const double>(reinterpret_cast<const double*>(ref64.data), n);
+  else if (ref32->dtype == DType::kFloat32)
+    e64 = std::span<const float>(reinterpret_cast<const float*>(ref32->data), n);
+  else
+    e64 = &(exact_as_doubles = AsDoubles(*ref32, threads));
+  std::vector<FirstPass> parts(ChunkCount(n, kCompareChunk));
+  const double* err32_against = exact ? nullptr : reinterpret_cast<const double*>(ref64.data);
+  WithDType(got->dtype, [&](auto d) {
+    ParallelRanges(n, kCompareChunk, threads, [&](size_t c, size_t begin, size_t end) {
+      FirstPassRange<decltype(d)::value>(*got, *ref32, err32_against, KernelBenchTolerance(got->dtype), begin, end,
+                                         &parts[c]);
+    });
+  });
+  if (!exact) ref32->Free();  // hold each form only while it is read
+  FirstPass& all = j->first;
+  for (const FirstPass& p : parts) {
+    all.unwritten += p.unwritten;
+    all.close = all.close && p.close;
+    all.max_diff = std::max(all.max_diff, p.max_diff);
+    all.sum_diff += p.sum_diff;
+    all.err32 = std::max(all.err32, p.err32);
+  }
+  // Certified: against float64, scale-aware, allowing what float32's own reference errs by.
+  TensorSpec spec{"output", got->dtype, {}};
+  CompareInput in = CertifiedInput(spec, *got, all.err32, threads);
+  in.reference = e64;
+  j->compare = CompareOutput(in);
+  j->sha256 = sha256.get();
+  v->KeepOutput(j->sha256, got->bytes());
+  return "";
+}
+
+/// Judges output `o`, which both workers handed over in GPU memory, on the GPU judge; "" or
+/// why the candidate's output cannot be used.
+std::string JudgeOnDevice(const TrialReports& reports, size_t o, bool exact, const Tensor& got, OutputJudgement* j) {
+  constexpr int64_t kWaitMs = 5000;  // sent before the trial was reported done: already there
+  const auto output = static_cast<int64_t>(o);
+  ScopedFd ref32 = reports.reference_exports->Take(reports.index, output, ExportForm::kOutput, kWaitMs);
+  ScopedFd ref64 =
+      exact ? ScopedFd() : reports.reference_exports->Take(reports.index, output, ExportForm::kReference64, kWaitMs);
+  if (!ref32.valid() || (!exact && !ref64.valid()))
+    throw EnvironmentError("the reference's worker did not hand over its outputs: " +
+                           reports.reference_exports->problem());
+  ScopedFd mine = reports.candidate_exports->Take(reports.index, output, ExportForm::kOutput, kWaitMs);
+  if (!mine.valid())
+    return "its process described an output in GPU memory and did not hand it over" +
+           (reports.candidate_exports->problem().empty() ? "" : " (" + reports.candidate_exports->problem() + ")");
+  std::vector<int> fds = {ref32.get()};
+  if (!exact) fds.push_back(ref64.get());
+  fds.push_back(mine.get());
+  GpuJudge::Request req;
+  req.elements = got.elements();
+  req.shape = got.shape;
+  req.exact = exact;
+  req.kernelbench_tol = KernelBenchTolerance(got.dtype);
+  req.tolerance = CertifiedTolerance(got.dtype);
+  DeviceJudgement d;
+  std::string error;
+  if (reports.gpu->Judge(req, fds, &d, &error) == GpuJudge::Blame::kCandidate)
+    return "kforge cannot map the GPU memory its process handed over: " + UntrustedText(error);
+  j->first.unwritten = d.unwritten;
+  j->first.close = d.not_close == 0;
+  j->first.max_diff = d.max_diff;
+  j->first.sum_diff = d.sum_diff;
+  j->first.err32 = d.err32;
+  j->compare = std::move(d.compare);
+  j->compare.elements = got.elements();
+  j->sha256 = std::move(d.digest);
+  return "";
+}
+
 void AddCase(Verdict* v, CaseEvidence c) { v->cases.push_back(std::move(c)); }
 
 }  // namespace
@@ -284,6 +392,9 @@ void JudgeKernelBenchTrial(const KernelBenchTrial& t, const TrialReports& report
     if (problem.empty() && !exact && ref64.shape != ref32.shape)
       problem = "its float64 and float32 outputs differ in shape";
     if (problem.empty() && !exact && ref64.dtype != DType::kFloat64) problem = "its float64 output is not float64";
+    if (problem.empty() && ref32.on_device &&
+        (reports.gpu == nullptr || ref32.dtype != DType::kFloat32 || (!exact && !ref64.on_device)))
+      problem = "it handed over in GPU memory an output kforge judges from a file";
     if (!problem.empty()) throw EnvironmentError("the reference's output cannot be read: " + problem);
     // The candidate's description is checked against the reference's before its file is
     // read: a shape it made up must not make the engine allocate gigabytes.
@@ -295,68 +406,34 @@ void JudgeKernelBenchTrial(const KernelBenchTrial& t, const TrialReports& report
     if (problem.empty() && got.dtype != ref32.dtype)
       problem = name + " is " + std::string(DTypeName(got.dtype)) + "; the reference's is " +
                 std::string(DTypeName(ref32.dtype));
-    if (problem.empty()) problem = Read(reports.candidate_dir, got_file, threads, slot(2), &got);
+    if (problem.empty() && got.on_device != ref32.on_device)
+      problem = name + " was handed over " + (got.on_device ? "in GPU memory" : "in a file") +
+                "; the reference's worker handed it over the other way";
+    OutputJudgement j;
+    if (problem.empty())
+      problem = ref32.on_device ? JudgeOnDevice(reports, o, exact, got, &j)
+                                : JudgeFromFiles(reports, slot(2), got_file, exact, &ref32, ref64, &got, v, &j);
     if (!problem.empty()) {
       fail(FailureClass::kWrongResult, problem);
       kb_trial["passed"] = false;
       kb_trial["issue"] = problem;
       break;
     }
-    OutputEvidence ev;
-    ev.name = name;
-    ev.shape = got.shape;
-    // The hash (6.4 GB of output take seconds) beside the passes below.
-    std::future<std::string> sha256 = std::async(std::launch::async, [&] { return Sha256Hex(got.bytes()); });
-    // The outputs are read in place, never copied as doubles: a KernelBench output reaches
-    // 6.4 GB. The certified reference is the float64 file, or the float32 one when exact.
-    std::vector<double> exact_as_doubles;  // an exact reference of a type other than float32
-    ReferenceValues e64;
-    const size_t n = static_cast<size_t>(got.elements());  // = ref32's = ref64's (checked above)
-    if (!exact)
-      e64 = std::span<const double>(reinterpret_cast<const double*>(ref64.data), n);
-    else if (ref32.dtype == DType::kFloat32)
-      e64 = std::span<const float>(reinterpret_cast<const float*>(ref32.data), n);
-    else
-      e64 = &(exact_as_doubles = AsDoubles(ref32, threads));
-    std::vector<FirstPass> parts(ChunkCount(n, kCompareChunk));
-    const double* err32_against = exact ? nullptr : reinterpret_cast<const double*>(ref64.data);
-    WithDType(got.dtype, [&](auto d) {
-      ParallelRanges(n, kCompareChunk, threads, [&](size_t c, size_t begin, size_t end) {
-        FirstPassRange<decltype(d)::value>(got, ref32, err32_against, KernelBenchTolerance(got.dtype), begin, end,
-                                           &parts[c]);
-      });
-    });
-    if (!exact) ref32.Free();  // hold each form only while it is read
-    FirstPass all;
-    for (const FirstPass& p : parts) {
-      all.unwritten += p.unwritten;
-      all.close = all.close && p.close;
-      all.max_diff = std::max(all.max_diff, p.max_diff);
-      all.sum_diff += p.sum_diff;
-      all.err32 = std::max(all.err32, p.err32);
-    }
-    if (all.unwritten > 0) {
-      problem = name + ": " + std::to_string(all.unwritten) + " of " + std::to_string(got.elements()) +
+    const size_t n = static_cast<size_t>(got.elements());
+    if (j.first.unwritten > 0) {
+      problem = name + ": " + std::to_string(j.first.unwritten) + " of " + std::to_string(got.elements()) +
                 " elements still hold the poison kforge left in memory (0xff or 0x7f bytes: allocated, never "
                 "written)";
       fail(FailureClass::kUnwrittenOutput, problem);
     }
-    if (!all.close) kb_trial["passed"] = false;
-    kb_trial["max_difference"] = std::max(kb_trial.value("max_difference", 0.0), all.max_diff);
-    kb_trial["avg_difference"] = n == 0 ? 0.0 : all.sum_diff / static_cast<double>(n);
-    // Certified: against float64, scale-aware, allowing what float32's own reference errs by.
-    TensorSpec spec{name, got.dtype, {}};
-    CompareInput in;
-    in.spec = &spec;
-    in.shape = got.shape;
-    in.got = got.data;
-    in.reference = e64;
-    in.tolerance = CertifiedTolerance(got.dtype);
-    in.unavoidable_everywhere = 4 * all.err32;
-    in.threads = threads;
-    ev.compare = CompareOutput(in);
-    ev.sha256 = sha256.get();
-    v->KeepOutput(ev.sha256, got.bytes());
+    if (!j.first.close) kb_trial["passed"] = false;
+    kb_trial["max_difference"] = std::max(kb_trial.value("max_difference", 0.0), j.first.max_diff);
+    kb_trial["avg_difference"] = n == 0 ? 0.0 : j.first.sum_diff / static_cast<double>(n);
+    OutputEvidence ev;
+    ev.name = name;
+    ev.shape = got.shape;
+    ev.compare = std::move(j.compare);
+    ev.sha256 = std::move(j.sha256);
     if (!ev.compare.passed() && c.passed())
       fail(ClassifyNumeric(ev.compare), name + ": " + std::to_string(ev.compare.mismatches) + " of " +
                                             std::to_string(ev.compare.elements) +

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "verify/gpu_judge.h"
 #include "verify/torch_worker.h"
 #include "verify/verdict.h"
 
@@ -37,6 +38,11 @@ struct TrialReports {
   std::string reference_dir, candidate_dir;  ///< host paths of their output files
   unsigned threads = 1;                      ///< how many threads may judge the trial's outputs
   JudgeBuffers* buffers = nullptr;           ///< to read into (null: memory of its own, freed after)
+  /// Outputs the workers handed over in GPU memory (described {"device": true}) are judged
+  /// by `gpu` from the descriptors in the inboxes; null where the workers write files only.
+  GpuJudge* gpu = nullptr;
+  ExportInbox *reference_exports = nullptr, *candidate_exports = nullptr;
+  int64_t index = 0;  ///< the trial's place in its set, as the exports name it
 };
 
 /// Appends the trial's case to `v`, and for one of KernelBench's own trials its

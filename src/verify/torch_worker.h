@@ -13,6 +13,7 @@
 
 #include "core/subprocess.h"
 #include "exec/confined_program.h"
+#include "verify/gpu_judge.h"
 #include "verify/verdict.h"
 
 namespace kforge {
@@ -38,7 +39,8 @@ struct WorkerRun {
   std::string output;
   std::vector<std::string> layers;
   EscapeScan escapes;
-  std::string out_dir;  ///< host path of its outputs
+  std::string out_dir;                   ///< host path of its outputs
+  std::unique_ptr<ExportInbox> exports;  ///< the outputs it hands over in GPU memory (null: files only)
   std::unique_ptr<ConfinedProgram> program;
   double seconds = 0;
 };

@@ -379,11 +379,15 @@ std::string Verdict::Summary() const {
         ++kb_total;
         if (t.is_object() && t.value("passed", false)) ++kb_pass;
       }
-    s += fmt::format("  KernelBench-compatible verdict: {} ({}/{} trials within torch.allclose){}\n",
-                     kernelbench.value("correct", false) ? "correct" : "incorrect", kb_pass, kb_total,
-                     kernelbench.value("weights", "") == "same" || !kernelbench.contains("weights")
-                         ? ""
-                         : "; weights: " + kernelbench.value("weights", ""));
+    const nlohmann::json correct = kernelbench.value("correct", nlohmann::json());
+    if (!correct.is_boolean())
+      s += "  KernelBench-compatible verdict: not given (KernelBench's own trials were not run)\n";
+    else
+      s += fmt::format("  KernelBench-compatible verdict: {} ({}/{} trials within torch.allclose){}\n",
+                       correct.get<bool>() ? "correct" : "incorrect", kb_pass, kb_total,
+                       kernelbench.value("weights", "") == "same" || !kernelbench.contains("weights")
+                           ? ""
+                           : "; weights: " + kernelbench.value("weights", ""));
   }
   return s;
 }

@@ -23,7 +23,11 @@ class CancellationToken;
 
 struct VerifyOptions {
   BackendKind backend = BackendKind::kCpu;
-  bool full = false;                               ///< also run the full set after the light set passes
+  bool full = false;  ///< also run the full set after the light set passes
+  /// KernelBench files: run KernelBench's own five trials (its procedure, its inputs drawn on
+  /// the host) for the KernelBench-compatible verdict beside the certified one. Without
+  /// them (--certified-only) only kforge's certified verdict is given.
+  bool kernelbench_trials = true;
   std::optional<uint64_t> seed;                    ///< run seed; fresh from Entropy when unset
   std::optional<Distribution> force_distribution;  ///< debugging: draw every case from this
   int64_t case_timeout_ms = 10000;                 ///< wall-clock limit for one kforge_run call
