@@ -74,7 +74,7 @@ elif [ "$mode" = judge ]; then
   export KFORGE_CACHE_DIR=/tmp/kb-cache
   { nproc; free -g | head -2; df -h /tmp | tail -1; nvidia-smi --query-gpu=memory.total,memory.used --format=csv; } >"$OUT/big_machine.txt" 2>&1
   s=$(date +%s)
-  devbuild/kforge_gpu_tests --gtest_filter='GpuJudge*:*OutputsJudgedInGpuMemory*' >"$OUT/judge_gpu_tests.txt" 2>&1
+  devbuild/kforge_gpu_tests --gtest_filter="${JUDGE_TESTS:-GpuJudge*:*OutputsJudgedInGpuMemory*}" >"$OUT/judge_gpu_tests.txt" 2>&1
   echo "gpu judge tests exit $? $(( $(date +%s) - s )) s" >>"$OUT/kb_timing.txt"
   grep -E '^\[ *(OK|FAILED|SKIPPED)' "$OUT/judge_gpu_tests.txt" >>"$OUT/kb_timing.txt"
   devbuild/kforge verify $kb/level1/19_ReLU.py $kb/cuda/relu.py --backend cuda --seed 1 --json >/dev/null 2>&1  # the header

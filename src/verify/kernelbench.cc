@@ -94,9 +94,13 @@ class KernelBenchVerifier {
                    std::function<void()> on_end = nullptr, std::shared_ptr<const WorkerFeed> reference = nullptr);
   /// Copies the built extensions into the worker's scratch; their entries as the worker sees them.
   json ProvideExtensions(ConfinedProgram* p);
-  /// The built extensions and the sizes of the reference's outputs, for the blocks it
-  /// poisons (or, when `built` is false, word that there are none to run).
-  void DeliverExtensions(ConfinedProgram* p, bool built, const std::vector<int64_t>& poison_nbytes = {});
+  /// The built extensions (or, when `built` is false, word that there are none to run); the
+  /// sizes of the reference's outputs, for the blocks it poisons, follow in DeliverPoisonSizes.
+  void DeliverExtensions(ConfinedProgram* p, bool built);
+  /// The sizes of the reference's first outputs, once its first forward has given them: the
+  /// candidate's worker imports its code and draws its first inputs meanwhile (at KernelBench's
+  /// sizes the reference's first trial draws 6.4 GB on the host first).
+  void DeliverPoisonSizes(ConfinedProgram* p, const std::vector<int64_t>& poison_nbytes);
   /// KernelBench's timing of the reference and the candidate, each in its own process.
   json Timing();
   /// Copies kforge's Python, the reference and (unless `with_candidate` is false: the
@@ -182,11 +186,16 @@ json KernelBenchVerifier::ProvideExtensions(ConfinedProgram* p) {
   return extensions;
 }
 
-void KernelBenchVerifier::DeliverExtensions(ConfinedProgram* p, bool built, const std::vector<int64_t>& poison_nbytes) {
+void KernelBenchVerifier::DeliverExtensions(ConfinedProgram* p, bool built) {
   json extensions = ProvideExtensions(p);
   // Written whole (renamed into place): the worker reads it as soon as it exists.
-  p->Write("kforge/extensions.json", built ? json{{"extensions", extensions}, {"poison_nbytes", poison_nbytes}}.dump()
-                                           : json{{"abort", true}}.dump());
+  p->Write("kforge/extensions.json",
+           built ? json{{"extensions", extensions}, {"poison_file", "kforge/poison.json"}}.dump()
+                 : json{{"abort", true}}.dump());
+}
+
+void KernelBenchVerifier::DeliverPoisonSizes(ConfinedProgram* p, const std::vector<int64_t>& poison_nbytes) {
+  p->Write("kforge/poison.json", json{{"poison_nbytes", poison_nbytes}}.dump());
 }
 
 WorkerRun KernelBenchVerifier::NewWorker(WorkerRole role, const std::vector<KernelBenchTrial>& trials,
@@ -541,8 +550,9 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
         {"path", r.so_path}, {"binding", ExtensionBindingName(built.binding)}, {"functions", s.functions}};
   }
   v.level = Level::kL1Compile;
-  DeliverExtensions(early_program, true, first_sizes.get());
+  DeliverExtensions(early_program, true);
   undelivered.done = true;
+  DeliverPoisonSizes(early_program, first_sizes.get());
 
   // L2: one reference and one candidate process for the light set (and with --full, the full
   // set's distributions), judged in order; then, with --full, the odd sizes.

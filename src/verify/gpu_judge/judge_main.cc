@@ -117,8 +117,11 @@ class Private {
       if (cudaMalloc(&data_, n * sizeof(float)) != cudaSuccess) CheckLastError("allocating the judge's copy");
       capacity_ = n;
     }
+    // A copy between device buffers does not wait for itself: it must be over before the
+    // caller unmaps `from`.
     if (n && cudaMemcpy(data_, from, n * sizeof(float), cudaMemcpyDeviceToDevice) != cudaSuccess)
       CheckLastError("copying the candidate's output");
+    CheckLastError("copying the candidate's output");
     return data_;
   }
 
@@ -151,6 +154,14 @@ json Judge(const json& req, std::vector<ScopedFd>& fds, int device, Private* own
     return {{"ok", false}, {"which", "candidate"}, {"error", e.what()}};
   }
   fds.clear();
+  // One word of each, read first: memory mapped and still not readable is named, not met in
+  // the middle of a pass.
+  for (auto [m, which] : {std::pair<const Mapping*, const char*>{ref32.get(), "reference"}, {got.get(), "candidate"}}) {
+    float word;
+    if (n > 0 && cudaMemcpy(&word, m->as<float>(), sizeof word, cudaMemcpyDeviceToHost) != cudaSuccess)
+      throw std::runtime_error(std::string("the ") + which +
+                               "'s memory is mapped and cannot be read: " + cudaGetErrorString(cudaGetLastError()));
+  }
   Source s{ref32->as<float>(), exact ? nullptr : ref64->as<double>(), own->Copy(got->as<float>(), n), n};
   got.reset();
 
