@@ -28,6 +28,9 @@ The job (JSON, written by the engine):
                     of earlier trials not yet judged, with its own, hold at most this many bytes
                     (or none are left), so the outputs on disk stay bounded (KernelBench's
                     level-1 tensors reach 6.4 GB); it draws and runs meanwhile
+    output_socket   (GPU) a descriptor number: float32 outputs of at least device_output_bytes
+                    (and the reference's float64 forms of them) are handed over on it in GPU
+                    memory (DeviceExports), described {"device": true, "dtype", "shape"}
     out             directory for result.json and the output files
 The result (out/result.json): {"ok", "stage", "error", "torch", "waiting", "parameters": [[name,
 shape, sha256]...], "trials": [{"name", "seed", "ok", "done", "error", "inputs_sha256",

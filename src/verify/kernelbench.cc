@@ -462,6 +462,11 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
   // The reference needs nothing of the candidate's: its worker runs while the extensions
   // build (only reads what Check set; the builds write extensions_, which it does not read).
   // Its first trial's output sizes go to the candidate's worker (the blocks it poisons).
+  // Outputs handed over in GPU memory are judged there: the judge starts (and initialises
+  // CUDA) before the workers, so that a judge that cannot start leaves nothing running.
+  std::unique_ptr<GpuJudge> gpu_judge;
+  if (options_.backend == BackendKind::kCuda && options_.device_output_bytes >= 0)
+    gpu_judge = std::make_unique<GpuJudge>(machine_);
   std::promise<std::vector<int64_t>> reference_sizes;
   std::future<std::vector<int64_t>> first_sizes = reference_sizes.get_future();
   std::once_flag sizes_once;
@@ -480,10 +485,6 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
   WorkerRun early = NewWorker(WorkerRole::kCandidate, trials, json::object(), json(), true);
   ConfinedProgram* early_program = early.program.get();
   LiveWorker early_candidate = Start(std::move(early), nullptr, nullptr, early_reference.feed);
-  // Outputs handed over in GPU memory are judged there: the judge starts (and initialises
-  // CUDA) beside the workers.
-  std::unique_ptr<GpuJudge> gpu_judge;
-  if (early_reference.exports) gpu_judge = std::make_unique<GpuJudge>(machine_);
   // Leaving before their trials are judged (a build that fails, a cancellation) ends both:
   // paced, they would wait for a judge that never comes.
   struct AbandonOnExit {
@@ -597,8 +598,7 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
         reports.threads = machine_.config().threads;
         reports.buffers = &buffers;
         reports.index = static_cast<int64_t>(i);
-        if (reference.exports && candidate.exports) {
-          if (!gpu_judge) gpu_judge = std::make_unique<GpuJudge>(machine_);
+        if (reference.exports && candidate.exports) {  // then gpu_judge runs (both on the same condition)
           reports.gpu = gpu_judge.get();
           reports.reference_exports = reference.exports.get();
           reports.candidate_exports = candidate.exports.get();

@@ -407,8 +407,9 @@ void JudgeKernelBenchTrial(const KernelBenchTrial& t, const TrialReports& report
       problem = name + " is " + std::string(DTypeName(got.dtype)) + "; the reference's is " +
                 std::string(DTypeName(ref32.dtype));
     if (problem.empty() && got.on_device != ref32.on_device)
-      problem = name + " was handed over " + (got.on_device ? "in GPU memory" : "in a file") +
-                "; the reference's worker handed it over the other way";
+      problem =
+          name + (ref32.on_device ? " is not on the GPU, where the reference's is"
+                                  : " was handed over in GPU memory, where the reference's was written to a file");
     OutputJudgement j;
     if (problem.empty())
       problem = ref32.on_device ? JudgeOnDevice(reports, o, exact, got, &j)
