@@ -74,7 +74,7 @@ const char* FrameStatusName(FrameStatus s) {
   return "?";
 }
 
-bool SendFrame(int socket, std::string_view bytes, std::span<const int> fds) {
+bool SendFrame(int socket, std::string_view bytes, std::span<const int> fds, bool wait) {
   KF_CHECK(fds.size() <= kMaxFdsPerCall && bytes.size() <= UINT32_MAX);
   const auto length = static_cast<uint32_t>(bytes.size());
   const unsigned char header[4] = {static_cast<unsigned char>(length), static_cast<unsigned char>(length >> 8),
@@ -97,7 +97,7 @@ bool SendFrame(int socket, std::string_view bytes, std::span<const int> fds) {
       c->cmsg_len = CMSG_LEN(sizeof(int) * fds.size());
       std::memcpy(CMSG_DATA(c), fds.data(), sizeof(int) * fds.size());
     }
-    ssize_t n = ::sendmsg(socket, &msg, MSG_NOSIGNAL);
+    ssize_t n = ::sendmsg(socket, &msg, MSG_NOSIGNAL | (wait ? 0 : MSG_DONTWAIT));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
     at += static_cast<size_t>(n);

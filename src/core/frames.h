@@ -22,8 +22,10 @@ struct Frame {
   std::vector<ScopedFd> fds;
 };
 
-/// Sends one frame (blocking). False when the peer has gone (errno says why).
-bool SendFrame(int socket, std::string_view bytes, std::span<const int> fds = {});
+/// Sends one frame, blocking while the peer's buffer is full unless `wait` is false (then
+/// a frame that does not fit now is not sent, or only in part). False when it was not sent
+/// whole: the peer has gone, or it did not fit (errno says which).
+bool SendFrame(int socket, std::string_view bytes, std::span<const int> fds = {}, bool wait = true);
 
 enum class FrameStatus {
   kOk,

@@ -99,6 +99,14 @@ TEST_F(FramesTest, AFrameBegunAndNotFinishedByTheDeadlineTimesOut) {
   EXPECT_EQ(ReceiveFrame(b_.get(), clock, clock.MonotonicNanos() + 100'000'000, {}, &g), FrameStatus::kTimedOut);
 }
 
+TEST_F(FramesTest, ASendThatMayNotWaitGivesUpOnAPeerThatDoesNotRead) {
+  const std::string big(1 << 16, 'x');
+  int sent = 0;
+  while (sent < 1000 && SendFrame(a_.get(), big, {}, /*wait=*/false)) ++sent;
+  EXPECT_LT(sent, 1000);  // the buffer filled, and it returned instead of blocking
+  EXPECT_GT(sent, 0);
+}
+
 TEST_F(FramesTest, ALengthSplitAcrossWritesIsStillOneFrame) {
   WriteRaw(a_.get(), Header(3).substr(0, 2));
   WriteRaw(a_.get(), Header(3).substr(2) + "a");

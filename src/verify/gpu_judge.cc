@@ -81,7 +81,8 @@ ScopedFd ExportInbox::Take(int64_t trial, int64_t output, ExportForm form, int64
 void ExportInbox::Judged(int64_t trial) {
   for (auto it = held_.begin(); it != held_.end();)
     it = std::get<0>(it->first) <= trial ? held_.erase(it) : std::next(it);
-  if (socket_.valid()) SendFrame(socket_.get(), json{{"judged", trial}}.dump());
+  // Never waits: a worker that does not read its socket only keeps its own memory longer.
+  if (socket_.valid()) SendFrame(socket_.get(), json{{"judged", trial}}.dump(), {}, /*wait=*/false);
 }
 
 DeviceJudgement ParseDeviceJudgement(const json& reply, const std::vector<int64_t>& shape) {
