@@ -5,6 +5,10 @@
 
 #include <cctype>
 
+#include "core/error.h"
+#include "exec/machine.h"
+#include "exec/torch_extension.h"
+#include "testing/fakes.h"
 #include "testing/testing.h"
 
 namespace kforge::testing {
@@ -12,6 +16,17 @@ namespace kforge::testing {
 bool HaveTorch(std::string* why) {
   if (::access("/usr/lib/python3/dist-packages/torch/include/torch/extension.h", R_OK) == 0) return true;
   *why = "PyTorch's headers are not installed (Debian: python3-torch libtorch-dev)";
+  return false;
+}
+
+bool HaveCudaTorch(std::string* why) {
+  try {
+    LiveMachine().Device();
+    if (FindTorch(LiveMachine()).cuda) return true;
+    *why = "this machine's PyTorch has no CUDA";
+  } catch (const EnvironmentError& e) {
+    *why = std::string("no GPU or no PyTorch here: ") + e.what();
+  }
   return false;
 }
 
@@ -47,11 +62,18 @@ void CheckKernelBenchCase(const nlohmann::json& c, const std::vector<std::string
   ASSERT_TRUE(v.is_object());
   EXPECT_EQ(v["passed"], passed);
   ASSERT_TRUE(v["kernelbench"].is_object());
-  if (c.contains("kernelbench_correct")) EXPECT_EQ(v["kernelbench"]["correct"], c["kernelbench_correct"]);
-  if (c.contains("failure_class")) EXPECT_EQ(v["failure_class"], c["failure_class"]);
-  if (c.contains("weights")) EXPECT_EQ(v["kernelbench"]["weights"], c["weights"]);
-  if (c.contains("message"))
+  if (c.contains("kernelbench_correct")) {
+    EXPECT_EQ(v["kernelbench"]["correct"], c["kernelbench_correct"]);
+  }
+  if (c.contains("failure_class")) {
+    EXPECT_EQ(v["failure_class"], c["failure_class"]);
+  }
+  if (c.contains("weights")) {
+    EXPECT_EQ(v["kernelbench"]["weights"], c["weights"]);
+  }
+  if (c.contains("message")) {
     EXPECT_NE(v["message"].get<std::string>().find(c["message"].get<std::string>()), std::string::npos);
+  }
   if (c.contains("check")) {
     bool found = false;
     for (const auto& f : v["integrity"]) found = found || f["check"] == c["check"];

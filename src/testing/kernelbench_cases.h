@@ -10,6 +10,8 @@ namespace kforge::testing {
 /// Whether Python's PyTorch with libtorch's headers is installed (Debian's python3-torch and
 /// libtorch-dev, which scripts/install-deps.sh installs); `why` says what is missing.
 bool HaveTorch(std::string* why);
+/// Whether this machine has a GPU and a Python whose PyTorch sees it; `why` says what is missing.
+bool HaveCudaTorch(std::string* why);
 /// The manifest's list named `list` ("cases", "gpu_cases").
 nlohmann::json KernelBenchCases(const std::string& list);
 /// Runs `kforge verify REFERENCE CANDIDATE --json` (plus `extra_args`) for one case and

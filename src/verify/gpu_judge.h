@@ -77,7 +77,7 @@ class GpuJudge {
     Tolerance tolerance;
     double unavoidable_factor = 4;
   };
-  enum class Blame { kNone, kReference, kCandidate };
+  enum class Blame { kNone, kCandidate };
   /// Judges one float32 output: fds are the float32 reference, the float64 one (unless
   /// exact) and the candidate's. Blame::kCandidate (with `error`) when the candidate's memory
   /// cannot be mapped; throws EnvironmentError when the reference's cannot, or the judge fails.

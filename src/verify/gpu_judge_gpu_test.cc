@@ -16,6 +16,7 @@
 #include "exec/machine.h"
 #include "exec/torch_extension.h"
 #include "testing/fakes.h"
+#include "testing/kernelbench_cases.h"
 #include "testing/testing.h"
 #include "verify/compare.h"
 #include "verify/gpu_judge.h"
@@ -89,33 +90,44 @@ void ExpectSameMismatches(const std::vector<Mismatch>& gpu, const std::vector<Mi
   }
 }
 
+/// A Python probe run with kforge's worker module importable, its export socket at
+/// descriptor 5 and the engine's end read by `inbox`.
+struct Probe {
+  std::unique_ptr<Subprocess> process;
+  std::unique_ptr<ExportInbox> inbox;
+  std::string log;
+};
+
+Probe StartProbe(Machine& machine, const std::string& dir, const std::string& script) {
+  WriteFileAtomic(dir + "/probe.py", script);
+  ScopedFd ours, theirs;
+  StreamSocketPair(&ours, &theirs);
+  SpawnOptions opts;
+  opts.argv = {"/bin/sh", "-c",
+               "cd " + dir + " && PYTHONPATH=" + testing::SourceDir() + "/python exec " + FindTorch(machine).python +
+                   " probe.py 5"};
+  opts.inherit_fds = {{theirs.get(), 5}};
+  opts.output_path = dir + "/probe.log";
+  Probe p;
+  p.process = machine.env().processes().Start(opts);
+  p.inbox = std::make_unique<ExportInbox>(std::move(ours), machine.env().clock());
+  p.log = opts.output_path;
+  return p;
+}
+
 class GpuJudgeTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    try {
-      testing::LiveMachine().Device();
-      if (!FindTorch(testing::LiveMachine()).cuda) GTEST_SKIP() << "this machine's PyTorch has no CUDA";
-    } catch (const EnvironmentError& e) {
-      GTEST_SKIP() << "no GPU or no PyTorch here: " << e.what();
-    }
+    std::string why;
+    if (!testing::HaveCudaTorch(&why)) GTEST_SKIP() << why;
   }
 };
 
 TEST_F(GpuJudgeTest, JudgesOutputsInGpuMemoryAsTheHostJudgesTheirFiles) {
   Machine& machine = testing::LiveMachine();
   TempDir dir("kforge-gpu-judge-test");
-  WriteFileAtomic(dir.path() + "/probe.py", kProbe);
-  ScopedFd ours, theirs;
-  StreamSocketPair(&ours, &theirs);
-  SpawnOptions opts;
-  opts.argv = {"/bin/sh", "-c",
-               "cd " + dir.path() + " && PYTHONPATH=" + testing::SourceDir() + "/python exec " +
-                   FindTorch(machine).python + " probe.py 5"};
-  opts.inherit_fds = {{theirs.get(), 5}};
-  opts.output_path = dir.path() + "/probe.log";
-  std::unique_ptr<Subprocess> probe = machine.env().processes().Start(opts);
-  theirs.Reset();
-  ExportInbox inbox(std::move(ours), machine.env().clock());
+  Probe probe = StartProbe(machine, dir.path(), kProbe);
+  ExportInbox& inbox = *probe.inbox;
   GpuJudge judge(machine);
 
   for (int64_t trial = 0; trial < 2; ++trial) {
@@ -124,9 +136,8 @@ TEST_F(GpuJudgeTest, JudgesOutputsInGpuMemoryAsTheHostJudgesTheirFiles) {
     ScopedFd ref32 = inbox.Take(trial, 0, ExportForm::kOutput, 120000);
     ScopedFd ref64 = exact ? ScopedFd() : inbox.Take(trial, 0, ExportForm::kReference64, 120000);
     ScopedFd got = inbox.Take(trial, 1, ExportForm::kOutput, 120000);
-    ASSERT_TRUE(ref32.valid() && got.valid() && (exact || ref64.valid()))
-        << inbox.problem() << "\n"
-        << ReadFileTail(dir.path() + "/probe.log", 4000);
+    ASSERT_TRUE(ref32.valid() && got.valid() && (exact || ref64.valid())) << inbox.problem() << "\n"
+                                                                          << ReadFileTail(probe.log, 4000);
     std::vector<float> r32 = ReadAs<float>(dir.path() + (exact ? "/ref32b.bin" : "/ref32.bin"));
     std::vector<float> g = ReadAs<float>(dir.path() + (exact ? "/gotb.bin" : "/got.bin"));
     std::vector<double> r64 = exact ? std::vector<double>() : ReadAs<double>(dir.path() + "/ref64.bin");
@@ -192,13 +203,13 @@ TEST_F(GpuJudgeTest, JudgesOutputsInGpuMemoryAsTheHostJudgesTheirFiles) {
     EXPECT_EQ(gpu.mismatch_indices, host.mismatch_indices);
     EXPECT_EQ(d.digest, TreeDigest(g));
   }
-  EXPECT_TRUE(probe->Wait(120000).ok()) << ReadFileTail(dir.path() + "/probe.log", 4000);
+  EXPECT_TRUE(probe.process->Wait(120000).ok()) << ReadFileTail(probe.log, 4000);
 }
 
 TEST_F(GpuJudgeTest, MemoryTheCandidateCannotHandOverBlamesTheCandidate) {
   Machine& machine = testing::LiveMachine();
   TempDir dir("kforge-gpu-judge-test");
-  WriteFileAtomic(dir.path() + "/probe.py", R"(import sys
+  Probe probe = StartProbe(machine, dir.path(), R"(import sys
 import torch
 import kforge_torch_worker as w
 e = w.DeviceExports(int(sys.argv[1]), 0)
@@ -206,19 +217,9 @@ e.hand_over(torch, torch.ones(1 << 22, device="cuda"), 0, 0, "out")
 e.hand_over(torch, torch.ones(1 << 20, device="cuda"), 0, 1, "out")
 e.wait_judged(1)
 )");
-  ScopedFd ours, theirs;
-  StreamSocketPair(&ours, &theirs);
-  SpawnOptions opts;
-  opts.argv = {"/bin/sh", "-c",
-               "cd " + dir.path() + " && PYTHONPATH=" + testing::SourceDir() + "/python exec " +
-                   FindTorch(machine).python + " probe.py 5"};
-  opts.inherit_fds = {{theirs.get(), 5}};
-  opts.output_path = dir.path() + "/probe.log";
-  std::unique_ptr<Subprocess> probe = machine.env().processes().Start(opts);
-  theirs.Reset();
-  ExportInbox inbox(std::move(ours), machine.env().clock());
+  ExportInbox& inbox = *probe.inbox;
   ScopedFd ref32 = inbox.Take(0, 0, ExportForm::kOutput, 120000);
-  ASSERT_TRUE(ref32.valid()) << ReadFileTail(dir.path() + "/probe.log", 4000);
+  ASSERT_TRUE(ref32.valid()) << ReadFileTail(probe.log, 4000);
   GpuJudge judge(machine);
   GpuJudge::Request req;
   req.elements = 1 << 22;
@@ -242,7 +243,7 @@ e.wait_judged(1)
   ASSERT_EQ(judge.Judge(req, std::vector<int>{ref32.get(), ref32.get()}, &d, &error), GpuJudge::Blame::kNone) << error;
   EXPECT_EQ(d.compare.mismatches, 0);
   inbox.Judged(0);
-  EXPECT_TRUE(probe->Wait(120000).ok()) << ReadFileTail(dir.path() + "/probe.log", 4000);
+  EXPECT_TRUE(probe.process->Wait(120000).ok()) << ReadFileTail(probe.log, 4000);
 }
 
 }  // namespace

@@ -22,12 +22,8 @@ nlohmann::json Cases() { return testing::KernelBenchCases("gpu_cases"); }
 class KernelBenchGpuTest : public ::testing::TestWithParam<int> {
  protected:
   void SetUp() override {
-    try {
-      testing::LiveMachine().Device();
-      if (!FindTorch(testing::LiveMachine()).cuda) GTEST_SKIP() << "this machine's PyTorch has no CUDA";
-    } catch (const EnvironmentError& e) {
-      GTEST_SKIP() << "no GPU or no PyTorch here: " << e.what();
-    }
+    std::string why;
+    if (!testing::HaveCudaTorch(&why)) GTEST_SKIP() << why;
   }
 };
 
