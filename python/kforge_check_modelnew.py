@@ -17,7 +17,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))  # relative: the engine runs this from scratch
-import kforge_kernelbench as kb  # noqa: E402
+import eval_utils as kb  # noqa: E402
 
 # Tensor plumbing a forward may do with the framework: allocation, views, layout, dtype,
 # device moves, shape queries.
@@ -52,6 +52,21 @@ DYNAMIC = {"exec", "eval", "compile", "__import__", "importlib", "open", "os", "
            "subprocess", "multiprocessing", "threading", "signal", "pickle", "marshal",
            "builtins", "shutil", "socket", "sys", "runpy"}
 TIMING = {"time", "perf_counter", "Event", "elapsed_time", "timeit"}
+# Files, module loading and code run at exit without open(), os or importlib: a candidate's
+# process could rewrite its worker's report, read another worker's files or load the
+# reference again through them. (Its worker seals its report and holds no reference; these
+# are the first filter, with their message.)
+FILE_ACCESS_MODULES = {"glob", "tempfile", "pkgutil", "zipimport", "linecache", "mmap", "fcntl", "posix", "_io",
+                       "fileinput", "codecs", "weakref", "atexit", "concurrent", "asyncio", "_thread", "shelve",
+                       "dbm", "sqlite3", "zipfile", "tarfile", "gzip", "bz2", "lzma", "resource", "platform"}
+FILE_ACCESS = {"tofile", "fromfile", "savetxt", "loadtxt", "genfromtxt", "memmap", "from_file", "write_bytes",
+               "read_bytes", "write_text", "read_text", "finalize", "load_module", "exec_module", "get_importer",
+               "find_spec", "find_module"}
+# The profiler records what every judged forward runs (the verdict's attribution): a
+# candidate has no business with it.
+PROFILER = {"profiler", "autograd_profiler", "_disable_profiler", "_disable_profiler_legacy", "_enable_profiler",
+            "record_function", "_record_function_enter", "_record_function_exit", "RecordFunction",
+            "_kineto_step", "kineto_available", "_profiler_enabled", "_is_profiler_enabled"}
 FRAMEWORK_ROOTS = {"torch", "F", "nn", "triton", "tl", "time", "math", "np", "numpy"}
 
 
@@ -282,6 +297,15 @@ def check_candidate(source, path):
                 top = m.split(".")[0]
                 if top in INTROSPECTION or top in DYNAMIC:
                     c.find("wrapper.forbidden_import", f"import {m}: the candidate may not inspect, spawn or open", node)
+                elif top in FILE_ACCESS_MODULES:
+                    c.find("wrapper.file_access", f"import {m}: files, module loading and exit hooks are not the "
+                           "candidate's", node)
+        elif name in FILE_ACCESS:
+            c.find("wrapper.file_access", f"{name}: files, module loading and exit hooks are not the candidate's",
+                   node)
+        elif name in PROFILER:
+            c.find("wrapper.profiler_tampering", f"{name}: the profiler that records what forward runs is not the "
+                   "candidate's to touch", node)
         elif name in INTROSPECTION:
             c.find("wrapper.introspection", f"{name}: reading other objects' frames, globals or memory", node)
         elif isinstance(node, ast.Name) and name in DYNAMIC and node.id not in c.aliases:
@@ -319,6 +343,27 @@ def check_candidate(source, path):
             "triton": bool(triton_kernels(c)), "reaches_kernel": reaches}
 
 
+def without_model(tree):
+    """The reference as the candidate's worker gets it: what get_inputs() and get_init_inputs()
+    need (imports, assignments, and the functions and classes they name, transitively), never
+    Model nor anything only Model uses. The candidate's process draws its inputs from it and
+    cannot run the reference: there is none to import, re-read or re-execute."""
+    defs = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    needed, todo = set(), ["get_inputs", "get_init_inputs"]
+    for n in tree.body:  # module-level statements run at import: what they name is needed
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            todo += [x.id for x in ast.walk(n) if isinstance(x, ast.Name)]
+    while todo:
+        name = todo.pop()
+        if name in needed or name not in defs or name == "Model":
+            continue
+        needed.add(name)
+        todo += [x.id for x in ast.walk(defs[name]) if isinstance(x, ast.Name)]
+    body = [n for n in tree.body if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            or n.name in needed]
+    return ast.unparse(ast.Module(body=body, type_ignores=[]))
+
+
 def check_reference(source, path):
     tree = ast.parse(source, filename=path)
     names = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
@@ -327,11 +372,12 @@ def check_reference(source, path):
         return {"ok": False, "problem": "the reference defines no " + ", ".join(missing) +
                 " (KernelBench's format: class Model(nn.Module), get_inputs(), get_init_inputs())"}
     constants = {}
+    inputs_source = without_model(tree)
     for node in tree.body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
                 and isinstance(node.value, ast.Constant) and type(node.value.value) is int:
             constants[node.targets[0].id] = node.value.value
-    return {"ok": True, "constants": constants}
+    return {"ok": True, "constants": constants, "inputs_source": inputs_source}
 
 
 def guarded(fn, path):

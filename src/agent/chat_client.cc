@@ -7,6 +7,7 @@
 #include "core/clock.h"
 #include "core/http.h"
 #include "core/text.h"
+#include "core/untrusted_json.h"
 
 namespace kforge {
 namespace {
@@ -40,7 +41,7 @@ void ReadUsage(const json& u, Usage* usage) {
 
 /// The server's error message from an error body ({"error": {"message": ...}} or text).
 std::string ServerMessage(const std::string& body) {
-  json j = json::parse(body, nullptr, false);
+  json j = ParseUntrustedJson(body);
   if (j.is_object() && j.contains("error")) {
     if (j["error"].is_object()) return Str(j["error"], "message");
     if (j["error"].is_string()) return j["error"].get<std::string>();
@@ -196,7 +197,7 @@ void ReadServed(const json& j, ChatReply* reply) {
     const json& choice = j["choices"][0];
     if (choice.contains("logprobs") && !choice["logprobs"].is_null()) {
       const std::string text = choice["logprobs"].dump(-1, ' ', false, json::error_handler_t::replace);
-      if (text.size() <= 64 * 1024) reply->served["logprobs"].push_back(json::parse(text, nullptr, false));
+      if (text.size() <= 64 * 1024) reply->served["logprobs"].push_back(ParseUntrustedJson(text));
     }
   }
 }
@@ -204,7 +205,7 @@ void ReadServed(const json& j, ChatReply* reply) {
 }  // namespace
 
 bool ParseChatCompletion(const std::string& body, ChatReply* reply, std::string* error) {
-  json j = json::parse(body, nullptr, false);
+  json j = ParseUntrustedJson(body);
   if (!j.is_object()) {
     *error = "invalid JSON (" + CutText(body, 200) + ")";
     return false;
@@ -254,7 +255,7 @@ void ChatStreamParser::Event(std::string_view data) {
     done_ = true;
     return;
   }
-  json j = json::parse(data, nullptr, false);
+  json j = ParseUntrustedJson(data);
   if (!j.is_object()) {
     if (error_.empty()) error_ = "an event is not JSON: " + CutText(data, 200);
     return;

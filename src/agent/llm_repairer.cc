@@ -8,6 +8,7 @@
 #include "agent/unified_diff.h"
 #include "core/task.h"
 #include "core/text.h"
+#include "core/untrusted_json.h"
 
 namespace kforge {
 namespace {
@@ -135,7 +136,7 @@ TurnResult LlmSession::Turn(const RepairContext& ctx, ToolHost& tools) {
 
 std::string LlmSession::Dispatch(const ChatToolCall& call, const RepairContext& ctx, ToolHost& tools,
                                  std::optional<Proposal>* proposal) {
-  json args = call.arguments.empty() ? json::object() : json::parse(call.arguments, nullptr, false);
+  json args = call.arguments.empty() ? json::object() : ParseUntrustedJson(call.arguments);
   if (!args.is_object())
     return "error: the arguments of " + CutText(call.name, 80) +
            " are not a JSON object: " + CutText(call.arguments, 200);

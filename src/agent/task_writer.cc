@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "core/task.h"
 #include "core/text.h"
+#include "core/untrusted_json.h"
 
 namespace kforge {
 
@@ -34,7 +35,7 @@ TaskDraft WriteTask(ChatClient& client, const std::string& description, const st
   }
   std::string body = ExtractCodeBlock(reply.content);
   if (body.empty()) body = reply.content;
-  nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
+  nlohmann::json j = ParseUntrustedJson(body);
   if (!j.is_object()) {
     d.error = "the model's answer is not a JSON task: " + CutText(reply.content, 300);
     return d;

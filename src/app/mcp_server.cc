@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "app/error_text.h"
+#include "core/untrusted_json.h"
 
 namespace kforge {
 
@@ -60,7 +61,7 @@ int McpServer::Serve() {
 }
 
 void McpServer::Handle(const std::string& line) {
-  nlohmann::json message = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+  nlohmann::json message = ParseUntrustedJson(line);
   if (message.is_discarded()) return SendError(nullptr, RpcCode::kParseError, "the message is not valid JSON");
   if (!message.is_object())
     return SendError(nullptr, RpcCode::kInvalidRequest,

@@ -70,6 +70,20 @@ Config Config::FromLookup(const Lookup& lookup) {
   set_number(&c.candidate_uid, "KFORGE_CANDIDATE_UID", 4294967294u, "the first uid candidates run as; 0: off");
   set_number(&c.candidate_uids, "KFORGE_CANDIDATE_UIDS", 65536, "how many uids to lease from");
   set(&c.candidate_uid_locks, "KFORGE_CANDIDATE_UID_LOCKS");
+  if (auto v = get("KFORGE_GPU_WORKER_WITHOUT")) {
+    std::vector<std::string> layers;
+    for (size_t at = 0; at <= v->size();) {
+      size_t comma = std::min(v->find(',', at), v->size());
+      layers.push_back(v->substr(at, comma - at));
+      at = comma + 1;
+    }
+    for (const auto& layer : layers)
+      if (layer == "landlock" || layer == "seccomp")
+        c.gpu_worker_without.push_back(layer);
+      else if (!layer.empty())
+        c.problems.push_back("KFORGE_GPU_WORKER_WITHOUT names '" + layer +
+                             "': expected landlock, seccomp, or both separated by a comma");
+  }
   c.threads = std::max(1u, std::thread::hardware_concurrency());
   set_number(&c.threads, "KFORGE_THREADS", 1024, "threads that judge large outputs");
   if (c.threads == 0) c.threads = 1;

@@ -38,6 +38,9 @@ struct Config {
   /// KFORGE_CANDIDATE_UID_LOCKS: lock files of the leased uids, one directory for every
   /// kforge process on the machine.
   std::string candidate_uid_locks = "/tmp/kforge-candidate-uids";
+  /// KFORGE_GPU_WORKER_WITHOUT: confinement layers ("landlock", "seccomp") a GPU PyTorch
+  /// worker goes without, for a driver that needs more than the worker's rules allow.
+  std::vector<std::string> gpu_worker_without;
   // Where kforge's own files are, when not found next to the binary or in the source tree.
   std::string include_dir;        ///< KFORGE_INCLUDE_DIR (include/kforge/probe.h)
   std::string tasks_dir;          ///< KFORGE_TASKS_DIR

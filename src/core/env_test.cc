@@ -71,5 +71,16 @@ TEST(Config, CandidateUidSettingsAreNumbersOrAProblem) {
   }
 }
 
+TEST(Config, GpuWorkerLayersLeftOutAreNamedOrAProblem) {
+  EXPECT_TRUE(Config{}.gpu_worker_without.empty()) << "a GPU worker is confined by every layer by default";
+  Config c = FromMap({{"KFORGE_GPU_WORKER_WITHOUT", "landlock,seccomp"}});
+  EXPECT_EQ(c.gpu_worker_without, (std::vector<std::string>{"landlock", "seccomp"}));
+  EXPECT_TRUE(c.problems.empty());
+  Config b = FromMap({{"KFORGE_GPU_WORKER_WITHOUT", "landlock,uid"}});
+  EXPECT_EQ(b.gpu_worker_without, std::vector<std::string>{"landlock"});
+  ASSERT_EQ(b.problems.size(), 1u);
+  EXPECT_NE(b.problems[0].find("'uid'"), std::string::npos) << b.problems[0];
+}
+
 }  // namespace
 }  // namespace kforge

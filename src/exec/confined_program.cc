@@ -38,22 +38,26 @@ void ChownTree(const std::string& root, unsigned uid) {
 
 ConfinedProgram::ConfinedProgram(Machine& machine, const SandboxLimits& limits, bool gpu)
     : machine_(machine), limits_(limits), gpu_(gpu) {
-  dir_ = std::make_unique<TempDir>("kforge-py", machine_.config().temp_dir);
+  dir_ = std::make_unique<TempDir>("tmp", machine_.config().temp_dir);  // named as any program's
   scratch_ = dir_->path() + "/scratch";
   jail_ = dir_->path() + "/jail";
-  MakeDirs(scratch_ + "/kforge");
+  MakeDirs(scratch_ + "/eval");
   MakeDirs(jail_);
+  // Nobody but the worker's user reaches its scratch: the two workers of a verification are
+  // siblings under the same temporary directory.
+  std::filesystem::permissions(scratch_, std::filesystem::perms::owner_all);
+  std::filesystem::permissions(scratch_ + "/eval", std::filesystem::perms::owner_all);
 }
 
 ConfinedProgram::~ConfinedProgram() = default;
 
 std::string ConfinedProgram::Provide(const std::string& host, const std::string& name) {
   std::error_code ec;
-  std::filesystem::copy(host, scratch_ + "/kforge/" + name,
+  std::filesystem::copy(host, scratch_ + "/eval/" + name,
                         std::filesystem::copy_options::recursive | std::filesystem::copy_options::overwrite_existing,
                         ec);
   if (ec) throw EnvironmentError("cannot copy " + host + " for the worker: " + ec.message());
-  return "kforge/" + name;
+  return "eval/" + name;
 }
 
 std::string ConfinedProgram::Write(const std::string& name, const std::string& text) {
@@ -114,11 +118,15 @@ ExitStatus ConfinedProgram::Run(const std::vector<std::string>& argv, const std:
   cmd.insert(cmd.end(), {"--scratch", bwrap ? "/scratch" : scratch_, "--layers-fd", std::to_string(kLayersFd)});
   if (uid != 0) cmd.insert(cmd.end(), {"--uid", std::to_string(uid)});
   if (bwrap) cmd.push_back("--in-jail");
-  // The CUDA driver initialises inside the worker after its confinement, and fails (error
-  // 304, measured on the H200) under Landlock and under the seccomp filter, each alone; the
-  // native runner initialises it first. Until the worker can do the same, a GPU worker runs
-  // without those two layers, and the verdict's layer list says so.
-  if (gpu_) cmd.insert(cmd.end(), {"--gpu", "--without", "landlock", "--without", "seccomp"});
+  // The CUDA driver initialises inside the worker after its confinement: Landlock lets it
+  // reach the device nodes, /dev/shm, /run and /sys, and the seccomp filter its netlink
+  // sockets (confine.cc). KFORGE_GPU_WORKER_WITHOUT (landlock, seccomp, or both, comma
+  // separated) leaves layers out on a machine whose driver needs more; the verdict's layer
+  // list says which held.
+  if (gpu_) {
+    cmd.push_back("--gpu");
+    for (const auto& layer : machine_.config().gpu_worker_without) cmd.insert(cmd.end(), {"--without", layer});
+  }
   for (const auto& path : toolkit) cmd.insert(cmd.end(), {"--read", path});
   std::string no_cgroup;
   if (limits_.max_tasks > 0) {

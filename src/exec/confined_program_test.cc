@@ -3,11 +3,14 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "core/frames.h"
 #include "exec/machine.h"
 #include "testing/fakes.h"
+#include "testing/kernelbench_cases.h"
 
 namespace kforge {
 namespace {
@@ -26,6 +29,24 @@ TEST(ConfinedProgramTest, ADescriptorPassedInReachesTheProgramAtItsNumber) {
   char buf[64];
   for (ssize_t n; (n = ::read(ours.get(), buf, sizeof buf)) > 0;) got.append(buf, static_cast<size_t>(n));
   EXPECT_EQ(got, "hello");
+}
+
+bool Has(const std::vector<std::string>& layers, const char* layer) {
+  return std::find(layers.begin(), layers.end(), layer) != layers.end();
+}
+
+// The GPU worker had no confinement without bubblewrap: a candidate's worker read the
+// reference worker's output for the same trial from its sibling's scratch and returned it.
+// Each worker's scratch is its own (0700, its own user where the engine can switch, files
+// made under umask 077) and Landlock keeps the worker in it.
+TEST(ConfinedProgramTest, AWorkerCannotReadItsSiblingsOutput) {
+  std::vector<std::string> layers;
+  ExitStatus status;
+  std::string out = testing::ReadSiblingsOutput(false, &layers, &status);
+  if (!Has(layers, "bubblewrap") && !Has(layers, "landlock") && !Has(layers, "other_uid"))
+    GTEST_SKIP() << "no layer here keeps two workers of one user apart (no bubblewrap, no Landlock, not root)";
+  EXPECT_EQ(out.find("the answer"), std::string::npos) << out;
+  EXPECT_FALSE(status.ok()) << out;
 }
 
 }  // namespace

@@ -37,7 +37,7 @@ TorchToolchain FindTorch(Machine& machine);
 /// One load_inline call, as the checker read it.
 struct ExtensionSource {
   std::string name;
-  std::string key;         ///< python/kforge_kernelbench.py's extension_key
+  std::string key;         ///< python/eval_utils.py's extension_key
   std::string main_cpp;    ///< as load_inline writes it: cpp_sources and pybind11 bindings
   std::string thunks_cpp;  ///< cpp_sources and kforge's thunks (include/kforge/torch_thunks.h); "" for none
   std::string cuda_cu;     ///< "" without CUDA sources

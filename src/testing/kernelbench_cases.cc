@@ -6,6 +6,7 @@
 #include <cctype>
 
 #include "core/error.h"
+#include "exec/confined_program.h"
 #include "exec/machine.h"
 #include "exec/torch_extension.h"
 #include "testing/fakes.h"
@@ -28,6 +29,22 @@ bool HaveCudaTorch(std::string* why) {
     *why = std::string("no GPU or no PyTorch here: ") + e.what();
   }
   return false;
+}
+
+// Runs the two workers of a verification side by side as the engine does: the first writes
+// an output into its scratch; the second tries to read it by its path. Returns the second's
+// output and, in `layers`, its confinement.
+std::string ReadSiblingsOutput(bool gpu, std::vector<std::string>* layers, ExitStatus* status) {
+  Machine& machine = LiveMachine();
+  ConfinedProgram reference(machine, SandboxLimits{}, gpu);
+  ExitStatus wrote = reference.Run({"/bin/sh", "-c", "mkdir -p out && printf 'the answer' > out/o0_0.bin"},
+                                   {"PATH=/usr/bin:/bin"}, 60000);
+  EXPECT_TRUE(wrote.ok()) << reference.OutputTail(2000);
+  const std::string target = reference.ScratchPath("out/o0_0.bin");
+  ConfinedProgram candidate(machine, SandboxLimits{}, gpu);
+  *status = candidate.Run({"/bin/sh", "-c", "cat '" + target + "'"}, {"PATH=/usr/bin:/bin"}, 60000);
+  *layers = candidate.layers();
+  return candidate.OutputTail(4000);
 }
 
 nlohmann::json KernelBenchCases(const std::string& list) {

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "core/subprocess.h"
+
 namespace kforge::testing {
 
 /// Whether Python's PyTorch with libtorch's headers is installed (Debian's python3-torch and
@@ -22,6 +24,10 @@ void CheckKernelBenchCase(const nlohmann::json& c, const std::vector<std::string
 /// `clock` ("cuda_event", "perf_counter"), statistics in order, the speedup their ratio.
 void CheckKernelBenchTiming(const std::string& reference, const std::string& candidate,
                             const std::vector<std::string>& extra_args, const std::string& clock);
+/// Runs two confined programs (`gpu`: as GPU workers) side by side as a verification's two
+/// workers are run: the first writes an output into its scratch, the second tries to read it
+/// by its path. Returns what the second printed; its layers and exit status in the others.
+std::string ReadSiblingsOutput(bool gpu, std::vector<std::string>* layers, ExitStatus* status);
 /// A test name made of the case's files.
 std::string KernelBenchCaseName(const nlohmann::json& c);
 

@@ -57,10 +57,20 @@ std::vector<IntegrityFinding> ExtensionChecks(const std::string& source, Backend
       "sort",       "cat",    "stack"};
   static const std::regex kNamespaced(R"(\b(?:torch|at)::(?:native::)?([A-Za-z_]\w*)\s*\()");
   static const std::regex kMethod(R"(\.\s*([A-Za-z_]\w*)\s*\()");
+  // The dispatcher's record of what forward ran is the verdict's attribution: an extension
+  // that turns it off (a guard around an ATen call) hides framework compute.
+  static const std::regex kProfiler(
+      R"(\b(RecordFunction\w*|DisableRecordFunctionGuard|ThreadLocalStateGuard|\w*[Pp]rofiler\w*|set_record_function_enabled)\b)");
   std::istringstream lines(source);
   std::string line;
   for (int n = 1; std::getline(lines, line); ++n) {
     if (line.rfind("m.def(", 0) == 0) continue;  // load_inline's own bindings
+    std::smatch profiler;
+    if (std::regex_search(line, profiler, kProfiler))
+      AddFinding(&out, "wrapper.profiler_tampering",
+                 "the extension uses " + profiler[1].str() +
+                     ": the record of what forward runs is not the candidate's to change",
+                 n);
     for (std::sregex_iterator it(line.begin(), line.end(), kNamespaced), end; it != end; ++it) {
       std::string name = (*it)[1];
       if (!kPlumbing.count(name) && name.rfind("k", 0) != 0)

@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "core/frames.h"
 #include "core/text.h"
+#include "core/untrusted_json.h"
 #include "exec/machine.h"
 
 namespace kforge {
@@ -44,7 +45,7 @@ ScopedFd ExportInbox::Take(int64_t trial, int64_t output, ExportForm form, int64
     Frame f;
     FrameStatus st = ReceiveFrame(socket_.get(), clock_, deadline, FrameLimits{4096, 1}, &f);
     if (st == FrameStatus::kTimedOut) break;
-    json j = st == FrameStatus::kOk ? json::parse(f.bytes, nullptr, false) : json();
+    json j = st == FrameStatus::kOk ? ParseUntrustedJson(f.bytes) : json();
     const bool usable = j.is_object() && f.fds.size() == 1 && j.value("trial", json()).is_number_integer() &&
                         j.value("output", json()).is_number_integer() && j.value("form", json()).is_string();
     if (!usable) {

@@ -18,10 +18,12 @@
 #include "exec/confined_program.h"
 #include "exec/machine.h"
 #include "exec/torch_extension.h"
+#include "verify/kernelbench_attribution.h"
 #include "verify/kernelbench_extensions.h"
 #include "verify/kernelbench_judge.h"
 #include "verify/torch_worker.h"
 #include "verify/verifier.h"
+#include "verify/worker_progress.h"
 
 namespace kforge {
 namespace {
@@ -110,17 +112,33 @@ class KernelBenchVerifier {
   Machine& machine_;
   KernelBenchOptions options_;
   std::string python_dir_, reference_, candidate_;
+  std::string reference_inputs_;  ///< the reference without Model, for the candidate's process
   TorchToolchain torch_;
   json extensions_ = json::object();  ///< key -> {path: the built module's host path, binding, functions}
   json kernelbench_trials_ = json::array();
 };
 
+// What a worker's surroundings are called. A candidate that could tell it is being judged
+// could behave then and only then, so nothing a worker can see by name — its files, modules,
+// argv, working directory, environment — says kforge: they are named as a plain KernelBench
+// evaluation's would be (README, "What a judged candidate can see").
+constexpr const char* kWorkerScript = "eval/run_and_check.py";
+constexpr const char* kReferenceFile = "eval/ref_arch.py";
+constexpr const char* kCandidateFile = "eval/custom_model.py";
+constexpr const char* kBuildWordFile = "eval/build.json";
+constexpr const char* kSizesFile = "eval/sizes.json";
+constexpr const char* kJobFile = "config.json";
+
 ConfinedProgram* KernelBenchVerifier::Prepare(ConfinedProgram* p, bool with_candidate) {
-  p->Provide(python_dir_ + "/kforge_kernelbench.py", "kforge_kernelbench.py");
-  p->Provide(python_dir_ + "/kforge_check_modelnew.py", "kforge_check_modelnew.py");
-  p->Provide(python_dir_ + "/kforge_torch_worker.py", "kforge_torch_worker.py");
-  p->Provide(reference_, "reference.py");
-  if (with_candidate && !candidate_.empty()) p->Provide(candidate_, "candidate.py");
+  p->Provide(python_dir_ + "/eval_utils.py", "eval_utils.py");
+  p->Provide(python_dir_ + "/kforge_torch_worker.py", "run_and_check.py");
+  // The candidate's process gets the reference without its Model (the checker's
+  // inputs_source): it draws its inputs from it and has no reference to run.
+  if (with_candidate && !reference_inputs_.empty())
+    p->Write(kReferenceFile, reference_inputs_);
+  else
+    p->Provide(reference_, "ref_arch.py");
+  if (with_candidate && !candidate_.empty()) p->Provide(candidate_, "custom_model.py");
   return p;
 }
 
@@ -157,10 +175,10 @@ json KernelBenchVerifier::Check(const std::string& reference, const std::string&
   reference_ = reference;
   candidate_ = candidate;
   Prepare(&program, true);
-  std::vector<std::string> argv = {
-      torch_.python, "-I",        "kforge/kforge_check_modelnew.py", "--reference", "kforge/reference.py",
-      "--out",       "check.json"};
-  if (!candidate.empty()) argv.insert(argv.end() - 2, {"--candidate", "kforge/candidate.py"});
+  program.Provide(python_dir_ + "/kforge_check_modelnew.py", "check_modelnew.py");
+  std::vector<std::string> argv = {torch_.python, "-I",        "eval/check_modelnew.py", "--reference", kReferenceFile,
+                                   "--out",       "check.json"};
+  if (!candidate.empty()) argv.insert(argv.end() - 2, {"--candidate", kCandidateFile});
   ExitStatus status = program.Run(argv, WorkerEnv(false), 120000);
   json j = ReadJsonFile(program.ScratchPath("check.json"));
   if (!status.ok() || !j.is_object())
@@ -189,13 +207,12 @@ json KernelBenchVerifier::ProvideExtensions(ConfinedProgram* p) {
 void KernelBenchVerifier::DeliverExtensions(ConfinedProgram* p, bool built) {
   json extensions = ProvideExtensions(p);
   // Written whole (renamed into place): the worker reads it as soon as it exists.
-  p->Write("kforge/extensions.json",
-           built ? json{{"extensions", extensions}, {"poison_file", "kforge/poison.json"}}.dump()
-                 : json{{"abort", true}}.dump());
+  p->Write(kBuildWordFile,
+           built ? json{{"extensions", extensions}, {"poison_file", kSizesFile}}.dump() : json{{"abort", true}}.dump());
 }
 
 void KernelBenchVerifier::DeliverPoisonSizes(ConfinedProgram* p, const std::vector<int64_t>& poison_nbytes) {
-  p->Write("kforge/poison.json", json{{"poison_nbytes", poison_nbytes}}.dump());
+  p->Write(kSizesFile, json{{"poison_nbytes", poison_nbytes}}.dump());
 }
 
 WorkerRun KernelBenchVerifier::NewWorker(WorkerRole role, const std::vector<KernelBenchTrial>& trials,
@@ -209,7 +226,7 @@ WorkerRun KernelBenchVerifier::NewWorker(WorkerRole role, const std::vector<Kern
   Prepare(p, run.role == WorkerRole::kCandidate);
   MakeDirs(p->ScratchPath("out"));  // before PaceBytes asks how much room it has
   json job = {{"role", WorkerRoleName(role)},
-              {"reference", "kforge/reference.py"},
+              {"reference", kReferenceFile},
               {"device", gpu ? "cuda" : "cpu"},
               {"constants", constants},
               {"kernelbench_trials", kKernelBenchTrials},
@@ -229,10 +246,10 @@ WorkerRun KernelBenchVerifier::NewWorker(WorkerRole role, const std::vector<Kern
   // The candidate's GPU work is accounted (the worker's profiler pass) with its trials.
   job["launches"] = gpu && run.role == WorkerRole::kCandidate && timing.is_null();
   if (run.role == WorkerRole::kCandidate) {
-    job["candidate"] = "kforge/candidate.py";
+    job["candidate"] = kCandidateFile;
     if (extensions_later) {
       job["extensions"] = nullptr;
-      job["extensions_file"] = "kforge/extensions.json";
+      job["extensions_file"] = kBuildWordFile;
       run.timeout_ms += kBuildAllowanceMs;  // the build's time is in the worker's now
     } else {
       job["extensions"] = ProvideExtensions(p);
@@ -243,7 +260,7 @@ WorkerRun KernelBenchVerifier::NewWorker(WorkerRole role, const std::vector<Kern
     if (t.kernelbench_index >= 0) jt["kernelbench_index"] = t.kernelbench_index;
     job["trials"].push_back(jt);
   }
-  p->Write("job.json", job.dump());
+  p->Write(kJobFile, job.dump());
   return run;
 }
 
@@ -253,44 +270,59 @@ void KernelBenchVerifier::RunWorker(WorkerRun* run, const std::function<void(con
   bool gpu = options_.backend == BackendKind::kCuda;
   Clock& clock = machine_.env().clock();
   int64_t start = clock.MonotonicNanos();
-  // Deadlines by stage, from the progress the worker writes: generous while torch imports
-  // and for the reference; for the candidate's import and each of its trials, 10 s plus the
-  // per-call limit (and, in a trial, twice the reference's time on it). The whole run's
-  // limit stays absolute, whatever the progress file says.
-  const bool is_candidate = run->role == WorkerRole::kCandidate;
+  // Deadlines by stage, from the progress the worker writes (WorkerProgress): generous while
+  // torch imports and for the reference; for the candidate's import and each of its trials,
+  // 10 s plus the per-call limit (and, in a trial, twice the reference's time on it). The
+  // whole run's limit stays absolute, whatever the progress file says.
+  WorkerAllowances allowances;
+  allowances.candidate = run->role == WorkerRole::kCandidate;
+  allowances.call_ms = options_.call_timeout_ms;
+  allowances.build_ms = kBuildAllowanceMs;
+  allowances.timing_calls = options_.timing_warmup + options_.timing_trials;
+  WorkerProgress progress(allowances);
   std::string progress_path = p->ScratchPath("out/result.json");
-  std::string last_state;
-  int64_t state_since = start;
   auto keep_going = [&]() {
     if (feed != nullptr && feed->abandoned()) return false;
     json r = ReadJsonFile(progress_path);
     const int64_t now = clock.MonotonicNanos();
+    const size_t begun = r.is_object() && r.contains("trials") && r["trials"].is_array() ? r["trials"].size() : 0;
+    const bool judge_behind = WaitsForTheJudge(r, feed);  // an earlier trial is unjudged
+    // The launch accounting draws get_inputs() as the first KernelBench trial did.
+    const int64_t reference_ms =
+        allowances.candidate && reference != nullptr ? reference->TrialMillis(begun > 0 ? begun - 1 : 0, now) : 0;
+    // The build's word (DeliverExtensions) ends a wait for it, whatever the worker says.
+    if (progress.stage() == WorkerStage::kWaitBuild && FileExists(p->ScratchPath(kBuildWordFile)))
+      progress.BuildDelivered(now);
+    switch (progress.Observe(r, now, judge_behind, reference_ms)) {
+      case WorkerProgress::Step::kGoOn:
+        break;
+      case WorkerProgress::Step::kDone:  // sealed: the worker waits to be ended, exit hooks never run
+        if (on_progress) on_progress(progress.sealed());
+        if (feed != nullptr) feed->Offer(progress.sealed(), now);
+        return false;
+      case WorkerProgress::Step::kOverTime:
+      case WorkerProgress::Step::kWentBack:
+        return false;
+    }
     if (on_progress) on_progress(r);
     if (feed != nullptr) feed->Offer(r, now);
-    std::string stage = r.is_object() ? JsonString(r, "stage") : "";
-    size_t trials_started = r.is_object() && r.contains("trials") && r["trials"].is_array() ? r["trials"].size() : 0;
-    const bool waiting = WaitsForTheJudge(r, feed);  // for the engine to judge its earlier trials
-    std::string state = stage + "/" + std::to_string(trials_started) + (waiting ? "/waiting" : "");
-    if (state != last_state) {
-      last_state = state;
-      state_since = now;
-    }
-    bool candidate_code =
-        is_candidate && (stage == "load_candidate" || stage == "init" || stage == "trials" || stage == "launches");
-    int64_t allowance_ms = candidate_code ? 10000 + 2 * options_.call_timeout_ms : 180000;
-    // The launch accounting draws get_inputs() as the first KernelBench trial did.
-    if (is_candidate && reference != nullptr && (stage == "trials" || stage == "launches"))
-      allowance_ms += 2 * reference->TrialMillis(stage == "trials" && trials_started > 0 ? trials_started - 1 : 0, now);
-    if (stage == "wait_build") allowance_ms = kBuildAllowanceMs;  // the engine ends the wait
-    if (waiting) allowance_ms = run->timeout_ms;                  // so does the judge
-    if (is_candidate && stage == "timing")                        // every timed call gets the per-call limit
-      allowance_ms = 10000 + (options_.timing_warmup + options_.timing_trials + 1) * options_.call_timeout_ms;
-    return (now - state_since) / 1000000 <= allowance_ms;
+    return true;
   };
-  run->status = p->Run({torch_.python, "-I", "kforge/kforge_torch_worker.py", "job.json"}, WorkerEnv(gpu),
-                       run->timeout_ms, keep_going);
+  run->status = p->Run({torch_.python, "-I", kWorkerScript, kJobFile}, WorkerEnv(gpu), run->timeout_ms, keep_going);
   run->seconds = (clock.MonotonicNanos() - start) / 1e9;
-  run->result = ReadJsonFile(p->ScratchPath("out/result.json"));
+  run->violation = progress.violation();
+  if (!progress.sealed().is_null()) {
+    run->result = progress.sealed();
+    run->status = ExitStatus{};  // ended by the engine once it had the sealed report
+  } else {
+    // It ended (or was ended) before it said it was done: what it left is read for the
+    // error it names, and is never a finished result, whatever it claims.
+    run->result = ReadJsonFile(p->ScratchPath("out/result.json"));
+    if (run->result.is_object()) {
+      run->result["ok"] = false;
+      if (JsonString(run->result, "stage") == "done") run->result["stage"] = "exit";
+    }
+  }
   run->output = UntrustedText(p->OutputTail(4000));
   run->layers = p->layers();
   run->escapes = p->escapes();
@@ -457,6 +489,9 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
   if (options_.full)
     for (const char* d : kFullDistributions) trials.push_back({d, d, s++, -1, TrialSet::kFull});
   json constants = rc.value("constants", json::object());
+  reference_inputs_ = JsonString(rc, "inputs_source");
+  if (reference_inputs_.empty())
+    throw EnvironmentError("kforge's check of the reference gave no source for the candidate's inputs");
   std::vector<KernelBenchTrial> sized = {{"sizes_kernelbench", "kernelbench", s++, -1, TrialSet::kFull},
                                          {"sizes_all_negative", "all_negative", s++, -1, TrialSet::kFull}};
   // The reference needs nothing of the candidate's: its worker runs while the extensions
@@ -637,22 +672,43 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
     if (cand.result.is_object() && cand.result.contains("parameters"))
       kb["weights"] = WeightsCheck(ref.result.value("parameters", json()), cand.result["parameters"]);
     std::string problem = WorkerProblem(cand);
+    if (!cand.violation.empty()) AddFinding(&v.integrity, "worker.progress_protocol", cand.violation);
     if (!problem.empty()) {
-      v.failure =
-          cand.status.kind == ExitStatus::Kind::kTimedOut ? FailureClass::kTimeout : FailureClass::kRuntimeError;
+      v.failure = !cand.violation.empty()                           ? FailureClass::kIntegrity
+                  : cand.status.kind == ExitStatus::Kind::kTimedOut ? FailureClass::kTimeout
+                                                                    : FailureClass::kRuntimeError;
       v.message = problem;
       return false;
     }
-    if (cand.result.is_object() && cand.result.contains("launches"))
-      kb["launches"] = KernelBenchLaunchFindings(cand.result["launches"], &v.integrity);
+    // What every judged forward ran (the worker's profiler): fails closed when not recorded.
+    // A trial that is not a runtime error had its forward return (its outputs were judged).
+    int64_t completed = 0;
+    for (size_t i = before; i < v.cases.size(); ++i) completed += v.cases[i].failure != FailureClass::kRuntimeError;
+    kb["attribution"] = KernelBenchAttribution(cand.result.is_object() ? cand.result.value("ops", json()) : json(),
+                                               KernelBenchPolicy::kStrict, completed, &v.integrity);
+    if (options_.backend == BackendKind::kCuda)
+      kb["launches"] = KernelBenchLaunchFindings(
+          cand.result.is_object() ? cand.result.value("launches", json()) : json(), completed, &v.integrity);
     if (!v.integrity.empty()) {
       v.failure = FailureClass::kIntegrity;
       v.message = "integrity: " + v.integrity.front().check + ": " + v.integrity.front().detail;
       return false;
     }
+    // The verdict's class is the first failing trial's, preferring one the engine observed
+    // (an output it compared) to one the candidate's code said (an exception: its text can
+    // claim anything, "out of memory" over a wrong result).
+    size_t first_failed = v.cases.size();
+    for (size_t i = before; i < v.cases.size(); ++i)
+      if (!v.cases[i].passed() &&
+          (first_failed == v.cases.size() || (v.cases[first_failed].failure == FailureClass::kRuntimeError &&
+                                              v.cases[i].failure != FailureClass::kRuntimeError)))
+        first_failed = i;
     for (size_t i = before; i < v.cases.size(); ++i) {
+      if (!v.cases[i].passed()) break;  // the level is what passed before the first failure
       if (v.cases[i].set == TrialSet::kFull && v.level < Level::kL2Light) v.level = Level::kL2Light;
-      if (!v.cases[i].passed()) {
+    }
+    for (size_t i = before; i < v.cases.size(); ++i) {
+      if (i == first_failed) {
         v.failure = v.cases[i].failure;
         v.message = std::string(TrialSetName(v.cases[i].set)) + " trial " + v.cases[i].name + " (" +
                     v.cases[i].distribution + "): " + v.cases[i].message;

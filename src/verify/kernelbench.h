@@ -55,12 +55,15 @@ struct KernelBenchOptions {
   const CancellationToken* cancel = nullptr;
 };
 
-/// The candidate's launches, as the worker's profiler pass over one forward reported them, as
-/// integrity findings: no kernel on the GPU at all (`launch.no_kernel`), or kernels on a stream
-/// other than the one PyTorch considers current (`launch.other_stream`). Returns what the
-/// verdict records of the report: known fields only, typed, text made safe. A report whose
-/// profiler was unavailable judges nothing (its error is recorded).
-nlohmann::json KernelBenchLaunchFindings(const nlohmann::json& launches, std::vector<IntegrityFinding>* findings);
+/// The candidate's launches, as the worker's profiler reported them over every judged forward,
+/// as integrity findings: a forward that ran no kernel on the GPU (`launch.no_kernel`), or
+/// kernels on a stream other than the one PyTorch considers current (`launch.other_stream`).
+/// Returns what the verdict records of the report: known fields only, typed, text made safe.
+/// Fails closed: a missing report, or one whose profiler was unavailable, is
+/// `launch.unaccounted`.
+/// `completed`: the trials whose forward returned (none: nothing ran to account for).
+nlohmann::json KernelBenchLaunchFindings(const nlohmann::json& launches, int64_t completed,
+                                         std::vector<IntegrityFinding>* findings);
 
 /// The options of a native verification, as they apply to KernelBench files (backend, --full,
 /// seed, per-call limit, cache, limits, cancellation). `seed` must be set.

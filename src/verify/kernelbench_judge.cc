@@ -351,10 +351,11 @@ void JudgeKernelBenchTrial(const KernelBenchTrial& t, const TrialReports& report
   }
   if (k.contains("forward_ms") && k["forward_ms"].is_number()) c.run_ms = k["forward_ms"].get<double>();
   if (!JsonTrue(k, "ok")) {
-    std::string err = JsonString(k, "error");
-    bool oom = err.find("out of memory") != std::string::npos || err.find("MemoryError") != std::string::npos ||
-               err.find("can't allocate memory") != std::string::npos;
-    fail(oom ? FailureClass::kResourceLimit : FailureClass::kRuntimeError, TracebackTail(err, 3));
+    // The class comes from what the engine observed (the candidate's trial raised), never
+    // from the exception's text: "out of memory" is a sentence the candidate's code can
+    // write over a wrong result. (A process the memory limit ended is the worker's problem,
+    // classed from its exit status.)
+    fail(FailureClass::kRuntimeError, TracebackTail(JsonString(k, "error"), 3));
     return AddCase(v, std::move(c));
   }
   if (JsonString(k, "inputs_sha256") != JsonString(r, "inputs_sha256")) {
@@ -363,10 +364,20 @@ void JudgeKernelBenchTrial(const KernelBenchTrial& t, const TrialReports& report
                "trial " + t.name + ": the inputs in the candidate's process differ from the reference's");
     return AddCase(v, std::move(c));
   }
-  if (k.contains("mutated_inputs") && k["mutated_inputs"].is_array() && !k["mutated_inputs"].empty()) {
-    for (const auto& m : k["mutated_inputs"])
-      if (m.is_number_integer()) c.mutated_inputs.push_back("input" + std::to_string(m.get<int64_t>()));
-    fail(FailureClass::kInputMutated, "the candidate wrote into its inputs");
+  // Input mutation, decided here: the candidate's inputs as they were after its forward
+  // against the reference's before its own (the candidate's process reports digests; no
+  // comparison made there is believed). Fails closed when the digests are missing.
+  const json before = r.value("input_digests", json()), after = k.value("input_digests_after", json());
+  if (!before.is_array() || !after.is_array() || after.size() != before.size()) {
+    fail(FailureClass::kIntegrity, "the candidate's worker gave no account of its inputs after the forward");
+    AddFinding(&v->integrity, "runtime.inputs_unaccounted",
+               "trial " + t.name + ": no digest of the inputs after ModelNew's forward");
+    return AddCase(v, std::move(c));
+  }
+  for (size_t i = 0; i < before.size(); ++i)
+    if (!before[i].is_string() || after[i] != before[i]) c.mutated_inputs.push_back("input" + std::to_string(i));
+  if (!c.mutated_inputs.empty()) {
+    fail(FailureClass::kInputMutated, "the candidate wrote into its inputs (" + c.mutated_inputs.front() + ")");
     return AddCase(v, std::move(c));
   }
   const json ro = r.value("outputs", json::array());

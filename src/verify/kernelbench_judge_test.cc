@@ -36,10 +36,15 @@ struct Workers {
     r.reference = {{"ok", true},
                    {"done", true},
                    {"inputs_sha256", "abc"},
+                   {"input_digests", {"a1"}},
                    {"outputs", {Output("o0_0.bin", reference.size())}},
                    {"reference64", {nullptr}}};  // exact: the float32 output is the float64 one
-    r.candidate = {
-        {"ok", true}, {"done", true}, {"inputs_sha256", "abc"}, {"outputs", {Output("o0_0.bin", candidate.size())}}};
+    r.candidate = {{"ok", true},
+                   {"done", true},
+                   {"inputs_sha256", "abc"},
+                   {"input_digests", {"a1"}},
+                   {"input_digests_after", {"a1"}},
+                   {"outputs", {Output("o0_0.bin", candidate.size())}}};
     r.reference_dir = ref;
     r.candidate_dir = cand;
     r.threads = 2;
@@ -158,6 +163,40 @@ TEST(KernelBenchJudgeTest, AStoppedCandidateOrAFailedReferenceIsSaidSo) {
   size_t before = v.cases.size();
   JudgeKernelBenchTrial(sized, reports, &kb, &v);
   EXPECT_EQ(v.cases.size(), before);
+}
+
+// Input mutation is the engine's finding: the candidate's digests after its forward against
+// the reference's before. A report without them fails closed (a candidate that removed them,
+// or a worker whose check was replaced, is not believed to have left its inputs alone).
+TEST(KernelBenchJudgeTest, InputMutationIsJudgedFromDigestsAndFailsClosed) {
+  Workers w;
+  TrialReports reports = w.Reports({1, 2}, {1, 2});
+  reports.candidate["input_digests_after"] = {"changed"};
+  json kb = json::array();
+  Verdict v = JudgeOne(reports, &kb);
+  EXPECT_EQ(v.cases[0].failure, FailureClass::kInputMutated);
+  EXPECT_EQ(v.cases[0].mutated_inputs, std::vector<std::string>{"input0"});
+
+  for (const json& missing : {json(), json::array(), json{"a1", "a2"}, json("a1")}) {
+    reports.candidate["input_digests_after"] = missing;
+    Verdict unaccounted = JudgeOne(reports, &kb);
+    EXPECT_EQ(unaccounted.cases[0].failure, FailureClass::kIntegrity) << missing.dump();
+    ASSERT_FALSE(unaccounted.integrity.empty());
+    EXPECT_EQ(unaccounted.integrity[0].check, "runtime.inputs_unaccounted");
+  }
+}
+
+// A trial's class comes from what the engine observed: an exception is the candidate's
+// runtime error whatever its text says ("out of memory" classed resource_limit before).
+TEST(KernelBenchJudgeTest, AnExceptionsTextDoesNotChooseItsClass) {
+  Workers w;
+  TrialReports reports = w.Reports({1}, {1});
+  reports.candidate["ok"] = false;
+  reports.candidate["error"] = "Traceback\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2 GiB";
+  json kb = json::array();
+  Verdict v = JudgeOne(reports, &kb);
+  EXPECT_EQ(v.cases[0].failure, FailureClass::kRuntimeError);
+  EXPECT_NE(v.cases[0].message.find("out of memory"), std::string::npos) << v.cases[0].message;
 }
 
 }  // namespace

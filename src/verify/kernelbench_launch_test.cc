@@ -11,7 +11,7 @@ using nlohmann::json;
 
 std::vector<std::string> Checks(const json& report, json* kept = nullptr) {
   std::vector<IntegrityFinding> findings;
-  json k = KernelBenchLaunchFindings(report, &findings);
+  json k = KernelBenchLaunchFindings(report, /*completed=*/1, &findings);
   if (kept != nullptr) *kept = k;
   std::vector<std::string> out;
   for (const auto& f : findings) out.push_back(f.check);
@@ -39,13 +39,25 @@ TEST(KernelBenchLaunchTest, NoKernelAndOtherStreamsAreViolations) {
   EXPECT_EQ(kept["other_stream_kernels"][0], "relu_kernel(float const*, float*, long)");
 }
 
-TEST(KernelBenchLaunchTest, AnUnavailableProfilerJudgesNothingAndSaysWhy) {
+TEST(KernelBenchLaunchTest, AMissingOrFailedAccountFailsClosed) {
+  // A forward that raises under the profiler, or a report the candidate's process removed,
+  // judged nothing before: now each is a finding.
   json kept;
-  EXPECT_TRUE(Checks({{"ok", false}, {"error", "CUPTI_ERROR_NOT_INITIALIZED"}}, &kept).empty());
+  EXPECT_EQ(Checks({{"ok", false}, {"error", "CUPTI_ERROR_NOT_INITIALIZED"}}, &kept),
+            std::vector<std::string>{"launch.unaccounted"});
   EXPECT_EQ(kept["ok"], false);
   EXPECT_EQ(kept["error"], "CUPTI_ERROR_NOT_INITIALIZED");
-  EXPECT_TRUE(Checks(json()).empty());
-  EXPECT_TRUE(Checks(json::array()).empty());
+  EXPECT_EQ(Checks(json()), std::vector<std::string>{"launch.unaccounted"});
+  EXPECT_EQ(Checks(json::array()), std::vector<std::string>{"launch.unaccounted"});
+}
+
+TEST(KernelBenchLaunchTest, OneJudgedForwardWithoutKernelsIsNoKernel) {
+  // Fallback on some inputs: the kernel ran on most trials, the host computed one.
+  EXPECT_EQ(Checks({{"ok", true}, {"kernels", 9}, {"fewest_kernels", 0}, {"forwards", 10}}),
+            std::vector<std::string>{"launch.no_kernel"});
+  EXPECT_TRUE(Checks({{"ok", true}, {"kernels", 10}, {"fewest_kernels", 1}, {"forwards", 10}}).empty());
+  EXPECT_EQ(Checks({{"ok", true}, {"kernels", 10}, {"fewest_kernels", "1"}}),
+            std::vector<std::string>{"launch.no_kernel"});  // a typed field of the wrong type counts as none
 }
 
 TEST(KernelBenchLaunchTest, HostileReportsAreCutAndTyped) {
@@ -63,8 +75,9 @@ TEST(KernelBenchLaunchTest, HostileReportsAreCutAndTyped) {
   EXPECT_FALSE(kept.contains("extra"));
   ASSERT_EQ(kept["other_stream_kernels"].size(), 5u);
   EXPECT_LE(kept["other_stream_kernels"][0].get<std::string>().size(), 210u);
-  EXPECT_NO_THROW((void)kept.dump());                                               // valid UTF-8 throughout
-  EXPECT_FALSE(Checks({{"ok", "yes"}, {"kernels", 0}}).size());                     // "ok" must be true, not truthy
+  EXPECT_NO_THROW((void)kept.dump());  // valid UTF-8 throughout
+  EXPECT_EQ(Checks({{"ok", "yes"}, {"kernels", 0}}),
+            std::vector<std::string>{"launch.unaccounted"});                        // "ok" must be true, not truthy
   EXPECT_EQ(Checks({{"ok", true}}), std::vector<std::string>{"launch.no_kernel"});  // fields missing
 }
 

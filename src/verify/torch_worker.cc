@@ -7,6 +7,7 @@
 #include "core/dtype.h"
 #include "core/fs.h"
 #include "core/text.h"
+#include "core/untrusted_json.h"
 
 namespace kforge {
 
@@ -15,9 +16,8 @@ using nlohmann::json;
 /// A JSON document a confined process wrote, or null when it wrote none that parses.
 json ReadJsonFile(const std::string& path) {
   std::string text, error;
-  if (!TryReadFile(path, &text, &error) || text.size() > (64u << 20)) return nullptr;
-  json j = json::parse(text, nullptr, false);
-  return j.is_discarded() ? json(nullptr) : j;
+  if (!TryReadFile(path, &text, &error)) return nullptr;
+  return ParseUntrustedJsonOrNull(text);
 }
 
 std::string JsonString(const json& j, const char* key) {
@@ -97,6 +97,7 @@ const char* WorkerRoleName(WorkerRole role) {
 /// What went wrong in a worker as a whole (it wrote no usable result, or stopped early).
 std::string WorkerProblem(const WorkerRun& run) {
   const char* who = WorkerRoleName(run.role);
+  if (!run.violation.empty()) return std::string("the ") + who + "'s process was ended: " + run.violation;
   if (run.status.kind == ExitStatus::Kind::kTimedOut) {
     std::string where;
     std::string stage = run.result.is_object() ? JsonString(run.result, "stage") : "";
@@ -174,7 +175,11 @@ void WorkerFeed::Offer(const json& progress, int64_t now_ns) {
     over_ns_.push_back(0);
   }
   for (size_t i = 0; i < begun; ++i)
-    if (over_ns_[i] == 0 && TrialOver(progress, i)) over_ns_[i] = std::max<int64_t>(now_ns, 1);
+    if (over_ns_[i] == 0 && TrialOver(progress, i)) {
+      over_ns_[i] = std::max<int64_t>(now_ns, 1);
+      sealed_.resize(std::max(sealed_.size(), i + 1));
+      sealed_[i] = (*trials)[i];  // what a trial reported when it was over is what is judged
+    }
   changed_.notify_all();
 }
 
@@ -190,6 +195,7 @@ json WorkerFeed::Trial(size_t i, int64_t slice_ms, const std::function<void()>& 
     {
       std::unique_lock<std::mutex> lock(mu_);
       changed_.wait_for(lock, std::chrono::milliseconds(slice_ms), [&] { return finished_ || TrialOver(latest_, i); });
+      if (i < sealed_.size() && !sealed_[i].is_null()) return sealed_[i];
       if (TrialOver(latest_, i) || (finished_ && latest_.is_object() && latest_.contains("trials") &&
                                     latest_["trials"].is_array() && latest_["trials"].size() > i))
         return latest_["trials"][i];

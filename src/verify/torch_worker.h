@@ -38,6 +38,7 @@ struct WorkerRun {
   ExitStatus status;
   std::string output;
   std::vector<std::string> layers;
+  std::string violation;  ///< how its progress reports broke the protocol ("" if they did not)
   EscapeScan escapes;
   std::string out_dir;                   ///< host path of its outputs
   std::unique_ptr<ExportInbox> exports;  ///< the outputs it hands over in GPU memory (null: files only)
@@ -78,7 +79,8 @@ class WorkerFeed {
   void Offer(const nlohmann::json& progress, int64_t now_ns = 0);
   /// The worker has ended; `result` is its last report.
   void Finish(const nlohmann::json& result);
-  /// Trial `i`'s entry once the worker reports it over ("done", a later trial, or the worker
+  /// Trial `i`'s entry once the worker reports it over (the entry as first seen over: later
+  /// edits of a finished trial are not read) ("done", a later trial, or the worker
   /// past its trials); null when the worker ended without it. Waits in slices of `slice_ms`,
   /// calling `between` (which may throw: cancellation) after each.
   nlohmann::json Trial(size_t i, int64_t slice_ms, const std::function<void()>& between);
@@ -102,6 +104,7 @@ class WorkerFeed {
   nlohmann::json latest_;
   bool finished_ = false, abandoned_ = false;
   std::vector<int64_t> began_ns_, over_ns_;  ///< per trial; over_ns_ 0 while it runs
+  std::vector<nlohmann::json> sealed_;       ///< per trial, its entry when first seen over
   size_t judged_ = 0;                        ///< trials [0, judged_) are judged
 };
 

@@ -206,6 +206,32 @@ TEST(WorkerFeedTest, HandsOverEachTrialOnceItIsDone) {
 
 // A trial's time is what the engine saw (its own clock at each report), never what the
 // worker writes: from the report that first named the trial to the first that said it was over.
+// What a trial reported when it was first seen over is what is judged: a later rewrite of
+// its entry (a finalizer at exit, a thread of the candidate's) is not read.
+// A worker's report is the candidate's process's: a 2,000,000-deep array in it took the
+// engine down (SIGSEGV copying the DOM). It is read as no report.
+TEST(WorkerFeedTest, ADeepReportIsReadAsNone) {
+  TempDir dir("kforge-deep-report");
+  WriteFileAtomic(dir.path() + "/result.json", std::string(2000000, '[') + std::string(2000000, ']'));
+  json r = ReadJsonFile(dir.path() + "/result.json");
+  EXPECT_TRUE(r.is_null());
+  WorkerFeed feed;
+  feed.Offer(r);
+  feed.Finish(r);
+  EXPECT_TRUE(feed.Trial(0, 1, nullptr).is_null());
+}
+
+TEST(WorkerFeedTest, AFinishedTrialIsSealed) {
+  WorkerFeed feed;
+  json r = {{"stage", "trials"}, {"trials", {{{"name", "a"}, {"done", true}, {"input_digests_after", {"x"}}}}}};
+  feed.Offer(r);
+  json forged = r;
+  forged["trials"][0]["input_digests_after"] = {"as before"};
+  feed.Offer(forged);
+  feed.Finish(forged);
+  EXPECT_EQ(feed.Trial(0, 5, nullptr)["input_digests_after"][0], "x");
+}
+
 TEST(WorkerFeedTest, TimesEachTrialByTheReportsTheEngineRead) {
   WorkerFeed feed;
   constexpr int64_t kMs = 1000000;
@@ -311,6 +337,9 @@ waits = []  # (trials begun, whether the waiting trial had written anything) at 
 judged = 0
 while p.poll() is None and time.time() < deadline:
     r = report()
+    if r.get("stage") == "done":  # as the engine does: the sealed report read, the worker ended
+        p.kill()
+        break
     if r.get("waiting"):
         time.sleep(0.3)
         r = report()  # still waiting: nothing judged yet

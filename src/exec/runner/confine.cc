@@ -118,6 +118,13 @@ uint32_t ApplyLandlock(const ConfineOptions& o) {
       AllowPath(ruleset, p, kFsRead, all);
   if (o.gpu) {
     AllowPath(ruleset, "/dev", kFsRead | LANDLOCK_ACCESS_FS_WRITE_FILE | kFsIoctlDev, all);
+    // The driver's shared-memory files (created and removed by the process itself), and
+    // nvidia-persistenced's socket under /run. Never /tmp: the engine's other workers are there.
+    AllowPath(ruleset, "/dev/shm",
+              kFsRead | LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_REMOVE_FILE |
+                  kFsTruncate,
+              all);
+    AllowPath(ruleset, "/run", kFsRead, all);
     AllowPath(ruleset, "/sys", kFsRead, all);
     AllowPath(ruleset, "/proc/driver", kFsRead, all);
   }
@@ -131,7 +138,7 @@ uint32_t ApplyLandlock(const ConfineOptions& o) {
   return kLayerLandlock | (abi >= 6 ? static_cast<uint32_t>(kLayerSignalScope) : 0u);
 }
 
-bool InstallSeccomp(bool allow_processes, std::string* error) {
+bool InstallSeccomp(bool allow_processes, bool gpu, std::string* error) {
   scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
   if (ctx == nullptr) {
     *error = "seccomp_init failed";
@@ -151,7 +158,16 @@ bool InstallSeccomp(bool allow_processes, std::string* error) {
   // With sockets of no other family, connect and bind reach local sockets only; the worker
   // (the CUDA driver talks to its daemon) keeps them.
   const uint32_t no_network = allow_processes ? SCMP_ACT_ERRNO(EACCES) : SCMP_ACT_TRAP;
-  rule(no_network, SCMP_SYS(socket), {SCMP_A0(SCMP_CMP_NE, AF_UNIX)});
+  if (gpu && allow_processes) {
+    // The CUDA driver opens netlink sockets (kernel events, not the network) as it starts
+    // inside the PyTorch worker: those stay, as local sockets do.
+    // (One comparison of an argument per rule: the families below netlink one by one.)
+    rule(no_network, SCMP_SYS(socket), {SCMP_A0(SCMP_CMP_GT, AF_NETLINK)});
+    for (scmp_datum_t family = 0; family < AF_NETLINK; ++family)
+      if (family != AF_UNIX) rule(no_network, SCMP_SYS(socket), {SCMP_A0(SCMP_CMP_EQ, family)});
+  } else {
+    rule(no_network, SCMP_SYS(socket), {SCMP_A0(SCMP_CMP_NE, AF_UNIX)});
+  }
   if (!allow_processes) {
     rule(no_network, SCMP_SYS(connect), {});
     rule(no_network, SCMP_SYS(bind), {});
@@ -246,7 +262,7 @@ bool ConfineLate(const ConfineOptions& o, uint32_t* layers, std::string* error) 
   if (!(o.without & kLayerNoCapabilities) && DropCapabilities()) *layers |= kLayerNoCapabilities;
   if (!(o.without & kLayerLandlock)) *layers |= ApplyLandlock(o);
   if (o.without & kLayerSeccomp) return true;
-  if (!InstallSeccomp(o.allow_processes, error)) return false;
+  if (!InstallSeccomp(o.allow_processes, o.gpu, error)) return false;
   *layers |= kLayerSeccomp;
   return true;
 }
@@ -258,6 +274,9 @@ int ConfineAndExec(ConfineOptions confine, int layers_fd, char** program) {
     std::fprintf(stderr, "kforge-runner: cannot enter the scratch directory: %s\n", std::strerror(errno));
     return 126;
   }
+  // What the program writes is its own: no other user (the engine's other worker, run as
+  // another candidate user) can read it.
+  ::umask(077);
   uint32_t layers = ConfineEarly(confine);
   std::string error;
   if (!ConfineLate(confine, &layers, &error)) {

@@ -1,0 +1,25 @@
+# Evasion (framework compute by no name in forward): torch.relu kept on self in __init__ and
+# called through the attribute; the copy kernel makes forward "reach a kernel".
+import torch
+import torch.nn as nn
+from torch.utils.cpp_extension import load_inline
+
+source = """
+torch::Tensor copy_out(torch::Tensor x) {
+  auto xc = x.contiguous();
+  auto y = torch::empty_like(xc);
+  const float* in = xc.data_ptr<float>();
+  float* out = y.data_ptr<float>();
+  for (int64_t i = 0; i < xc.numel(); ++i) out[i] = in[i];
+  return y;
+}
+"""
+ext = load_inline(name="evasion_copy_out", cpp_sources=source, functions=["copy_out"])
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.act = torch.relu
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return ext.copy_out(self.act(x))
