@@ -571,6 +571,11 @@ def forward_profiler(gpu):
 
 
 FORWARD_RANGE, MARKER_RANGE = "forward", "marker"
+
+
+def torch_module():
+    import torch
+    return torch
 MAX_NAMES = 256  # distinct operator and kernel names reported
 
 
@@ -595,13 +600,16 @@ class ForwardAccount:
 
     def __init__(self, gpu, trace_path):
         self.gpu, self.trace_path = gpu, trace_path
+        # Made once, before any trial: allocated between the poisoning and the forward, it
+        # would be carved out of a poisoned block and move the output elsewhere.
+        self.marker = torch_module().empty(1, device="cuda") if gpu else None
         self.forwards, self.kernels, self.fewest = 0, 0, None
         self.other_streams, self.other_names = set(), []
         self.ops, self.kernel_names = {}, {}
 
     def forward(self, torch, model, inputs):
         from torch.autograd.profiler import record_function
-        marker = torch.empty(1, device="cuda") if self.gpu else None
+        marker = self.marker
         if self.gpu:
             torch.cuda.synchronize()
         with forward_profiler(self.gpu) as prof:
@@ -620,13 +628,16 @@ class ForwardAccount:
         return out
 
     def count_ops(self, prof):
-        events = list(prof.function_events)
+        # Host events only: Kineto mirrors each range on the GPU's timeline too.
+        events = [e for e in prof.function_events if not str(getattr(e, "device_type", "CPU")).endswith("CUDA")]
         ranges = [e for e in events if e.name == FORWARD_RANGE]
+        if len(ranges) > 1:  # a mirror the device type did not tell apart: the host's has the operators
+            ranges = [r for r in ranges if any(getattr(x, "cpu_parent", None) is r for x in events)] or ranges[:1]
         if len(ranges) != 1:
             raise RuntimeError("the profiler's record of the forward is incomplete (it was stopped inside it)")
         begin, end = ranges[0].time_range.start, ranges[0].time_range.end
         for e in events:
-            if e.name in (FORWARD_RANGE, MARKER_RANGE) or str(getattr(e, "device_type", "CPU")).endswith("CUDA"):
+            if e.name in (FORWARD_RANGE, MARKER_RANGE):
                 continue
             root = root_of(e)
             # The forward's own operators, and any another thread ran meanwhile; not the

@@ -79,7 +79,12 @@ ExitStatus ConfinedProgram::Run(const std::vector<std::string>& argv, const std:
   SandboxMode mode = machine_.Sandbox();
   bool bwrap = mode == SandboxMode::kBubblewrap;
   SandboxSpec spec(mode, jail_, scratch_);
-  for (const auto& e : env) {
+  // Temporary files go to scratch: the program can write nowhere else, and compilers it
+  // starts (gcc under Triton) abort when no temporary directory is writable.
+  MakeDirs(scratch_ + "/tmp");
+  std::vector<std::string> env_and_tmp = env;
+  env_and_tmp.push_back("TMPDIR=" + (bwrap ? std::string("/scratch") : scratch_) + "/tmp");
+  for (const auto& e : env_and_tmp) {
     size_t eq = e.find('=');
     if (eq != std::string::npos) spec.SetEnv(e.substr(0, eq), e.substr(eq + 1));
   }
@@ -147,7 +152,7 @@ ExitStatus ConfinedProgram::Run(const std::vector<std::string>& argv, const std:
   opts.inherit_fds = {{theirs.get(), kLayersFd}};
   if (pids_) opts.inherit_fds.push_back({pids_->procs_fd(), kCgroupFd});
   for (const auto& [fd, as] : passed_) opts.inherit_fds.push_back({fd.get(), as});
-  opts.env = env;
+  opts.env = env_and_tmp;
   opts.replace_env = true;
   Clock& clock = machine_.env().clock();
   std::unique_ptr<Subprocess> child = machine_.env().processes().Start(opts);

@@ -637,7 +637,8 @@ void RestartWithCheckedMalloc(int argc, char** argv) {
   std::fprintf(stderr,
                "usage: kforge-runner exec [--as B] [--fsize B] [--nofile N] -- PROGRAM ARGS...\n"
                "       kforge-runner confine [limits] [--scratch DIR] [--read PATH]... [--uid U] [--tasks N]\n"
-               "                             [--allow-processes] [--gpu] [--layers-fd FD] -- PROGRAM ARGS...\n"
+               "                             [--allow-processes] [--gpu] [--layers-fd FD] [--without LAYER]...\n"
+               "                             [--landlock-allow PATH]... [--landlock-unscoped] -- PROGRAM ARGS...\n"
                "       kforge-runner run [--as B] [--fsize B] [--nofile N] [--tasks N] [--cgroup-fd FD] [--uid U]\n"
                "                         [--scratch DIR] [--read PATH]... [--in-jail] --so CANDIDATE.so\n"
                "kforge-runner is started by kforge; it is not meant to be run by hand.\n");
@@ -728,6 +729,10 @@ int main(int argc, char** argv) {
       confine.allow_processes = true;
     else if (a == "--gpu")
       confine.gpu = true;
+    else if (a == "--landlock-allow" && i + 1 < argc)
+      confine.landlock_allow.push_back(argv[++i]);
+    else if (a == "--landlock-unscoped")
+      confine.landlock_unscoped = true;
     else if (a == "--without" && i + 1 < argc) {
       std::string layer = argv[++i];
       confine.without |= layer == "landlock"          ? kLayerLandlock

@@ -95,7 +95,7 @@ uint32_t ApplyLandlock(const ConfineOptions& o) {
   if (abi >= 6) {
     // The CUDA driver, initialised after confinement in the PyTorch worker, talks to its
     // daemon over an abstract socket: the worker keeps that scope open (signals stay scoped).
-    attr.scoped = (o.gpu && o.allow_processes ? 0 : kScopeAbstractUnix) | kScopeSignal;
+    attr.scoped = o.landlock_unscoped ? 0 : (o.gpu && o.allow_processes ? 0 : kScopeAbstractUnix) | kScopeSignal;
     size = sizeof attr;
   }
   int ruleset = static_cast<int>(::syscall(SYS_landlock_create_ruleset, &attr, size, 0));
@@ -117,6 +117,9 @@ uint32_t ApplyLandlock(const ConfineOptions& o) {
                           "/proc/version", "/proc/filesystems", "/proc/sys", "/proc/mounts", "/proc/interrupts"})
       AllowPath(ruleset, p, kFsRead, all);
   if (o.gpu) {
+    // The driver writes to its own process's /proc entries as it starts (error 304 without:
+    // scripts/device_landlock_probe.sh on the H200, 2026-12-04); never another process's.
+    AllowPath(ruleset, "/proc/self", kFsRead | LANDLOCK_ACCESS_FS_WRITE_FILE | kFsTruncate, all);
     AllowPath(ruleset, "/dev", kFsRead | LANDLOCK_ACCESS_FS_WRITE_FILE | kFsIoctlDev, all);
     // The driver's shared-memory files (created and removed by the process itself), and
     // nvidia-persistenced's socket under /run. Never /tmp: the engine's other workers are there.
@@ -128,6 +131,7 @@ uint32_t ApplyLandlock(const ConfineOptions& o) {
     AllowPath(ruleset, "/sys", kFsRead, all);
     AllowPath(ruleset, "/proc/driver", kFsRead, all);
   }
+  for (const auto& p : o.landlock_allow) AllowPath(ruleset, p.c_str(), all, all);
   // The working directory is scratch (the runner entered it while it could still reach its
   // path, before any change of user).
   if (!o.scratch.empty()) AllowPath(ruleset, ".", all, all);

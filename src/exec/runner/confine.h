@@ -41,6 +41,11 @@ struct ConfineOptions {
   /// Diagnosis only (kforge-runner confine --without NAME): layers (runner_protocol.h's
   /// kLayer bits) not to apply, to find which one a program cannot live with.
   uint32_t without = 0;
+  /// Diagnosis only (kforge-runner confine --landlock-allow PATH, --landlock-unscoped): more
+  /// paths with every right beneath them, and no Landlock scopes, to find what a program
+  /// needs of Landlock.
+  std::vector<std::string> landlock_allow;
+  bool landlock_unscoped = false;
 };
 
 /// While still single-threaded (before the GPU runtime starts its threads): the cgroup and
