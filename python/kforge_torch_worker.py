@@ -288,9 +288,9 @@ def write_bytes(torch, t, f):
     f.write(memoryview(slices[pending[0]].numpy())[:pending[1]])
 
 
-def write_tensor(torch, t, i, name, trial=0, form="out"):
-    """Writes output `i` to out_dir/name, or hands it over in GPU memory (DeviceExports);
-    its description for the engine."""
+def write_tensor(torch, t, i, name, trial=0, form="out", exportable=True):
+    """Writes output `i` to out_dir/name, or hands it over in GPU memory (DeviceExports)
+    where `exportable`; its description for the engine."""
     if type(t) is not torch.Tensor:
         raise TypeError(f"output {i} is a {type(t).__module__}.{type(t).__name__}, not a plain torch.Tensor")
     if t.layout != torch.strided or t.is_meta:
@@ -298,7 +298,7 @@ def write_tensor(torch, t, i, name, trial=0, form="out"):
     dtype = str(t.dtype).replace("torch.", "")
     if dtype not in DTYPES:
         raise TypeError(f"output {i} has dtype {dtype}, which kforge does not compare")
-    if exports is not None and exports.takes(torch, t, form):
+    if exportable and exports is not None and exports.takes(torch, t, form):
         exports.hand_over(torch, t, trial, i, form)
         return {"device": True, "dtype": dtype, "shape": list(t.shape)}
     with open(os.path.join(out_dir, name), "wb") as f:
@@ -324,7 +324,10 @@ def write_reference64(torch, out, out64, trial):
         t = items[i] if i < len(items) else None
         exact = (isinstance(t, torch.Tensor) and isinstance(t64, torch.Tensor) and t.shape == t64.shape
                  and t.is_floating_point() and t64.dtype == torch.float64 and same_values(torch, t, t64))
-        files.append(None if exact else write_tensor(torch, t64, i, f"r{trial}_{i}.bin", trial, "ref64"))
+        # The float64 form lies where its output does: handed over only beside a float32
+        # output that was (a float16 output is judged from files, so is its float64 form).
+        beside = exports is not None and isinstance(t, torch.Tensor) and exports.takes(torch, t, "out")
+        files.append(None if exact else write_tensor(torch, t64, i, f"r{trial}_{i}.bin", trial, "ref64", beside))
     return files
 
 

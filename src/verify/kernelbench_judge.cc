@@ -28,7 +28,9 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int64_t kMaxElements = int64_t{1} << 31;  ///< per output, as read back from a worker
+/// Per output, as read back from a worker: well past 2^31 (a float16 output of 2^33 elements
+/// is 16 GiB), within what one host holds for the three forms judged on it.
+constexpr int64_t kMaxElements = int64_t{1} << 34;
 
 struct Tensor {
   DType dtype = DType::kFloat32;
@@ -403,9 +405,14 @@ void JudgeKernelBenchTrial(const KernelBenchTrial& t, const TrialReports& report
     if (problem.empty() && !exact && ref64.shape != ref32.shape)
       problem = "its float64 and float32 outputs differ in shape";
     if (problem.empty() && !exact && ref64.dtype != DType::kFloat64) problem = "its float64 output is not float64";
-    if (problem.empty() && ref32.on_device &&
-        (reports.gpu == nullptr || ref32.dtype != DType::kFloat32 || (!exact && !ref64.on_device)))
+    // Both forms lie where they are judged: in GPU memory (float32 outputs, on the GPU judge)
+    // or in files (on the host). A float64 form handed over beside a float32 one written to a
+    // file would leave the host judge nothing to read.
+    if (problem.empty() && ref32.on_device && (reports.gpu == nullptr || ref32.dtype != DType::kFloat32))
       problem = "it handed over in GPU memory an output kforge judges from a file";
+    if (problem.empty() && !exact && ref64.on_device != ref32.on_device)
+      problem = std::string("it handed over its float64 output ") +
+                (ref64.on_device ? "in GPU memory and its own in a file" : "in a file and its own in GPU memory");
     if (!problem.empty()) throw EnvironmentError("the reference's output cannot be read: " + problem);
     // The candidate's description is checked against the reference's before its file is
     // read: a shape it made up must not make the engine allocate gigabytes.

@@ -199,5 +199,40 @@ TEST(KernelBenchJudgeTest, AnExceptionsTextDoesNotChooseItsClass) {
   EXPECT_NE(v.cases[0].message.find("out of memory"), std::string::npos) << v.cases[0].message;
 }
 
+// A float16 output's reference written to a file beside its float64 form handed over in GPU
+// memory (what the worker did for outputs of >= 1 MiB): the host judge read the float64 form
+// from a null pointer and kforge died with SIGSEGV, no verdict. Now a sentence.
+TEST(KernelBenchJudgeTest, AFloat64FormHandedOverBesideAFileIsAnErrorNotACrash) {
+  Workers w;
+  TrialReports r = w.Reports({0, 1.5f, 2, 0}, {0, 1.5f, 2, 0});
+  r.reference["reference64"] = {{{"device", true}, {"dtype", "float64"}, {"shape", {4}}}};
+  Verdict v;
+  json kb = json::array();
+  try {
+    JudgeKernelBenchTrial(kTrial, r, &kb, &v);
+    ADD_FAILURE() << "judged a trial whose float64 reference it cannot read";
+  } catch (const EnvironmentError& e) {
+    EXPECT_NE(std::string(e.what()).find("float64 output in GPU memory and its own in a file"), std::string::npos)
+        << e.what();
+  }
+}
+
+// Outputs past 2^31 elements are judged (the limit was 2^31): the description is taken, and
+// what follows is about the file, not the size.
+TEST(KernelBenchJudgeTest, AnOutputPast2To31ElementsIsTakenForJudging) {
+  Workers w;
+  TrialReports r = w.Reports({0}, {0});
+  const int64_t n = (int64_t{1} << 31) + 8;
+  r.reference["outputs"] = {{{"file", "o0_0.bin"}, {"dtype", "float16"}, {"shape", {n}}}};
+  Verdict v;
+  json kb = json::array();
+  try {
+    JudgeKernelBenchTrial(kTrial, r, &kb, &v);
+    ADD_FAILURE() << "judged an output whose file does not hold it";
+  } catch (const EnvironmentError& e) {
+    EXPECT_NE(std::string(e.what()).find("does not hold the tensor"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace kforge
