@@ -1,7 +1,7 @@
 // Micro-benchmarks of what the verifier does for every trial besides running the candidate:
 // drawing seeded inputs (core/random, verify/inputs) and comparing an output with the
 // reference (verify/compare), and judging a KernelBench trial from its workers' files
-// (verify/kernelbench_judge). Google Benchmark prints the table; --benchmark_out=FILE
+// (verify/kernelbench/judge). Google Benchmark prints the table; --benchmark_out=FILE
 // --benchmark_out_format=json writes the results (bench/results/micro_cpu.json).
 #include <benchmark/benchmark.h>
 
@@ -15,7 +15,7 @@
 #include "core/task.h"
 #include "verify/compare.h"
 #include "verify/inputs.h"
-#include "verify/kernelbench_judge.h"
+#include "verify/kernelbench/judge.h"
 
 namespace {
 

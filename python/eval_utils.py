@@ -26,6 +26,10 @@ def normalise(args):
         if isinstance(v, str):
             return [v]
         return [str(s) for s in v]
+    def flags(v):
+        # As load_inline's build sees them: joined into one command line, so an empty string
+        # is nothing and "-x c++" is two arguments.
+        return [t for f in strings(v) for t in f.split()]
     functions = args.get("functions")
     if isinstance(functions, str):
         functions = {functions: functions}
@@ -38,9 +42,9 @@ def normalise(args):
         "cpp_sources": strings(args.get("cpp_sources")),
         "cuda_sources": strings(args.get("cuda_sources")),
         "functions": functions,
-        "extra_cflags": strings(args.get("extra_cflags")),
-        "extra_cuda_cflags": strings(args.get("extra_cuda_cflags")),
-        "extra_ldflags": strings(args.get("extra_ldflags")),
+        "extra_cflags": flags(args.get("extra_cflags")),
+        "extra_cuda_cflags": flags(args.get("extra_cuda_cflags")),
+        "extra_ldflags": flags(args.get("extra_ldflags")),
         "extra_include_paths": strings(args.get("extra_include_paths")),
         "with_cuda": args.get("with_cuda"),
         "with_pytorch_error_handling": bool(args.get("with_pytorch_error_handling", True)),

@@ -68,6 +68,8 @@ PROFILER = {"profiler", "autograd_profiler", "_disable_profiler", "_disable_prof
             "record_function", "_record_function_enter", "_record_function_exit", "RecordFunction",
             "_kineto_step", "kineto_available", "_profiler_enabled", "_is_profiler_enabled"}
 FRAMEWORK_ROOTS = {"torch", "F", "nn", "triton", "tl", "time", "math", "np", "numpy"}
+# Methods that describe an object (printing a module calls them); judging never does.
+DESCRIBING = {"extra_repr", "__repr__", "__str__", "__format__"}
 
 
 def root_name(node):
@@ -222,6 +224,17 @@ def check_candidate(source, path):
     kernels = kernel_names | triton_kernels(c)
     functions = {n.name: n for n in c.tree.body if isinstance(n, ast.FunctionDef)}
     classes = {n.name: n for n in c.tree.body if isinstance(n, ast.ClassDef)}
+    # Other classes reach a kernel through the code their instances run: an
+    # autograd.Function through its forward (Function.apply calls it), a helper nn.Module
+    # through its methods. Never through backward (judging runs no backward) or the methods
+    # that only describe the object.
+    for name, cls in classes.items():
+        if name == "ModelNew":
+            continue
+        function = any((c.resolve(b) or "").endswith("autograd.Function") for b in cls.bases)
+        kept = [m for m in cls.body if isinstance(m, ast.FunctionDef) and m.name not in DESCRIBING
+                and m.name != "backward" and (not function or m.name == "forward")]
+        functions.setdefault(name, ast.Module(body=kept, type_ignores=[]))
     model_new = classes.get("ModelNew")
     if model_new is None:
         return {"ok": False, "problem": "the candidate defines no class ModelNew (KernelBench's format: "
@@ -261,6 +274,30 @@ def check_candidate(source, path):
                 changed = True
     forward = methods["forward"]
     reaches = "self.forward" in reaching
+    # ModelNew's methods judging never runs: those neither forward nor __init__ reaches, and
+    # the ones that describe the object unless they format it (str(self), f"{self}").
+    used = {"forward", "__init__"} & set(methods)
+    for name, m in methods.items():  # named anywhere but in its own body (ModelNew.f(...), getattr(m, "f"))
+        own = {id(n) for n in ast.walk(m)}
+        if any(id(n) not in own and (isinstance(n, ast.Attribute) and n.attr == name
+                                     or isinstance(n, ast.Constant) and n.value == name) for n in ast.walk(c.tree)):
+            used.add(name)
+    changed = True
+    while changed:
+        changed = False
+        for name, fn in methods.items():
+            if name in used:
+                for n in names_in(fn):
+                    if n.startswith("self.") and n[5:] in methods and n[5:] not in used:
+                        used.add(n[5:])
+                        changed = True
+    formats_self = any(isinstance(n, ast.FormattedValue) and isinstance(n.value, ast.Name) and n.value.id == "self"
+                       or isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                       and n.func.id in ("str", "repr", "format", "print")
+                       and any(isinstance(a, ast.Name) and a.id == "self" for a in n.args)
+                       for name in used for n in ast.walk(methods[name]))
+    never_run = {id(n) for name, m in methods.items()
+                 if name not in used and not (name in DESCRIBING and formats_self) for n in ast.walk(m)}
     if not reaches:
         c.find("wrapper.no_custom_kernel",
                "ModelNew.forward reaches no custom kernel (a load_inline extension or a @triton.jit function)",
@@ -288,6 +325,8 @@ def check_candidate(source, path):
             if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
                 c.find("wrapper.framework_compute", "the @ operator is a framework matmul in forward", node)
     for node in ast.walk(c.tree):
+        if id(node) in never_run:
+            continue
         if isinstance(node, ast.Name) and node.id == "Model":
             c.find("wrapper.reference_call", "the candidate refers to the reference Model", node)
         name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None

@@ -5,7 +5,7 @@ nothing: the engine compares the outputs, and reads everything written here as u
     python3 kforge_torch_worker.py JOB.json
 
 (In the worker's scratch it is eval/run_and_check.py, and JOB.json is deleted once read: the
-candidate's process is named as a plain KernelBench evaluation's; src/verify/kernelbench.cc.)
+candidate's process is named as a plain KernelBench evaluation's; src/verify/kernelbench/verifier.cc.)
 
 The job (JSON, written by the engine):
     role            "reference" or "candidate"
@@ -38,7 +38,7 @@ The job (JSON, written by the engine):
     launches        (GPU, candidate) warm the profiler up while the extensions build
     out             directory for result.json and the output files
 The result (out/result.json), rewritten as the worker goes (stages in order: the engine ends
-a worker whose report goes back, src/verify/worker_progress.h). Once it says "done" the
+a worker whose report goes back, src/verify/kernelbench/worker_progress.h). Once it says "done" the
 worker waits for the engine to end it: that report is sealed, and nothing run at exit
 reaches the engine. {"ok", "stage", "error", "torch", "waiting", "ops" and on the GPU
 "launches" (the candidate's: ForwardAccount), "parameters": [[name,
@@ -582,6 +582,96 @@ def torch_module():
 MAX_NAMES = 256  # distinct operator and kernel names reported
 
 
+class KernelCalls:
+    """Calls into the candidate's own kernels: the functions of the extensions kforge built
+    for it (prebuilt_load_inline wraps them) and its Triton kernels (JITFunction.run). Each
+    judged forward must make at least one (a forward that makes none computed that trial's
+    result with the framework: a fallback). While `neutralise` is set, whatever a call
+    returns or writes (a floating tensor it returned, an argument whose bytes it changed)
+    becomes NaN: the engine compares the forward's outputs with and without, and outputs that
+    do not change were not made by the candidate's kernels (a kernel launched and discarded).
+    """
+
+    def __init__(self):
+        self.count = 0
+        self.neutralise = False
+        self.neutralised = 0  # tensors made NaN
+        self.watch = False  # while set, each call's results are compared with its arguments
+        self.watched = 0  # calls seen while watching
+        self.copies = 0  # of those, calls whose every result was one of their arguments unchanged
+
+    def around(self, call, args, kwargs):
+        self.count += 1
+        if not self.neutralise and not self.watch:
+            return call()
+        torch = torch_module()
+        given = [a for a in list(args) + list(kwargs.values()) if isinstance(a, torch.Tensor)]
+        tensors = [a for a in given if a.is_floating_point()]
+        before = [fingerprint(torch, t) for t in tensors]
+        inputs = set(before) if self.watch else set()
+        out = call()
+        results = []
+        for t, b in zip(tensors, before):
+            after = fingerprint(torch, t)
+            if after != b:
+                results.append(after)
+                if self.neutralise:
+                    t.detach().fill_(float("nan"))
+                    self.neutralised += 1
+        for r in as_list(out):
+            if isinstance(r, torch.Tensor) and r.is_floating_point():
+                if self.watch:
+                    results.append(fingerprint(torch, r))
+                if self.neutralise:
+                    r.detach().fill_(float("nan"))
+                    self.neutralised += 1
+        if self.watch:
+            self.watched += 1
+            if results and all(r in inputs for r in results):
+                self.copies += 1
+        return out
+
+    def wrap(self, fn):
+        calls = self
+
+        def call(*args, **kwargs):
+            return calls.around(lambda: fn(*args, **kwargs), args, kwargs)
+        call.__name__ = call.__qualname__ = getattr(fn, "__name__", "kernel")
+        call.__doc__ = getattr(fn, "__doc__", None)
+        return call
+
+    def wrap_module(self, module):
+        for name in dir(module):
+            f = getattr(module, name, None)
+            if not name.startswith("_") and callable(f) and not isinstance(f, type):
+                setattr(module, name, self.wrap(f))
+        return module
+
+    def wrap_triton(self):
+        """Triton's launches, once the candidate imported it (its @triton.jit and
+        @triton.autotune kernels all launch through JITFunction.run)."""
+        jit = sys.modules.get("triton.runtime.jit")
+        cls = getattr(jit, "JITFunction", None) if jit is not None else None
+        if cls is None or getattr(cls.run, "_kforge_counted", False):
+            return
+        run, calls = cls.run, self
+
+        def counted(self, *args, **kwargs):
+            return calls.around(lambda: run(self, *args, **kwargs), args, kwargs)
+        counted._kforge_counted = True
+        cls.run = counted
+
+
+def fingerprint(torch, t):
+    if t.device.type == "cuda":
+        torch.cuda.synchronize()
+        return device_fingerprint(torch, t)
+    return hashlib.sha256(tensor_bytes(torch, t)).digest()
+
+
+kernel_calls = KernelCalls()
+
+
 def root_of(event):
     while getattr(event, "cpu_parent", None) is not None:
         event = event.cpu_parent
@@ -592,7 +682,7 @@ class ForwardAccount:
     """What every judged forward ran, from PyTorch's profiler: each forward runs under it.
     On every device, the framework's operators it dispatched (ATen's, whether called from
     Python or from the candidate's extension), by name and count: the engine decides which are
-    framework compute (src/verify/kernelbench_attribution.cc). On the GPU also its kernels,
+    framework compute (src/verify/kernelbench/attribution.cc). On the GPU also its kernels,
     with the streams they ran on: a one-element fill issued by this worker first marks the
     stream PyTorch considers current; ModelNew's kernels must run there (a bare
     <<<grid, block>>> and getCurrentCUDAStream() both do), and every forward must run at least
@@ -609,6 +699,7 @@ class ForwardAccount:
         self.forwards, self.kernels, self.fewest = 0, 0, None
         self.other_streams, self.other_names = set(), []
         self.ops, self.kernel_names = {}, {}
+        self.fewest_calls = None  # calls into the candidate's kernels, the fewest any forward made
 
     def forward(self, torch, model, inputs):
         from torch.autograd.profiler import record_function
@@ -620,14 +711,17 @@ class ForwardAccount:
                 with record_function(MARKER_RANGE):
                     marker.fill_(0)
                 torch.cuda.synchronize()
+            calls = kernel_calls.count
             with record_function(FORWARD_RANGE):
                 out = model(*inputs)
+            calls = kernel_calls.count - calls
             if self.gpu:
                 torch.cuda.synchronize()
         self.count_ops(prof)
         if self.gpu:
             self.count_kernels(prof)
         self.forwards += 1
+        self.fewest_calls = calls if self.fewest_calls is None else min(self.fewest_calls, calls)
         return out
 
     def count_ops(self, prof):
@@ -678,7 +772,7 @@ class ForwardAccount:
     def ops_report(self):
         if self.forwards == 0:
             return {"ok": False, "error": "no judged forward ran under the profiler"}
-        return {"ok": True, "forwards": self.forwards, "ops": self.ops}
+        return {"ok": True, "forwards": self.forwards, "ops": self.ops, "fewest_kernel_calls": self.fewest_calls}
 
     def launches_report(self):
         if self.forwards == 0:
@@ -686,6 +780,33 @@ class ForwardAccount:
         return {"ok": True, "forwards": self.forwards, "kernels": self.kernels, "fewest_kernels": self.fewest,
                 "other_streams": sorted(self.other_streams), "other_stream_kernels": self.other_names,
                 "kernel_names": self.kernel_names}
+
+
+def neutralised_forward(torch, model, get_inputs, trial, device, kb_seeds):
+    """The first trial's forward again, as it was and with the candidate's kernels
+    neutralised (KernelCalls): digests of both outputs for the engine to compare, and how many
+    of the kernels' calls in the first only returned one of their arguments (moved data)."""
+    seed = kb_seeds[trial["kernelbench_index"]] if "kernelbench_index" in trial else trial["seed"]
+    digests = {}
+    try:
+        with torch.no_grad():
+            for form, neutral in (("as_run", False), ("neutralised", True)):
+                set_seed(torch, seed)
+                inputs = trial_inputs(torch, get_inputs, trial["distribution"], seed, device)
+                set_seed(torch, seed)
+                kernel_calls.neutralise, kernel_calls.watch = neutral, not neutral
+                try:
+                    out = model(*inputs)
+                finally:
+                    kernel_calls.neutralise = kernel_calls.watch = False
+                digests[form] = [fingerprint(torch, t).hex() if isinstance(t, torch.Tensor) else repr(t)[:64]
+                                 for t in as_list(out)]
+                del out, inputs
+    except Exception as e:  # a candidate that cannot run on NaN: its kernels' results reached it
+        return {"ok": True, "raised": error_text(e)[-300:], "neutralised_tensors": kernel_calls.neutralised}
+    return {"ok": True, "as_run": digests["as_run"], "neutralised": digests["neutralised"],
+            "neutralised_tensors": kernel_calls.neutralised, "kernel_calls": kernel_calls.watched,
+            "copy_calls": kernel_calls.copies}
 
 
 def warm_up(torch, device, launches):
@@ -752,12 +873,12 @@ def prebuilt_load_inline(extensions):
             raise RuntimeError(f"kforge: load_inline('{name}') was called with arguments kforge did not build "
                                "ahead of time; pass its sources as string literals or module-level strings")
         if built["binding"] == "thunks":
-            return thunk_module(name, built["path"], built["functions"])
+            return kernel_calls.wrap_module(thunk_module(name, built["path"], built["functions"]))
         loader = importlib.machinery.ExtensionFileLoader(name, built["path"])
         spec = importlib.util.spec_from_file_location(name, built["path"], loader=loader)
         module = importlib.util.module_from_spec(spec)
         loader.exec_module(module)
-        return module
+        return kernel_calls.wrap_module(module)
     return load_inline
 
 
@@ -826,6 +947,7 @@ def main():
         enter("load_candidate")
         reference.__dict__.pop("Model", None)  # it has none (the engine gave it the reference without Model)
         candidate = load_module("custom_model", job["candidate"])
+        kernel_calls.wrap_triton()
         model_class = candidate.ModelNew
     else:
         model_class = reference.Model
@@ -915,6 +1037,10 @@ def main():
     if exports is not None:  # the last trial's memory must outlive its judging
         enter("handed_over")
         exports.wait_judged(len(job["trials"]))
+    if account is not None and job.get("neutralise") and job["trials"]:
+        enter("neutralise")
+        result["neutralised"] = neutralised_forward(torch, model, get_inputs, job["trials"][0], device,
+                                                    kb_seeds)
     if account is not None:
         result["ops"] = account.ops_report()
         if device == "cuda":

@@ -56,6 +56,9 @@ std::string ToolList() {
   return list;
 }
 
+/// kforge's answer to a proposal that is the current candidate as it is.
+constexpr const char* kUnchangedAnswer = "error: the proposal is the current candidate unchanged";
+
 class LlmSession : public RepairSession {
  public:
   LlmSession(HttpClient& http, Clock& clock, const LlmOptions& options)
@@ -86,6 +89,7 @@ TurnResult LlmSession::Turn(const RepairContext& ctx, ToolHost& tools) {
   std::optional<Proposal> proposal;
   const std::vector<ChatTool> tool_schemas = RepairTools();
   std::map<size_t, json> calls_made;  // message index of each answer -> what was asked and who answered
+  int refused = 0, unchanged = 0;     // propose_candidate calls kforge refused, and those unchanged
   for (int call = 0; call < options_.max_calls_per_turn && !proposal; ++call) {
     ChatReply reply = client_.Complete(messages_, tool_schemas, ctx.cancel);
     result.usage += reply.usage;
@@ -118,10 +122,21 @@ TurnResult LlmSession::Turn(const RepairContext& ctx, ToolHost& tools) {
       messages_.emplace_back(
           "tool", proposal ? "not run: the turn ended with the proposal above" : Dispatch(c, ctx, tools, &proposal));
       messages_.back().tool_call_id = c.id;
+      if (c.name == "propose_candidate" && !proposal) {  // refused: say so if the turn ends without one
+        ++refused;
+        unchanged += messages_.back().content == kUnchangedAnswer;
+      }
     }
   }
-  if (!proposal && result.failure.empty())
-    result.failure = fmt::format("the model made {} calls without proposing a candidate", options_.max_calls_per_turn);
+  if (!proposal && result.failure.empty()) {
+    result.failure =
+        refused == 0 ? fmt::format("the model made {} calls without proposing a candidate", options_.max_calls_per_turn)
+        : unchanged == refused
+            ? fmt::format("the model proposed {} times in {} calls, each time the current candidate unchanged", refused,
+                          options_.max_calls_per_turn)
+            : fmt::format("the model proposed {} times in {} calls and each was refused ({} unchanged, {} not applied)",
+                          refused, options_.max_calls_per_turn, unchanged, refused - unchanged);
+  }
   if (proposal) result.proposals.push_back(std::move(*proposal));
   result.transcript = json::array();
   for (size_t i = first_new; i < messages_.size(); ++i) {
@@ -160,7 +175,7 @@ std::string LlmSession::Dispatch(const ChatToolCall& call, const RepairContext& 
       source = std::move(*patched);
     }
     if (source.size() > kMaxSourceBytes) return "error: the source is larger than 1 MiB";
-    if (source == ctx.source) return "error: the proposal is the current candidate unchanged";
+    if (source == ctx.source) return kUnchangedAnswer;
     *proposal = Proposal{source, "llm", CutText(str("description"), 300)};
     return "received: kforge validates the proposal and reports the result next turn";
   }

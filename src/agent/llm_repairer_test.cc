@@ -190,6 +190,22 @@ TEST_F(LlmRepairerTest, AModelThatOnlyReadsEndsTheTurnAtItsCallBudget) {
   EXPECT_EQ(r.usage.model_calls, 3);
 }
 
+TEST_F(LlmRepairerTest, AModelWhoseProposalsAreAllRefusedIsToldSoNotThatItNeverProposed) {
+  for (int i = 0; i < 3; ++i)
+    http_.Script(ToolCall("propose_candidate", json{{"source", kBroken}}.dump(), "p" + std::to_string(i)));
+  TurnResult r = Turn(/*max_calls=*/3);
+  EXPECT_TRUE(r.proposals.empty());
+  EXPECT_NE(r.failure.find("proposed 3 times in 3 calls, each time the current candidate unchanged"), std::string::npos)
+      << r.failure;
+  http_.Script(ToolCall("propose_candidate", json{{"source", kBroken}}.dump(), "q0"));
+  http_.Script(ToolCall("propose_candidate", R"({"diff": "@@ -1 +1 @@\n-int nothing_here\n+x\n"})", "q1"));
+  http_.Script(ToolCall("read_task", "{}", "q2"));
+  r = Turn(/*max_calls=*/3);
+  EXPECT_NE(r.failure.find("proposed 2 times in 3 calls and each was refused (1 unchanged, 1 not applied)"),
+            std::string::npos)
+      << r.failure;
+}
+
 TEST_F(LlmRepairerTest, TheConversationCarriesOverWithinAnAttempt) {
   http_.Script(ToolCall("propose_candidate", json{{"source", kFixed}}.dump()));
   Turn();

@@ -1,5 +1,7 @@
 #include "agent/registry.h"
 
+#include <algorithm>
+
 #include "agent/external_repairer.h"
 #include "agent/fallback_repairer.h"
 #include "agent/llm_config.h"
@@ -38,9 +40,11 @@ std::unique_ptr<Repairer> RepairerRegistry::Make(const RepairerSpec& spec, Env& 
   return it->second.factory(spec, env, *this);
 }
 
-std::string RepairerRegistry::Help() const {
+std::string RepairerRegistry::Help(const std::vector<std::string>& only) const {
   std::string out;
-  for (const auto& [kind, e] : entries_) out += std::string(RepairerKindName(kind)) + ": " + e.help + "\n";
+  for (const auto& [kind, e] : entries_)
+    if (only.empty() || std::find(only.begin(), only.end(), RepairerKindName(kind)) != only.end())
+      out += std::string(RepairerKindName(kind)) + ": " + e.help + "\n";
   return out;
 }
 

@@ -45,7 +45,9 @@ class RepairerRegistry {
   /// is not registered.
   std::unique_ptr<Repairer> Make(const RepairerSpec& spec, Env& env) const;
   /// "recipe: ...\nexternal: ..." for --help.
-  std::string Help() const;
+  /// One line a repairer: its name and what it is. `only`, when not empty, names the ones a
+  /// command takes (generate writes from nothing: no recipe, no auto).
+  std::string Help(const std::vector<std::string>& only = {}) const;
 
  private:
   struct Entry {

@@ -15,7 +15,7 @@
 #include "exec/machine.h"
 #include "service/kernel_records.h"
 #include "service/service.h"
-#include "verify/kernelbench.h"
+#include "verify/kernelbench/verifier.h"
 
 namespace kforge {
 namespace {

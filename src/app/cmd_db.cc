@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -38,12 +39,35 @@ nlohmann::json RecordJson(const KernelRecord& r) {
   return j;
 }
 
-std::string RecordLine(const KernelRecord& r) {
+/// A record's columns as the table shows them.
+std::vector<std::string> RecordColumns(const KernelRecord& r) {
   std::string timing = r.median_ms ? fmt::format("{:.4g} ms", *r.median_ms) : "-";
   if (r.roofline_fraction) timing += fmt::format(" ({:.0f}% of roofline)", *r.roofline_fraction * 100);
-  return fmt::format("{:<16} {:<7} {:<14} {:<12} {:<8} {:<22} {:<12} {}{}\n", r.task, RecordKindName(r.kind),
-                     r.device.substr(0, 14), r.verdict, r.level, timing, r.candidate_hash.substr(0, 12), r.source_path,
-                     r.integrity_failure ? "  [integrity]" : "");
+  return {r.task,
+          std::string(RecordKindName(r.kind)),
+          r.device,
+          r.verdict,
+          r.level,
+          timing,
+          r.candidate_hash.substr(0, 12),
+          r.source_path + (r.integrity_failure ? "  [integrity]" : "")};
+}
+
+/// The records as a table whose columns are as wide as their widest value (a failure class
+/// such as unwritten_output, a GPU's name), the last one unpadded.
+std::string RecordTable(const std::vector<KernelRecord>& rows) {
+  std::vector<std::vector<std::string>> cells = {
+      {"TASK", "KIND", "DEVICE", "VERDICT", "LVL", "MEDIAN", "CANDIDATE", "SOURCE"}};
+  for (const auto& r : rows) cells.push_back(RecordColumns(r));
+  std::vector<size_t> width(cells[0].size(), 0);
+  for (const auto& row : cells)
+    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  std::string out;
+  for (const auto& row : cells) {
+    for (size_t c = 0; c + 1 < row.size(); ++c) out += fmt::format("{:<{}} ", row[c], width[c]);
+    out += row.back() + "\n";
+  }
+  return out;
 }
 
 }  // namespace
@@ -87,9 +111,7 @@ CommandAction SetupDb(CLI::App& sub, Machine& machine, CancellationToken& interr
       for (const auto& r : rows) out.push_back(RecordJson(r));
       std::cout << out.dump(2) << "\n";
     } else {
-      std::cout << fmt::format("{:<16} {:<7} {:<14} {:<12} {:<8} {:<22} {:<12} {}\n", "TASK", "KIND", "DEVICE",
-                               "VERDICT", "LVL", "MEDIAN", "CANDIDATE", "SOURCE");
-      for (const auto& r : rows) std::cout << RecordLine(r);
+      std::cout << RecordTable(rows);
       if (rows.empty()) std::cout << "(no records)\n";
     }
     return 0;

@@ -32,7 +32,7 @@ CommandAction SetupGenerate(CLI::App& sub, Machine& machine, CancellationToken& 
       ->required();
   sub.add_option("--candidate", a->candidate, "an existing kernel to start from (verified, then repaired)");
   sub.add_option("--from-run", a->from_run, "an earlier run whose result REQUEST changes");
-  sub.add_option("--out", a->out, "run directory (default: kforge-runs/TASK-<time>)");
+  sub.add_option("-o,--out", a->out, "run directory (default: kforge-runs/TASK-<time>)");
   sub.add_option("--backend", a->backend, "cpu or cuda (default: cpu, or the earlier run's)")
       ->check(CLI::IsMember({"cpu", "cuda"}));
   AddRunFlags(sub, a->run, {"llm", "script", "external"});

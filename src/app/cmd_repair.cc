@@ -57,7 +57,7 @@ CommandAction SetupRepair(CLI::App& sub, Machine& machine, CancellationToken& in
   sub.add_option("task", a->task, "bundled task name or path to a task file")->required();
   sub.add_option("candidate", a->candidate,
                  "the failing candidate source file (leave out to have the repairer write one from the task)");
-  sub.add_option("--out", a->out, "run directory (default: kforge-runs/TASK-<time>)");
+  sub.add_option("-o,--out", a->out, "run directory (default: kforge-runs/TASK-<time>)");
   sub.add_option("--backend", a->backend, "where candidates run: cpu, or cuda (needs an NVIDIA GPU)")
       ->check(CLI::IsMember({"cpu", "cuda"}));
   AddRunFlags(sub, a->run, {"recipe", "external", "script", "auto", "llm"});

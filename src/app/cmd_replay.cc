@@ -54,11 +54,12 @@ CommandAction SetupReplay(CLI::App& sub, Machine& machine, CancellationToken& in
   sub.add_option("run", a->run, "a run directory, or a pack file (kforge pack)")->required();
   sub.add_option("--live", a->live,
                  "re-execute these layers for real (tensor: compile and run; token: ask the repairer; trace: read "
-                 "the clock); the rest stay pinned to the recording. Repeat or separate with commas");
+                 "the clock); the rest stay pinned to the recording. Repeat or separate with commas")
+      ->type_name("{tensor,token,trace}");
   sub.add_option("--set", a->sets,
                  "replay with one recorded value changed: EVENT.FIELD=VALUE (EVENT: the number 'kforge log' prints; "
                  "VALUE: JSON, text, or @FILE for a file's contents, e.g. --set 5.verdict=@verdict.json)");
-  sub.add_option("--out", a->out, "the replay's run directory (default: kforge-runs/TASK-replay-<time>)");
+  sub.add_option("-o,--out", a->out, "the replay's run directory (default: kforge-runs/TASK-replay-<time>)");
   sub.add_flag("--json", a->json, "one JSON object on stdout");
   AddProgressFlags(sub, &a->quiet, &a->progress);
   sub.footer(
@@ -136,7 +137,7 @@ CommandAction SetupBisect(CLI::App& sub, Machine& machine, CancellationToken& in
   auto a = std::make_shared<Args>();
   sub.add_option("good_run", a->good, "the run with the outcome you expected")->required();
   sub.add_option("bad_run", a->bad, "a run of the same task with another outcome")->required();
-  sub.add_option("--out", a->out, "where the replays go (default: kforge-runs/TASK-bisect-<time>)");
+  sub.add_option("-o,--out", a->out, "where the replays go (default: kforge-runs/TASK-bisect-<time>)");
   sub.add_flag("--json", a->json, "one JSON object on stdout");
   AddProgressFlags(sub, &a->quiet, &a->progress);
   sub.footer(
@@ -236,7 +237,7 @@ CommandAction SetupUnpack(CLI::App& sub, Machine& machine, CancellationToken&) {
   };
   auto a = std::make_shared<Args>();
   sub.add_option("pack", a->pack, "a pack file (kforge pack)")->required();
-  sub.add_option("--out", a->out, "the run directory to unpack into")->required();
+  sub.add_option("-o,--out", a->out, "the run directory to unpack into")->required();
   return [a, &machine]() -> int {
     PackSummary s = Service(machine).Unpack(a->pack, a->out);
     std::cout << fmt::format("unpacked {} files ({} bytes, every hash checked) into {}\n", s.files, s.bytes, s.path);

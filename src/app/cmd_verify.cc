@@ -15,7 +15,7 @@
 #include "exec/machine.h"
 #include "service/kernel_records.h"
 #include "service/service.h"
-#include "verify/kernelbench.h"
+#include "verify/kernelbench/verifier.h"
 
 namespace kforge {
 
@@ -46,7 +46,7 @@ std::string DeterminismText(const nlohmann::json& d) {
 
 CommandAction SetupVerify(CLI::App& sub, Machine& machine, CancellationToken& interrupt) {
   struct Args {
-    std::string task, candidate, backend = "cpu", dist;
+    std::string task, candidate, backend = "cpu", dist, policy = "benchmark", procedure = "main";
     bool full = false, certified_only = false, json = false, forensics = false, probes = false, sanitize = false,
          determinism = false;
     uint64_t seed = 0;
@@ -64,6 +64,15 @@ CommandAction SetupVerify(CLI::App& sub, Machine& machine, CancellationToken& in
   sub.add_flag("--certified-only", a->certified_only,
                "KernelBench files: give kforge's certified verdict only, without KernelBench's own five trials "
                "(at KernelBench's sizes they draw gigabytes of inputs on the host)");
+  sub.add_option("--kernelbench-policy", a->policy,
+                 "KernelBench files: what the certified verdict lets forward run outside the candidate's kernels: "
+                 "benchmark (KernelBench's rules: PyTorch ops and cuBLAS/cuDNN calls beside the custom kernels are "
+                 "reported, not failed) or strict (all compute in the candidate's kernels)")
+      ->check(CLI::IsMember({"benchmark", "strict"}));
+  sub.add_option("--kernelbench-procedure", a->procedure,
+                 "KernelBench files: the version of KernelBench's procedure the compatible verdict follows: main "
+                 "(atol=rtol=1e-4 for float32, 1e-2 for half types) or v0 (1e-2 for every dtype; also v0.1)")
+      ->check(CLI::IsMember({"main", "v0", "v0.1"}));
   sub.add_flag("--json", a->json, "print the verdict as one JSON object on stdout");
   sub.add_flag("--forensics", a->forensics, "add the engine's diagnosis of a failing verdict");
   sub.add_flag("--probes", a->probes, "enable KFORGE_PROBE in the candidate (include <kforge/probe.h>)");
@@ -97,6 +106,16 @@ CommandAction SetupVerify(CLI::App& sub, Machine& machine, CancellationToken& in
       throw UsageError("--certified-only applies to KernelBench files (a ModelNew .py); " + a->candidate +
                        " is a native candidate, which has no KernelBench-compatible verdict to leave out");
     opts.kernelbench_trials = !a->certified_only;
+    KernelBenchPolicy policy;
+    KernelBenchProcedure procedure;
+    if (!TryParseKernelBenchPolicy(a->policy, &policy))
+      throw UsageError("--kernelbench-policy " + a->policy +
+                       ": not a policy; use benchmark (KernelBench's rules) or strict");
+    if (!TryParseKernelBenchProcedure(a->procedure, &procedure))
+      throw UsageError("--kernelbench-procedure " + a->procedure + ": not a version of KernelBench's procedure; use " +
+                       "main or v0 (also v0.1)");
+    opts.kernelbench_policy = policy;
+    opts.kernelbench_procedure = procedure;
     opts.determinism = a->determinism;
     opts.backend = ParseBackend(a->backend);
     opts.probes = a->probes;

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "core/fs.h"
 #include "testing/testing.h"
@@ -52,6 +53,19 @@ TEST(DbE2ETest, RecordsVerificationsAndRepairsAndAnswersQueries) {
   ASSERT_EQ(h.size(), 2u);
   EXPECT_EQ(h[0]["verdict"], "wrong_result");
   EXPECT_EQ(h[1]["verdict"], "pass");
+  EXPECT_EQ(h[1]["source_path"], dir.path() + "/run/final.cc");  // the user's file, not kforge's scratch
+
+  // The table's columns hold their longest value (a GPU's name, a failure class).
+  auto cheats_table = RunCli({"db", "query", "integrity"}, dir.path(), 60, env);
+  std::istringstream lines(cheats_table.out);
+  std::string header, row;
+  std::getline(lines, header);
+  std::getline(lines, row);
+  const size_t candidate_at = header.find("CANDIDATE");
+  ASSERT_NE(candidate_at, std::string::npos) << cheats_table.out;
+  ASSERT_GT(row.size(), candidate_at) << cheats_table.out;
+  EXPECT_EQ(row[candidate_at - 1], ' ') << cheats_table.out;  // a column starts where its heading does
+  EXPECT_NE(row[candidate_at], ' ') << cheats_table.out;
 
   auto cheats = RunCli({"db", "query", "integrity", "--json"}, dir.path(), 60, env);
   json c = json::parse(cheats.out);

@@ -17,7 +17,7 @@
 #include "service/bundled.h"
 #include "service/kernel_records.h"
 #include "service/service.h"
-#include "verify/kernelbench.h"
+#include "verify/kernelbench/verifier.h"
 
 namespace kforge {
 namespace {

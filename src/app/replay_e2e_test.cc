@@ -236,6 +236,59 @@ TEST_F(ReplayTest, TheRecordHoldsProcessIdsAndTheSmallOutputTensorsAStrictReplay
   EXPECT_EQ(DecodeKeptOutputs(Artifact(Dir("strict"), again["tensors"])), kept);
 }
 
+TEST_F(ReplayTest, BisectTakesTheNaturalOrderWithRunsOfDifferentLengths) {
+  // good: a short run that certifies at its first round; bad: the same task and seed, a
+  // longer run whose proposals all fail. Bisect GOOD BAD, in that order.
+  std::string wrong_text, fixed_text, error;
+  ASSERT_TRUE(TryReadFile(NearMiss("layernorm_eps_outside_sqrt.cc"), &wrong_text, &error));
+  ASSERT_TRUE(TryReadFile(SourceDir() + "/examples/cpu/correct/layernorm.cc", &fixed_text, &error));
+  WriteFileAtomic(Dir("fixed.cc"), fixed_text);
+  WriteFileAtomic(Dir("wrong-a.cc"), wrong_text + "// a\n");
+  WriteFileAtomic(Dir("wrong-b.cc"), wrong_text + "// b\n");
+  auto record = [&](const std::string& name, const std::vector<std::string>& files) {
+    json turns = json::array();
+    for (const auto& f : files) turns.push_back({{"propose", {{{"file", f}, {"description", f}}}}});
+    WriteFileAtomic(Dir(name + ".json"), json{{"turns", turns}}.dump());
+    auto r = RunCli({"repair", "layernorm", NearMiss("layernorm_eps_outside_sqrt.cc"), "--repairer", "script",
+                     "--repairer-script", Dir(name + ".json"), "--out", Dir(name), "--seed", "7", "--rounds", "2",
+                     "--attempts", "1", "--wall-clock", "3600", "--quiet"},
+                    "", 300, {"KFORGE_KB_STATE=" + Dir("kb-" + name)});
+    std::filesystem::remove(Dir(name + ".json"));
+    return r.exit_code;
+  };
+  ASSERT_EQ(record("short-good", {"fixed.cc"}), 0);
+  ASSERT_EQ(record("long-bad", {"wrong-a.cc", "wrong-b.cc"}), 1);
+  auto r = RunCli({"bisect", Dir("short-good"), Dir("long-bad"), "--out", Dir("bisect-natural"), "--json"}, "", 300,
+                  DeadSources("natural"));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  json b = Parse(r);
+  EXPECT_EQ(b["outcome_good"], "certified") << b.dump(2);
+  EXPECT_NE(b["outcome_bad"].get<std::string>().rfind("not certified", 0), std::string::npos) << b.dump(2);
+  EXPECT_FALSE(b["minimal"].empty()) << b.dump(2);
+}
+
+TEST_F(ReplayTest, TheFinalCandidateIsTheBestOneNotTheLastAdopted) {
+  // The near-miss is close (a precision failure); the one proposal compiles and is adopted
+  // but writes zeros. The run ends uncertified: its final candidate is the better one.
+  WriteFileAtomic(Dir("zeros.cc"),
+                  "#include <dlpack/dlpack.h>\n#include <cstdint>\n"
+                  "extern \"C\" int kforge_run(const DLTensor*, int, DLTensor* out, int, void*) {\n"
+                  "  int64_t n = 1;\n  for (int d = 0; d < out[0].ndim; ++d) n *= out[0].shape[d];\n"
+                  "  float* y = static_cast<float*>(out[0].data);\n  for (int64_t i = 0; i < n; ++i) y[i] = 0.f;\n"
+                  "  return 0;\n}\n");
+  WriteFileAtomic(Dir("zeros.json"), json{{"turns", {{{"propose", {{{"file", "zeros.cc"}}}}}}}}.dump());
+  const std::string run = Dir("final-best");
+  auto r = RunCli(
+      {"repair", "layernorm", NearMiss("layernorm_eps_outside_sqrt.cc"), "--repairer", "script", "--repairer-script",
+       Dir("zeros.json"), "--out", run, "--seed", "7", "--rounds", "1", "--attempts", "1", "--quiet"},
+      "", 300, {"KFORGE_KB_STATE=" + Dir("kb-final")});
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  const json s = testing::ReadJson(run + "/summary.json");
+  ASSERT_TRUE(s.contains("best_candidate")) << s.dump(2);
+  EXPECT_EQ(s["final_candidate"], s["best_candidate"]) << s.dump(2);
+  EXPECT_EQ(s["final_iteration"], 0) << s.dump(2);
+}
+
 TEST_F(ReplayTest, BisectFindsTheOneValueOfThreeThatMatters) {
   const std::string good = RecordScriptedRun("good");
   // The bad run: the good one with three recorded values changed, of which only the
@@ -284,6 +337,9 @@ TEST_F(ReplayTest, PacksReplayElsewhereAndBadRecordsAreRefused) {
   EXPECT_TRUE(Parse(r)["matched"]);
   r = RunCli({"unpack", pack, "--out", Dir("unpacked")});
   EXPECT_EQ(r.exit_code, 0) << r.err;
+  r = RunCli({"unpack", pack, "-o", Dir("unpacked-short")});  // -o on both, as pack takes it
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(Dir("unpacked-short") + "/events.db"));
 
   // A pack whose bytes do not match its hashes.
   const std::string damaged = Dir("damaged.kfpack");

@@ -70,6 +70,9 @@ TEST_F(ReportE2ETest, ARunsReportShowsItsGridForensicsTimelineDiffsAndRoofline) 
   EXPECT_EQ(Count(dom, "class=\"cell fail\""), 0u);
   // The timeline: the initial candidate and each round, with the proposal's diff.
   EXPECT_EQ(Count(dom, "class=\"round\""), static_cast<size_t>(log["round"].get<int>()) + 1);
+  const int rounds = log["round"].get<int>();  // the heading counts rounds, not the initial candidate
+  EXPECT_NE(dom.find("Repair timeline (" + std::to_string(rounds) + (rounds == 1 ? " round)" : " rounds)")),
+            std::string::npos);
   EXPECT_GE(Count(dom, "<details class=\"proposal\">"), 1u);
   EXPECT_GE(Count(dom, "<span class=\"add\">+"), 1u);
   EXPECT_GE(Count(dom, "<span class=\"del\">-"), 1u);

@@ -147,7 +147,8 @@ constexpr const char kTail[] = R"page(</script>
   }
 
   function timelineSection(root, timeline) {
-    root.append(el("h2", {text: "Repair timeline (" + timeline.length + " rounds)"}));
+    var rounds = timeline.filter(function (r) { return r.round > 0; }).length;
+    root.append(el("h2", {text: "Repair timeline (" + rounds + (rounds === 1 ? " round)" : " rounds)")}));
     var box = el("div", {id: "timeline"});
     timeline.forEach(function (r) {
       var div = el("div", {class: "round", "data-round": r.round});

@@ -23,7 +23,7 @@ std::string DbFlag::Resolve(const Config& config) const {
 }
 
 void AddRunFlags(CLI::App& sub, RunFlags& f, const std::vector<std::string>& repairers) {
-  sub.add_option("--repairer", f.repairer, "who proposes:\n" + BuiltinRepairers().Help())
+  sub.add_option("--repairer", f.repairer, "who proposes:\n" + BuiltinRepairers().Help(repairers))
       ->check(CLI::IsMember(repairers));
   sub.add_option("--repairer-cmd", f.repairer_cmd,
                  "for --repairer external: a shell command that edits $KFORGE_CONTEXT_DIR/candidate.cc (.cu on cuda)");

@@ -1,5 +1,7 @@
 #include "core/task.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -174,7 +176,11 @@ class TaskParser {
     try {
       j = json::parse(text);
     } catch (const json::exception& e) {  // parse_error, and out_of_range for 1e309
-      throw UsageError("task " + origin_ + " is not valid JSON: " + e.what());
+      // The parser quotes what it last read: a binary file's bytes are shown as \xNN.
+      std::string what;
+      for (unsigned char c : std::string_view(e.what()))
+        what += c >= 0x20 && c < 0x7f ? std::string(1, static_cast<char>(c)) : fmt::format("\\x{:02x}", c);
+      throw UsageError("task " + origin_ + " is not valid JSON (a task file is UTF-8 JSON text): " + what);
     }
     if (!j.is_object()) Fail("top level", "must be a JSON object");
     const json& version = Need(j, "schema_version", "top level");

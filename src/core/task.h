@@ -16,7 +16,7 @@ inline constexpr int kTaskSchemaVersion = 1;
 
 /// What a run's task file is: kforge's JSON task (a double-precision reference the engine
 /// owns), or a KernelBench reference (.py: class Model, get_inputs, get_init_inputs) whose
-/// candidates are ModelNew files (verify/kernelbench.h).
+/// candidates are ModelNew files (verify/kernelbench/verifier.h).
 enum class TaskFormat { kTaskFile, kKernelBench };
 std::string_view TaskFormatName(TaskFormat f);
 bool TryParseTaskFormat(std::string_view name, TaskFormat* out);

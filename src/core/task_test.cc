@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "core/error.h"
@@ -97,6 +98,15 @@ TEST(TaskTest, NotJsonAndMissingFile) {
   EXPECT_THROW(ParseTask("{ nope", "x.json"), UsageError);
   EXPECT_THROW(ParseTask("[1,2]", "x.json"), UsageError);
   EXPECT_THROW(LoadTaskFile("/nonexistent/task.json"), UsageError);
+  // A binary file: the error shows the bytes it stopped at, never the raw bytes themselves.
+  try {
+    ParseTask(std::string("{\"name\": \xff\xfe}", 12), "x.json");
+    ADD_FAILURE() << "a binary task parsed";
+  } catch (const UsageError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("\\xff"), std::string::npos) << what;
+    EXPECT_TRUE(std::all_of(what.begin(), what.end(), [](char c) { return c >= 0x20 && c < 0x7f; })) << what;
+  }
 }
 
 TEST(TaskTest, EveryBundledTaskLoads) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 
 namespace kforge {
@@ -23,17 +24,23 @@ void Compare(const std::vector<T>& a, const std::vector<T>& b, const std::string
       out.push_back({fmt::format("{}#{}", name, k), layer, k < a.size() ? a[k].seq : 0, k < b.size() ? b[k].seq : 0});
 }
 
-/// Puts b[k] in a[k]; where b has none, a's record ends there.
+/// Puts b's values at `positions` into a: each one b holds replaces a's or extends a's record
+/// (in order, so a longer run's values follow on from each other); where b holds none, a's
+/// record ends there, as b's did.
 template <typename T>
-void Take(std::vector<T>& a, const std::vector<T>& b, size_t k) {
-  if (k < b.size()) {
-    if (k < a.size())
+void Take(std::vector<T>& a, const std::vector<T>& b, std::vector<size_t> positions) {
+  std::sort(positions.begin(), positions.end());
+  size_t end = SIZE_MAX;
+  for (size_t k : positions) {
+    if (k >= b.size()) {
+      end = std::min(end, k);
+    } else if (k < a.size()) {
       a[k] = b[k];
-    else if (k == a.size())
+    } else if (k == a.size()) {
       a.push_back(b[k]);
-  } else if (k < a.size()) {
-    a.resize(k);
+    }  // else: the values between are a's end; the replay meets the gap and is unresolved
   }
+  if (end < a.size()) a.resize(end);
 }
 
 }  // namespace
@@ -57,21 +64,14 @@ std::vector<InputSlot> DifferingSlots(const RunInputs& a, const RunInputs& b) {
 
 RunInputs MixInputs(const RunInputs& a, const RunInputs& b, const std::vector<InputSlot>& slots) {
   RunInputs mix = a;
-  // Highest positions first, so an end of record taken from b cuts only what follows it.
-  std::vector<std::pair<std::string, size_t>> sorted;
+  std::map<std::string, std::vector<size_t>> positions;
   for (const InputSlot& s : slots) {
     const size_t hash = s.key.find('#');
-    sorted.emplace_back(s.key.substr(0, hash), std::stoul(s.key.substr(hash + 1)));
+    positions[s.key.substr(0, hash)].push_back(std::stoul(s.key.substr(hash + 1)));
   }
-  std::sort(sorted.begin(), sorted.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
-  for (const auto& [kind, k] : sorted) {
-    if (kind == "validation")
-      Take(mix.validations, b.validations, k);
-    else if (kind == "turn")
-      Take(mix.turns, b.turns, k);
-    else if (kind == "clock")
-      Take(mix.clocks, b.clocks, k);
-  }
+  Take(mix.validations, b.validations, positions["validation"]);
+  Take(mix.turns, b.turns, positions["turn"]);
+  Take(mix.clocks, b.clocks, positions["clock"]);
   return mix;
 }
 

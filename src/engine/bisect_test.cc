@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace kforge {
 namespace {
 
@@ -71,6 +73,34 @@ TEST(MixInputs, ASlotTheBadRunLacksEndsTheRecordThere) {
   EXPECT_EQ(diff[0].seq_b, 0);  // absent from the bad run
   RunInputs mix = MixInputs(good, bad, {diff[0]});
   EXPECT_EQ(mix.clocks.size(), 1u);
+}
+
+TEST(MixInputs, ALongerBadRunsValuesFollowOnInOrder) {
+  // The natural order: good is a short certified run, bad a longer failing one. All of bad's
+  // values mixed into good must be bad's record, whatever order the slots come in.
+  const RunInputs good = Clocks({1});
+  const RunInputs bad = Clocks({5, 6, 7});
+  std::vector<InputSlot> diff = DifferingSlots(good, bad);
+  ASSERT_EQ(diff.size(), 3u);
+  std::reverse(diff.begin(), diff.end());
+  RunInputs mix = MixInputs(good, bad, diff);
+  ASSERT_EQ(mix.clocks.size(), 3u);
+  EXPECT_EQ(mix.clocks[2].elapsed_s, 7);
+  // A later value without the one before it leaves good's record ending where it did.
+  EXPECT_EQ(MixInputs(good, bad, {diff[0]}).clocks.size(), 1u);  // clock#2 alone
+}
+
+TEST(Bisect, WorksInTheNaturalOrderWithRunsOfDifferentLengths) {
+  const RunInputs good = Clocks({1});
+  const RunInputs bad = Clocks({1, 6, 7});
+  BisectResult r = Bisect(good, bad, [](const RunInputs& mix) {
+    if (mix.clocks.size() == 2) return std::string("unresolved: the recording ends before clock 2");
+    return mix.clocks.size() == 3 && mix.clocks[1].elapsed_s == 6 ? std::string("not certified (wall_clock)")
+                                                                  : std::string("certified");
+  });
+  EXPECT_TRUE(r.error.empty()) << r.error;
+  EXPECT_EQ(r.outcome_bad, "not certified (wall_clock)");
+  EXPECT_FALSE(r.minimal.empty());
 }
 
 }  // namespace

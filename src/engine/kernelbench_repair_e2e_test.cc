@@ -115,6 +115,33 @@ TEST(KernelBenchRepairTest, AnExternalCommandWritesModelNewFromTheReference) {
   EXPECT_EQ(Read(run + "/final.py"), Read(Example("cpu/relu.py")));
 }
 
+TEST(KernelBenchRepairTest, ARepairThatMovesTheKernelsWorkToTheFrameworkIsRefused) {
+  std::string why;
+  if (!testing::HaveTorch(&why)) GTEST_SKIP() << why;
+  TempDir dir("kforge-kb-fallback");
+  const std::string run = dir.path() + "/run";
+  // The near-miss fuses scale and ReLU (the ReLU leaky); the proposal keeps the scale in the
+  // kernel and computes the ReLU with torch: right numbers, less of the kernel's work.
+  const std::string cmd = "cp '" + Example("fidelity/repair_by_fallback.py") + "' \"$KFORGE_CONTEXT_DIR/candidate.py\"";
+  auto r = RunCli(
+      {"repair", Example("level2/gemm_scale_relu.py"), Example("fidelity/gemm_epilogue_partial_bug.py"), "--repairer",
+       "external", "--repairer-cmd", cmd, "--rounds", "1", "--attempts", "1", "--out", run, "--seed", "5"},
+      "", 900, {"KFORGE_KB_STATE=" + dir.path() + "/kb"});
+  SCOPED_TRACE(r.out + r.err);
+  EXPECT_NE(r.exit_code, 0);
+  RunOutcome o = ReadRun(run);
+  EXPECT_EQ(o.summary["success"], false);
+  // The proposal's verdict: right numbers, refused for what it moved, named.
+  const json v = json::parse(Read(run + "/logs/iteration_1/verdict.json"), nullptr, false);
+  ASSERT_TRUE(v.is_object());
+  EXPECT_EQ(v["passed"], false);
+  EXPECT_EQ(v["failure_class"], "integrity");
+  ASSERT_FALSE(v["integrity"].empty());
+  EXPECT_EQ(v["integrity"][0]["check"], "repair.moved_to_framework");
+  EXPECT_NE(v["integrity"][0]["detail"].get<std::string>().find("aten::relu"), std::string::npos) << v.dump();
+  EXPECT_EQ(v["kernelbench"]["correct"], true);  // what KernelBench would say of it is unchanged
+}
+
 TEST(KernelBenchRepairTest, AScriptedModelWritesModelNewAndIsToldTheFormat) {
   std::string why;
   if (!testing::HaveTorch(&why)) GTEST_SKIP() << why;

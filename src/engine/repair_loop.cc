@@ -25,6 +25,7 @@
 #include "record/artifact_store.h"
 #include "verify/forensics.h"
 #include "verify/inputs.h"
+#include "verify/kernelbench/attribution.h"
 #include "verify/task_verifier.h"
 
 namespace kforge {
@@ -227,6 +228,7 @@ Scored RepairRun::Validate(const std::string& source, int round, int index, cons
   std::optional<PinnedValidation> pinned =
       env_.pinned ? env_.pinned->Validation({state_.iterations, cand_hash, *opts.seed}) : std::nullopt;
   Verdict v = pinned ? std::move(pinned->verdict) : verifier_->VerifySource(source, file_name, opts);
+  if (!pinned && index >= 0 && state_.config.task_format == TaskFormat::kKernelBench) RefuseFallback(&v);
   nlohmann::json vj = v.ToJson();
   Forensics f = pinned && pinned->forensics.is_object() ? ForensicsFromJson(pinned->forensics) : Diagnose(task(), v);
   Scored s;
@@ -268,6 +270,27 @@ Scored RepairRun::Validate(const std::string& source, int round, int index, cons
                        cand_hash.substr(0, 8), v.passed ? "PASS" : FailureClassName(s.failure), LevelName(s.level),
                        s.score, origin.empty() ? "" : " from " + origin));
   return s;
+}
+
+void RepairRun::RefuseFallback(Verdict* v) const {
+  if (!v->passed) return;
+  for (const RunEvent& e : events_) {
+    const auto* first = std::get_if<ValidatedEvent>(&e);
+    if (first == nullptr || first->scored.index >= 0) continue;  // the near-miss's own validation
+    const nlohmann::json near_miss = nlohmann::json::parse(artifacts_->Get(first->scored.verdict), nullptr, false);
+    std::vector<std::string> moved = WorkMovedToFramework(
+        near_miss.is_object() ? near_miss.value("kernelbench", nlohmann::json()) : nullptr, v->kernelbench);
+    if (moved.empty()) return;
+    std::string list;
+    for (size_t i = 0; i < moved.size() && i < 4; ++i) list += (i ? "; " : "") + moved[i];
+    AddFinding(&v->integrity, "repair.moved_to_framework",
+               "the repair computes with the framework or a library what the near-miss's kernels computed (" + list +
+                   "): a fallback is not a repair");
+    v->passed = false;
+    v->failure = FailureClass::kIntegrity;
+    v->message = "integrity: repair.moved_to_framework: " + v->integrity.back().detail;
+    return;
+  }
 }
 
 void RepairRun::RequestRepair() {
@@ -404,8 +427,18 @@ void RepairRun::CloseRound() {
   for (const auto& [id, u] : uses) kb_->RecordUse(id, u.first, u.second);
 }
 
+const Scored* RepairRun::FinalCandidate() const {
+  if (!state_.current) return state_.best ? &*state_.best : nullptr;
+  const Scored& c = *state_.current;
+  if (state_.best &&
+      ((state_.best->passed && !c.passed) || (state_.best->passed == c.passed && state_.best->score > c.score + 1e-9)))
+    return &*state_.best;
+  return &c;
+}
+
 void RepairRun::Finish(bool success, const std::string& reason, const std::string& message) {
-  Append(RunFinishedEvent{success, reason, message, state_.current ? state_.current->candidate : ""});
+  const Scored* final_candidate = FinalCandidate();
+  Append(RunFinishedEvent{success, reason, message, final_candidate ? final_candidate->candidate : ""});
   // Learn from the repair: the signature it fixed and the change that fixed it.
   const std::string before = state_.current ? state_.current->previous : "";
   if (!success || before.empty()) return;
@@ -442,7 +475,8 @@ void RepairRun::WriteOutputs() {
   s["iterations"] = state_.iterations;
   s["rounds"] = state_.round;
   s["attempts"] = state_.attempt;
-  s["final_iteration"] = state_.current ? state_.current->iteration : 0;
+  const Scored* final_candidate = FinalCandidate();
+  s["final_iteration"] = final_candidate ? final_candidate->iteration : 0;
   s["op_name"] = task().name;
   s["backend"] = BackendName(state_.config.backend);
   s["error_history"] = nlohmann::json::array();
@@ -450,16 +484,16 @@ void RepairRun::WriteOutputs() {
   s["finished"] = state_.finished;
   if (state_.cancelled) s["cancelled"] = true;
   s["reason"] = state_.finish_reason;
-  if (state_.current) {
-    s["final_candidate"] = state_.current->candidate;
-    s["final_level"] = LevelName(state_.current->level);
-    s["final_score"] = state_.current->score;
+  if (final_candidate) {
+    s["final_candidate"] = final_candidate->candidate;
+    s["final_level"] = LevelName(final_candidate->level);
+    s["final_score"] = final_candidate->score;
   }
   if (state_.best) s["best_candidate"] = state_.best->candidate;
   // What the final verdict's certification covered: the fixed adversarial inputs and the
   // shapes drawn from its seed (present when the full set ran).
-  if (state_.current && !state_.current->verdict.empty()) {
-    nlohmann::json v = nlohmann::json::parse(artifacts_->Get(state_.current->verdict), nullptr, false);
+  if (final_candidate && !final_candidate->verdict.empty()) {
+    nlohmann::json v = nlohmann::json::parse(artifacts_->Get(final_candidate->verdict), nullptr, false);
     if (v.is_object() && v.contains("fixed_inputs"))
       s["certification"] = {{"seed", v.value("seed", uint64_t{0})},
                             {"fixed_inputs", v["fixed_inputs"]},
@@ -467,12 +501,12 @@ void RepairRun::WriteOutputs() {
   }
   if (!state_.success && state_.finished) {
     s["failure_reason"] = state_.finish_reason;
-    s["last_error"] = state_.current ? state_.current->message : "";
+    s["last_error"] = final_candidate ? final_candidate->message : "";
   }
   WriteFileAtomic(dir_ + "/summary.json", s.dump(2) + "\n", sync_);
   summary_ = std::move(s);
-  if (state_.success && state_.current)
-    WriteFileAtomic(dir_ + "/final" + state_.config.SourceExtension(), artifacts_->Get(state_.current->candidate));
+  if (state_.success && final_candidate)
+    WriteFileAtomic(dir_ + "/final" + state_.config.SourceExtension(), artifacts_->Get(final_candidate->candidate));
 }
 
 const RunState& RepairRun::Run() {

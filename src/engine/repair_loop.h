@@ -84,11 +84,18 @@ class RepairRun {
   Event Append(const RunEvent& event);
   Scored Validate(const std::string& source, int round, int index, const std::string& origin,
                   const std::string& previous);
+  /// KernelBench: a passing proposal that moved work from the near-miss's kernels to the
+  /// framework or a library (WorkMovedToFramework) fails, `repair.moved_to_framework`.
+  void RefuseFallback(Verdict* v) const;
   /// A ModelNew candidate of a KernelBench run, by the KernelBench verifier (both verdicts).
   void RequestRepair();
   void CallRepairer();
   void CloseRound();
   void Finish(bool success, const std::string& reason, const std::string& message);
+  /// The run's final candidate: the current one, unless the best one is better (certified
+  /// where it is not, or scored higher): after an interactive "go on" or a rollback-free
+  /// round, the current candidate can be a worse one than the run found.
+  const Scored* FinalCandidate() const;
   void WriteOutputs();
   void Progress(const std::string& line);
   /// The repairer's turn: pinned by a replay, or asked live.

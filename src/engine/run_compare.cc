@@ -39,6 +39,33 @@ void Leaves(const nlohmann::json& a, const nlohmann::json& b, const std::string&
   }
 }
 
+/// A model turn's transcript as what was said: the identifiers a server or kforge invents for
+/// a call (tool-call ids, completion ids, creation times) and what kforge recorded about each
+/// call (attempts, latency) left out. Two turns whose model said the same things compare equal.
+nlohmann::json SaidInTranscript(nlohmann::json t) {
+  static const std::set<std::string> kInvented = {"id", "tool_call_id", "created", "system_fingerprint", "kforge_call"};
+  if (t.is_object()) {
+    for (const std::string& k : kInvented) t.erase(k);
+    for (auto& [k, v] : t.items()) v = SaidInTranscript(std::move(v));
+  } else if (t.is_array()) {
+    for (auto& v : t) v = SaidInTranscript(std::move(v));
+  }
+  return t;
+}
+
+/// Whether two recorded transcripts (artifacts) differ only in what SaidInTranscript drops.
+bool SameWordsInTranscripts(const nlohmann::json& ha, const ArtifactReader& ra, const nlohmann::json& hb,
+                            const ArtifactReader& rb) {
+  if (!ha.is_string() || !hb.is_string()) return false;
+  try {
+    const nlohmann::json a = nlohmann::json::parse(ra.Get(ha.get<std::string>()), nullptr, false);
+    const nlohmann::json b = nlohmann::json::parse(rb.Get(hb.get<std::string>()), nullptr, false);
+    return !a.is_discarded() && !b.is_discarded() && SaidInTranscript(a) == SaidInTranscript(b);
+  } catch (const std::exception&) {  // an artifact is missing: the hashes are the difference
+    return false;
+  }
+}
+
 /// Fields of a verdict that say how and where it ran, not what the kernel computed.
 bool VerdictTracePath(const std::string& path) {
   static const std::set<std::string> kTrace = {"tools",
@@ -157,7 +184,9 @@ RunComparison CompareRuns(const std::vector<Event>& events_a, const ArtifactRead
           continue;
         }
       }
-      const bool trace = type == EventType::kRunStarted && path == "kforge_version";
+      const bool trace = (type == EventType::kRunStarted && path == "kforge_version") ||
+                         (type == EventType::kRepairProposed && path == "transcript" &&
+                          SameWordsInTranscripts(va, artifacts_a, vb, artifacts_b));
       here.push_back({ea.seq, eb.seq, ea.type, trace ? Layer::kTrace : ea.layer, path, va, vb});
     }
     bool diverges = false, decision = false;

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "core/fs.h"
+#include "record/artifact_store.h"
+
 namespace kforge {
 namespace {
 
@@ -76,6 +79,33 @@ TEST(CompareRuns, ANewerKforgeVersionIsTraceOnly) {
   ASSERT_EQ(c.differences.size(), 1u);
   EXPECT_EQ(c.differences[0].layer, Layer::kTrace);
   EXPECT_FALSE(c.divergence);
+}
+
+TEST(CompareRuns, ATranscriptThatDiffersOnlyInInventedIdsSaysTheSame) {
+  TempDir dir("kforge-compare-transcript");
+  ArtifactStore store(dir.path() + "/artifacts");
+  auto turn = [&](const std::string& id, const std::string& said) {
+    nlohmann::json t = nlohmann::json::array(
+        {{{"role", "assistant"},
+          {"content", said},
+          {"tool_calls", {{{"id", id}, {"type", "function"}, {"function", {{"name", "read_task"}}}}}},
+          {"kforge_call", {{"response", {{"id", "chatcmpl-" + id}, {"created", 1700000000 + id.size()}}}}}},
+         {{"role", "tool"}, {"tool_call_id", id}, {"content", "the task"}}});
+    return store.Put(t.dump());
+  };
+  const ArtifactReader reader({&store});
+  auto events = [](const std::string& transcript) {
+    return std::vector<Event>{E(1, "run_started", Layer::kControl, {{"task_name", "relu"}}),
+                              E(2, "repair_proposed", Layer::kToken, {{"round", 1}, {"transcript", transcript}})};
+  };
+  RunComparison same =
+      CompareRuns(events(turn("call_1733", "reading")), reader, events(turn("call_9", "reading")), reader);
+  EXPECT_FALSE(same.divergence) << same.ToJson().dump(2);
+  EXPECT_EQ(same.CountIn(Layer::kTrace), 1u);
+  RunComparison other =
+      CompareRuns(events(turn("call_1733", "reading")), reader, events(turn("call_9", "writing")), reader);
+  EXPECT_TRUE(other.divergence);
+  EXPECT_EQ(other.CountIn(Layer::kToken), 1u);
 }
 
 }  // namespace

@@ -260,7 +260,11 @@ bool InitGpu(std::string* error) {
   int n = 0;
   cudaError_t e = cudaGetDeviceCount(&n);
   if (e != cudaSuccess || n == 0) {
-    *error = std::string("no usable CUDA device: ") + (e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+    // Without a driver the runtime says "driver version is insufficient": say what is missing.
+    if (::access("/proc/driver/nvidia/version", R_OK) != 0)
+      *error = "no NVIDIA driver is loaded on this machine (no /proc/driver/nvidia/version)";
+    else
+      *error = std::string("no usable CUDA device: ") + (e != cudaSuccess ? cudaGetErrorString(e) : "none found");
     return false;
   }
   if ((e = cudaSetDevice(0)) != cudaSuccess || (e = cudaFree(nullptr)) != cudaSuccess ||

@@ -179,43 +179,112 @@ TorchToolchain FindTorch(Machine& machine) {
 }
 
 std::string ExtensionFlagProblem(const std::string& flag) {
+  // What public solutions pass: code generation, macros, warnings, nvcc's numerics and
+  // language switches, and the CUDA libraries. Every -f and -m switch tunes code generation,
+  // except those that load code into the compiler or write beside the build.
   static const char* kAllowed[] = {"-O",
                                    "-D",
                                    "-U",
                                    "-std=",
                                    "-W",
-                                   "-march=",
-                                   "-mtune=",
-                                   "-mavx",
-                                   "-mfma",
-                                   "-funroll",
-                                   "-fopenmp",
-                                   "-ffast-math",
-                                   "-fno-",
-                                   "--use_fast_math",
+                                   "-w",
+                                   "-m",
+                                   "-f",
+                                   "-g",
+                                   "-pthread",
                                    "-use_fast_math",
+                                   "--use_fast_math",
                                    "-lineinfo",
+                                   "--generate-line-info",
                                    "-Xptxas",
                                    "--ptxas-options",
+                                   "-Xcudafe",
                                    "-maxrregcount",
                                    "--maxrregcount",
                                    "--expt-relaxed-constexpr",
                                    "--expt-extended-lambda",
+                                   "--extended-lambda",
+                                   "--restrict",
+                                   "--ftz=",
+                                   "--prec-div=",
+                                   "--prec-sqrt=",
+                                   "--fmad=",
+                                   "-ftz=",
+                                   "-prec-div=",
+                                   "-prec-sqrt=",
+                                   "-fmad=",
+                                   "--default-stream",
+                                   "-t",
+                                   "--threads",
                                    "-gencode",
+                                   "--generate-code",
                                    "-arch=",
+                                   "--gpu-architecture=",
                                    "-lcublas",
                                    "-lcublasLt",
                                    "-lcudnn",
+                                   "-lcurand",
+                                   "-lcufft",
+                                   "-lcusparse",
+                                   "-lcusolver",
+                                   "-lcuda",
+                                   "-lcudart",
+                                   "-lnvrtc",
                                    "-lgomp",
-                                   "-g"};
+                                   "-lm",
+                                   "-lpthread"};
+  static const char* kRefused[] = {"-fplugin",
+                                   "-fdump",
+                                   "-fprofile",
+                                   "-fauto-profile",
+                                   "-fcallgraph-info",
+                                   "-fstack-usage",
+                                   "-fsave-optimization-record",
+                                   "-mllvm",
+                                   "-wrapper"};
   // -Wl, -Wa and -Wp pass options on to the linker, assembler and preprocessor: not warnings.
   bool pass_through = StartsWith(flag, "-Wl,") || StartsWith(flag, "-Wa,") || StartsWith(flag, "-Wp,");
+  bool refused =
+      std::any_of(std::begin(kRefused), std::end(kRefused), [&](const char* r) { return StartsWith(flag, r); });
   for (const char* a : kAllowed)
-    if (!pass_through && StartsWith(flag, a) && flag.find_first_of(" \t\n;&|`$") == std::string::npos) return "";
+    if (!pass_through && !refused && StartsWith(flag, a) && flag.find_first_of(" \t\n;&|`$") == std::string::npos)
+      return "";
   return "the extra build flag '" + flag +
-         "' is not taken: kforge builds extensions itself and accepts only flags that tune code generation or "
-         "define macros (-O…, -D…, -U…, -std=…, -W…, -march=…, -f… switches, --use_fast_math, -lineinfo, -Xptxas, "
-         "-gencode, -arch=, -lcublas, -lcudnn)";
+         "' is not taken: kforge builds extensions itself and accepts flags that tune code generation or define "
+         "macros (-O…, -D…, -U…, -std=…, -W…, -f… and -m… switches but plugins, dumps and profiles, nvcc's "
+         "numerics, -Xptxas, -gencode, -arch=, the CUDA libraries); this one loads code into the compiler, writes "
+         "files or changes where the build reads from";
+}
+
+std::string ExtensionFlagsProblem(const std::vector<std::string>& flags) {
+  auto plain = [](const std::string& a) { return !a.empty() && a.find_first_of(" \t\n;&|`$") == std::string::npos; };
+  for (size_t i = 0; i < flags.size(); ++i) {
+    const std::string& f = flags[i];
+    if (f.empty()) continue;  // what the build line makes of ""
+    const bool takes_next = f == "-x" || f == "-Xptxas" || f == "--ptxas-options" || f == "-Xcompiler" ||
+                            f == "--compiler-options" || f == "-gencode" || f == "-maxrregcount" ||
+                            f == "--maxrregcount" || f == "-arch" || f == "--gpu-architecture" ||
+                            f == "--default-stream" || f == "-t" || f == "--threads" || f == "-Xcudafe";
+    if (!takes_next) {
+      if (std::string why = ExtensionFlagProblem(f); !why.empty()) return why;
+      continue;
+    }
+    if (i + 1 == flags.size()) return "the extra build flag '" + f + "' needs an argument after it";
+    const std::string& arg = flags[++i];
+    bool ok = plain(arg);
+    if (f == "-x") ok = arg == "c++" || arg == "c" || arg == "cu" || arg == "cuda";
+    // ptxas options tune code generation; one that names an output file is not taken.
+    if (f == "-Xptxas" || f == "--ptxas-options") ok = ok && arg.find("-o") != 0 && arg.find("--output") != 0;
+    // -Xcompiler hands a comma-separated list to the host compiler: each is judged as a flag.
+    if (ok && (f == "-Xcompiler" || f == "--compiler-options"))
+      for (size_t at = 0; at <= arg.size();) {
+        size_t comma = std::min(arg.find(',', at), arg.size());
+        if (std::string why = ExtensionFlagProblem(arg.substr(at, comma - at)); !why.empty()) return why;
+        at = comma + 1;
+      }
+    if (!ok) return "the extra build flag '" + f + " " + arg + "' is not taken: kforge builds extensions itself";
+  }
+  return "";
 }
 
 const char* ExtensionBindingName(ExtensionBinding binding) {
@@ -362,11 +431,10 @@ TorchExtension CompileTorchExtension(Machine& machine, const TorchToolchain& tor
   result.compiler = cxx.path;
   result.compiler_version = cxx.version;
   for (const auto* list : {&source.extra_cflags, &source.extra_cuda_cflags, &source.extra_ldflags})
-    for (const auto& f : *list)
-      if (std::string why = ExtensionFlagProblem(f); !why.empty()) {
-        result.log = why;
-        return ext;
-      }
+    if (std::string why = ExtensionFlagsProblem(*list); !why.empty()) {
+      result.log = why;
+      return ext;
+    }
   bool cuda = !source.cuda_cu.empty();
   Build b{machine, torch, cxx, options, options.cache_dir.empty() ? machine.config().cache_dir : options.cache_dir};
   // The flags of torch.utils.cpp_extension, for this toolchain.

@@ -52,6 +52,12 @@ struct ExtensionSource {
 /// so only flags that tune code generation or define macros are taken.
 std::string ExtensionFlagProblem(const std::string& flag);
 
+/// ExtensionFlagProblem over one list of flags as load_inline's build line has them (one
+/// argument each; python/eval_utils.py splits and drops empty strings): an option that takes
+/// the next argument (-x LANGUAGE, -Xptxas OPTION, -Xcompiler FLAG, -gencode SPEC,
+/// -maxrregcount N) is judged with it.
+std::string ExtensionFlagsProblem(const std::vector<std::string>& flags);
+
 /// How the module's functions are reached from Python.
 enum class ExtensionBinding {
   kPybind11,  ///< a Python module, as load_inline builds it

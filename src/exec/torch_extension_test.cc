@@ -18,5 +18,29 @@ TEST(ExtensionFlagsTest, FlagsThatRunOrReadOrWriteOtherThingsAreRefused) {
   EXPECT_NE(ExtensionFlagProblem("-B/tmp").find("not taken"), std::string::npos);
 }
 
+// What load_inline's build line takes: KernelBench's own prompt example passes
+// extra_cflags=[""] (nothing on the line), and "-x c++" arrives as two arguments.
+TEST(ExtensionFlagsTest, ListsAreJudgedAsTheBuildLineHasThem) {
+  EXPECT_EQ(ExtensionFlagsProblem({""}), "");
+  EXPECT_EQ(ExtensionFlagsProblem({"-x", "c++", "-O3"}), "");
+  EXPECT_EQ(ExtensionFlagsProblem({"-Xptxas", "-v", "-gencode", "arch=compute_90,code=sm_90"}), "");
+  EXPECT_EQ(ExtensionFlagsProblem({"-Xcompiler", "-O3,-fopenmp"}), "");
+  EXPECT_NE(ExtensionFlagsProblem({"-x", "assembler"}), "");
+  EXPECT_NE(ExtensionFlagsProblem({"-Xcompiler", "-fplugin=/tmp/evil.so"}), "");
+  EXPECT_NE(ExtensionFlagsProblem({"-Xptxas", "-o/tmp/x"}), "");
+  EXPECT_NE(ExtensionFlagsProblem({"-O2", "-x"}), "");
+  EXPECT_NE(ExtensionFlagsProblem({"-B/tmp"}), "");
+  // What public solutions pass is taken; what loads code into the compiler or writes beside
+  // the build is not.
+  EXPECT_EQ(ExtensionFlagsProblem({"-mavx2", "-ftree-vectorize", "-fPIC", "--extended-lambda", "--ftz=true", "-lcurand",
+                                   "--default-stream", "per-thread", "-w"}),
+            "");
+  EXPECT_NE(ExtensionFlagsProblem({"-fplugin=/tmp/evil.so"}), "");
+  EXPECT_NE(ExtensionFlagsProblem({"-fdump-tree-all"}), "");
+  EXPECT_NE(ExtensionFlagsProblem({"-I/etc"}), "");
+  EXPECT_NE(ExtensionFlagsProblem({"-wrapper", "gdb"}), "");
+  EXPECT_NE(ExtensionFlagsProblem({"-o", "/tmp/x"}), "");
+}
+
 }  // namespace
 }  // namespace kforge

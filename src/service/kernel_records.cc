@@ -51,7 +51,13 @@ KernelRecord RecordOfRun(const RunResult& run, int64_t time_us) {
   // full one is not a certified kernel.
   if (!s.success && r.verdict == "pass") r.verdict = "not_certified";
   r.run_dir = run.dir;
-  if (s.success) r.source_path = run.dir + "/final" + s.config.SourceExtension();
+  // Where the user finds the kernel: the run's final file, or the best candidate's iteration
+  // log (never the scratch file it was verified from).
+  if (s.success)
+    r.source_path = run.dir + "/final" + s.config.SourceExtension();
+  else if (s.best)
+    r.source_path =
+        run.dir + "/logs/iteration_" + std::to_string(s.best->iteration) + "/candidate" + s.config.SourceExtension();
   return r;
 }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "core/error.h"
@@ -50,7 +51,7 @@ nlohmann::json Golden::ToJson() const {
   nlohmann::json ks = nlohmann::json::array();
   for (const auto& k : kernels) {
     nlohmann::json j = {{"task", k.task}, {"candidate", k.candidate}, {"backend", k.backend}};
-    if (k.full) j["full"] = true;
+    if (!k.full) j["full"] = false;
     if (k.expect) j["expect"] = k.expect->ToJson();
     ks.push_back(j);
   }
@@ -86,7 +87,7 @@ Golden LoadGolden(const std::string& path) {
     gk.candidate = k["candidate"];
     gk.backend = k.value("backend", "cpu");
     if (gk.backend != "cpu" && gk.backend != "cuda") throw bad("has a " + where + " whose backend is not cpu or cuda");
-    gk.full = k.value("full", false);
+    gk.full = k.value("full", true);
     gk.task_path = IsPath(gk.task) ? Resolve(dir, gk.task) : gk.task;
     gk.candidate_path = Resolve(dir, gk.candidate);
     if (k.contains("expect")) {
@@ -180,12 +181,71 @@ std::string RegressReport::Text() const {
   return out;
 }
 
+namespace {
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+bool TimedAlike(const GoldenKernel& k, const Measurement& now) {
+  return k.expect && k.expect->median_ms > 0 && now.median_ms > 0 && k.expect->timing == now.timing;
+}
+
+/// One kernel measured and judged. A time outside the band is measured again, up to
+/// kTimingRuns in all, and judged on the runs' median; it counts as slower (or faster) only
+/// when every run is outside the band, and as too noisy to judge when the runs straddle it.
+/// `accept` takes the median of kAcceptRuns runs as the expectation.
+KernelRegress MeasureAndJudge(const GoldenKernel& k, const MeasureFn& measure, double band, bool accept) {
+  constexpr int kTimingRuns = 5, kAcceptRuns = 3;
+  Measurement now = measure(k);
+  std::vector<double> runs = {now.median_ms};
+  auto again = [&] {
+    Measurement m = measure(k);
+    if (m.verdict != now.verdict || m.median_ms <= 0) return false;  // judged on the first run's verdict
+    runs.push_back(m.median_ms);
+    now.median_ms = Median(runs);
+    return true;
+  };
+  if (accept) {
+    while (now.median_ms > 0 && runs.size() < kAcceptRuns && again()) {
+    }
+    return Judge(k, now, band);
+  }
+  if (!TimedAlike(k, now)) return Judge(k, now, band);
+  const double expected = k.expect->median_ms;
+  auto outside = [&](double ms) { return ms > expected * (1 + band) || ms < expected / (1 + band); };
+  while (outside(now.median_ms) && runs.size() < kTimingRuns && again()) {
+  }
+  KernelRegress r = Judge(k, now, band);
+  const bool all_slower = std::all_of(runs.begin(), runs.end(), [&](double ms) { return ms > expected * (1 + band); });
+  const bool all_faster = std::all_of(runs.begin(), runs.end(), [&](double ms) { return ms < expected / (1 + band); });
+  if (outside(now.median_ms) && !all_slower && !all_faster) {
+    // The runs straddle the band: the timer cannot tell; the verdict, level and bytes still count.
+    GoldenKernel untimed = k;
+    untimed.expect->median_ms = 0;
+    r = Judge(untimed, now, band);
+    const auto [lo, hi] = std::minmax_element(runs.begin(), runs.end());
+    r.reasons.push_back(
+        fmt::format("timing too noisy to judge: {} runs from {:.4g} to {:.4g} ms around {:.4g} ms "
+                    "expected (noise band {:.0f}%); not counted",
+                    runs.size(), *lo, *hi, expected, band * 100));
+  } else if (runs.size() > 1 && r.status != RegressStatus::kSame) {
+    r.reasons.push_back(
+        fmt::format("every one of {} runs outside the noise band (median {:.4g} ms)", runs.size(), now.median_ms));
+  }
+  return r;
+}
+
+}  // namespace
+
 RegressReport Regress(const std::string& golden_path, const MeasureFn& measure, bool accept) {
   Golden golden = LoadGolden(golden_path);
   RegressReport report;
   report.golden_path = golden_path;
   report.noise_band = golden.noise_band;
-  for (GoldenKernel& k : golden.kernels) report.kernels.push_back(Judge(k, measure(k), golden.noise_band));
+  for (GoldenKernel& k : golden.kernels)
+    report.kernels.push_back(MeasureAndJudge(k, measure, golden.noise_band, accept));
   if (accept) {
     for (size_t i = 0; i < golden.kernels.size(); ++i) golden.kernels[i].expect = report.kernels[i].now;
     WriteFileAtomic(golden_path, golden.ToJson().dump(2) + "\n");

@@ -77,6 +77,59 @@ TEST_F(RegressTest, ChangedBytesAFixOrASpeedupMakeTheExpectationsStale) {
   EXPECT_EQ(Regress(golden_, Fake(), false).kernels[0].status, RegressStatus::kStale);
 }
 
+TEST_F(RegressTest, GoldenKernelsAreCheckedOnTheFullSetSoAFullOnlyNearMissIsAVerdictLost) {
+  // A near-miss that passes the light set and fails the full one (the max-init-0 softmax).
+  bool near_miss = false;
+  auto measure = [&](const GoldenKernel& k) {
+    if (near_miss && k.full) return Measurement{"wrong_result", "L1", "new", 0, "", "all-negative rows differ"};
+    return Pass(1.0, near_miss ? "new" : "abc");
+  };
+  Regress(golden_, measure, true);
+  near_miss = true;
+  RegressReport r = Regress(golden_, measure, false);
+  EXPECT_EQ(r.kernels[0].status, RegressStatus::kRegressed);
+  EXPECT_NE(r.kernels[0].reasons[0].find("verdict lost"), std::string::npos) << r.kernels[0].reasons[0];
+  EXPECT_TRUE(LoadGolden(golden_).kernels[0].full);
+}
+
+/// A timer that answers each kernel from a queue of times (the last one repeats).
+MeasureFn Timer(std::map<std::string, std::vector<double>>* times, int* calls) {
+  return [=](const GoldenKernel& k) {
+    ++*calls;
+    std::vector<double>& q = (*times)[k.task];
+    const double ms = q.front();
+    if (q.size() > 1) q.erase(q.begin());
+    return Pass(ms);
+  };
+}
+
+TEST_F(RegressTest, CpuTimingNoiseNeverFlipsTheExitCode) {
+  int calls = 0;
+  std::map<std::string, std::vector<double>> times = {{"relu", {1.0, 1.1, 0.9}}, {"t/softmax.json", {2.0}}};
+  Regress(golden_, Timer(&times, &calls), true);
+  EXPECT_DOUBLE_EQ(LoadGolden(golden_).kernels[0].expect->median_ms, 1.0);  // the median of 3 runs
+
+  // One fast outlier, then ordinary runs: measured again, judged on the median.
+  times = {{"relu", {0.6, 1.05}}, {"t/softmax.json", {2.0}}};
+  RegressReport r = Regress(golden_, Timer(&times, &calls), false);
+  EXPECT_EQ(r.status(), RegressStatus::kSame) << r.Text();
+
+  // Runs on both sides of the band: too noisy to judge, said, and not counted.
+  times = {{"relu", {0.5, 1.0, 0.55, 0.6, 0.5}}, {"t/softmax.json", {2.0}}};
+  calls = 0;
+  r = Regress(golden_, Timer(&times, &calls), false);
+  EXPECT_EQ(r.status(), RegressStatus::kSame) << r.Text();
+  EXPECT_EQ(calls, 5 + 1);
+  ASSERT_EQ(r.kernels[0].reasons.size(), 1u);
+  EXPECT_NE(r.kernels[0].reasons[0].find("too noisy to judge"), std::string::npos) << r.kernels[0].reasons[0];
+
+  // Every run slower: a regression, however many runs it took to be sure.
+  times = {{"relu", {2.0, 2.1, 1.9}}, {"t/softmax.json", {2.0}}};
+  r = Regress(golden_, Timer(&times, &calls), false);
+  EXPECT_EQ(r.kernels[0].status, RegressStatus::kRegressed) << r.Text();
+  EXPECT_NE(r.kernels[0].reasons.back().find("every one of 5 runs"), std::string::npos) << r.Text();
+}
+
 TEST_F(RegressTest, AMalformedGoldenFileIsRefusedWithTheFieldNamed) {
   for (const char* bad : {"[]", R"({"kernels": []})", R"({"kforge_golden": 1})",
                           R"({"kforge_golden": 1, "noise_band": -1, "kernels": []})",

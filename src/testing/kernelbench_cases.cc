@@ -53,6 +53,7 @@ nlohmann::json KernelBenchCases(const std::string& list) {
 
 std::string KernelBenchCaseName(const nlohmann::json& c) {
   std::string name = c["candidate"].get<std::string>() + "_on_" + c["reference"].get<std::string>();
+  if (c.contains("policy")) name += "_" + c["policy"].get<std::string>();
   for (char& ch : name)
     if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
   return name;
@@ -66,6 +67,7 @@ void CheckKernelBenchCase(const nlohmann::json& c, const std::vector<std::string
   args.insert(args.end(), extra_args.begin(), extra_args.end());
   if (c.value("full", false)) args.push_back("--full");
   if (c.contains("timeout")) args.insert(args.end(), {"--timeout", c["timeout"].get<std::string>()});
+  if (c.contains("policy")) args.insert(args.end(), {"--kernelbench-policy", c["policy"].get<std::string>()});
   auto r = RunCli(args, "", 900);
   SCOPED_TRACE(c.dump() + "\n" + r.out.substr(0, 4000) + "\n" + r.err.substr(0, 4000));
   if (c.contains("exit")) {
@@ -90,6 +92,12 @@ void CheckKernelBenchCase(const nlohmann::json& c, const std::vector<std::string
   }
   if (c.contains("message")) {
     EXPECT_NE(v["message"].get<std::string>().find(c["message"].get<std::string>()), std::string::npos);
+  }
+  EXPECT_EQ(v["kernelbench"]["policy"], c.value("policy", "benchmark"));
+  if (c.contains("framework_ops")) {  // the attribution names what the framework computed
+    const nlohmann::json& ran = v["kernelbench"]["attribution"]["framework_compute"];
+    ASSERT_TRUE(ran.is_object()) << v["kernelbench"]["attribution"].dump();
+    for (const auto& op : c["framework_ops"]) EXPECT_TRUE(ran.contains(op)) << "not attributed: " << op;
   }
   if (c.contains("check")) {
     bool found = false;

@@ -2,12 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <regex>
 
 namespace kforge {
 namespace {
 
 constexpr uint64_t kDeterminismTrial = 0xde7e;
+constexpr int kBatchDraws = 4;
 
 bool IsSymbol(const std::string& e) { return std::regex_match(e, std::regex("[A-Za-z_][A-Za-z0-9_]*")); }
 
@@ -61,30 +63,38 @@ DeterminismReport CheckDeterminism(const Task& task, const Case& base, int repea
   if (r.batch_symbol.empty()) return r;
   auto it = base.params.find(r.batch_symbol);
   const int64_t big = it != base.params.end() && it->second >= 4 ? it->second : 8;
-  r.batch_sizes = {1, 3, big};
-  auto at = [&](int64_t rows) {
+  r.batch_sizes = {1, 2, 3, big};
+  r.draws = kBatchDraws;
+  auto at = [&](int64_t rows, int draw) {
     Bindings p = base.params;
     p[r.batch_symbol] = rows;
-    return run(p, Distribution::kNormal, kDeterminismTrial, /*fresh=*/true);
+    return run(p, Distribution::kNormal, kDeterminismTrial + 1 + static_cast<uint64_t>(draw), /*fresh=*/true);
   };
-  const TrialBytes whole = at(big);
-  if (!whole.ok) {
-    r.error = fmt::format("batch {} did not run: {}", big, whole.failure);
-    return r;
-  }
-  for (int64_t k : {int64_t{1}, int64_t{3}}) {
-    const TrialBytes part = at(k);
-    if (!part.ok) {
-      r.error = fmt::format("batch {} did not run: {}", k, part.failure);
+  // Several draws, each of every small size: a row whose bits move with the batch can round
+  // to the same float by chance on one draw; it does not on every row of every draw.
+  for (int draw = 0; draw < kBatchDraws; ++draw) {
+    const TrialBytes whole = at(big, draw);
+    if (!whole.ok) {
+      r.error = fmt::format("batch {} did not run: {}", big, whole.failure);
       return r;
     }
-    for (size_t o = 0; o < task.outputs.size(); ++o) {
-      if (task.outputs[o].shape.empty() || task.outputs[o].shape[0] != r.batch_symbol) continue;
-      if (o >= whole.outputs.size() || o >= part.outputs.size()) continue;
-      const size_t row_bytes = whole.outputs[o].size() / static_cast<size_t>(big);
-      if (part.outputs[o] != whole.outputs[o].substr(0, row_bytes * static_cast<size_t>(k))) {
-        r.batch_identical = false;
-        r.batch_differing.push_back(fmt::format("{} at batch {}", task.outputs[o].name, k));
+    for (int64_t k : {int64_t{1}, int64_t{2}, int64_t{3}}) {
+      const TrialBytes part = at(k, draw);
+      if (!part.ok) {
+        r.error = fmt::format("batch {} did not run: {}", k, part.failure);
+        return r;
+      }
+      for (size_t o = 0; o < task.outputs.size(); ++o) {
+        if (task.outputs[o].shape.empty() || task.outputs[o].shape[0] != r.batch_symbol) continue;
+        if (o >= whole.outputs.size() || o >= part.outputs.size()) continue;
+        const size_t row_bytes = whole.outputs[o].size() / static_cast<size_t>(big);
+        r.rows_compared += k;
+        if (part.outputs[o] != whole.outputs[o].substr(0, row_bytes * static_cast<size_t>(k))) {
+          r.batch_identical = false;
+          const std::string name = fmt::format("{} at batch {}", task.outputs[o].name, k);
+          if (std::find(r.batch_differing.begin(), r.batch_differing.end(), name) == r.batch_differing.end())
+            r.batch_differing.push_back(name);
+        }
       }
     }
   }
@@ -101,6 +111,8 @@ nlohmann::json DeterminismReport::ToJson() const {
     j["batch"] = {{"checked", true},
                   {"symbol", batch_symbol},
                   {"sizes", batch_sizes},
+                  {"draws", draws},
+                  {"rows_compared", rows_compared},
                   {"identical", batch_identical},
                   {"differing", batch_differing}};
   if (!error.empty()) j["error"] = error;

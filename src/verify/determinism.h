@@ -10,11 +10,15 @@
 //    equal.
 //  - Batch composition: the batch dimension is the first output's leading dimension when it
 //    is a plain symbol that appears in no other position of any tensor. The case runs at
-//    batch sizes 1, 3 and B with `normal` inputs of one seed: the fill draws one value per
-//    element in flat order (verify/inputs.h), so the first k rows at size B are exactly the
-//    inputs at size k (inputs_test checks this). The first k rows of every batched output
-//    at size B must equal the output at size k, byte for byte. Tasks without such a
-//    dimension are reported as not checkable, with the reason.
+//    batch sizes 1, 2, 3 and B with `normal` inputs: the fill draws one value per element in
+//    flat order (verify/inputs.h), so the first k rows at size B are exactly the inputs at
+//    size k (inputs_test checks this). The first k rows of every batched output at size B
+//    must equal the output at size k, byte for byte. Four draws of the inputs (from the
+//    seed), each at every size: a row computed another way at another batch size can round
+//    to the same float by chance, and did on 8 of 20 seeds with one draw of one row; six
+//    rows on each of four draws leave it no such chance. The JSON names the sizes, the
+//    draws and how many rows were compared. Tasks without such a dimension are reported as
+//    not checkable, with the reason.
 //  - The trials themselves come from the verifier (a callback), so this file only decides.
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -42,6 +46,8 @@ struct DeterminismReport {
   std::string batch_symbol;                   ///< "" : not checkable (see batch_skipped)
   std::string batch_skipped;
   std::vector<int64_t> batch_sizes;
+  int draws = 0;              ///< input draws, each run at every batch size
+  int64_t rows_compared = 0;  ///< rows compared byte for byte, over every draw and size
   bool batch_identical = true;
   std::vector<std::string> batch_differing;  ///< "y at batch 3"
   std::string error;                         ///< a trial that did not run ("" when all ran)

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 namespace kforge {
 namespace {
 
@@ -31,14 +33,32 @@ TEST(Determinism, RowsThatDoNotDependOnTheBatchPass) {
   DeterminismReport r = CheckDeterminism(SumTask(), kBase, 3, Rows(1000));
   EXPECT_TRUE(r.deterministic()) << r.ToJson().dump();
   EXPECT_EQ(r.batch_symbol, "rows");
-  EXPECT_EQ(r.batch_sizes, (std::vector<int64_t>{1, 3, 4}));
+  EXPECT_EQ(r.batch_sizes, (std::vector<int64_t>{1, 2, 3, 4}));
+  EXPECT_EQ(r.draws, 4);
+  EXPECT_EQ(r.rows_compared, 4 * (1 + 2 + 3));
 }
 
 TEST(Determinism, ARowThatChangesWithTheBatchIsNamed) {
   DeterminismReport r = CheckDeterminism(SumTask(), kBase, 3, Rows(3));  // another order from 3 rows up
   EXPECT_FALSE(r.deterministic());
   EXPECT_TRUE(r.repeat_identical);
-  EXPECT_EQ(r.batch_differing, (std::vector<std::string>{"y at batch 1"}));
+  EXPECT_EQ(r.batch_differing, (std::vector<std::string>{"y at batch 1", "y at batch 2"}));
+}
+
+TEST(Determinism, ARowThatMovesOnOneDrawOnlyIsFound) {
+  // The batch-dependent path rounds to the same bits on most draws (as a float sum can by
+  // chance); on one draw of one row size it does not. One draw of one row missed it.
+  std::set<uint64_t> draws;
+  DeterminismReport r =
+      CheckDeterminism(SumTask(), kBase, 2, [&](const Bindings& p, Distribution d, uint64_t trial, bool fresh) {
+        draws.insert(trial);
+        TrialBytes b = Rows(1000)(p, d, trial, fresh);
+        if (p.at("rows") == 2 && draws.size() == 4) b.outputs[0][1] ^= 1;  // the third draw only
+        return b;
+      });
+  EXPECT_FALSE(r.deterministic());
+  EXPECT_EQ(r.batch_differing, (std::vector<std::string>{"y at batch 2"}));
+  EXPECT_EQ(draws.size(), 5u);  // the repeats' trial and four draws
 }
 
 TEST(Determinism, OutputsThatChangeBetweenRunsAreNamed) {

@@ -156,7 +156,7 @@ TEST_F(GpuJudgeTest, JudgesOutputsInGpuMemoryAsTheHostJudgesTheirFiles) {
     ASSERT_EQ(judge.Judge(req, fds, &d, &error), GpuJudge::Blame::kNone) << error;
     inbox.Judged(trial);
 
-    // The host's judgement of the same bytes (kernelbench_judge.cc's passes).
+    // The host's judgement of the same bytes (kernelbench/judge.cc's passes).
     int64_t unwritten = 0, not_close = 0;
     double max_diff = 0, sum_diff = 0, err32 = 0;
     for (int64_t i = 0; i < n; ++i) {

@@ -2,8 +2,8 @@
 
 #include "core/error.h"
 #include "core/fs.h"
-#include "verify/kernelbench.h"
-#include "verify/kernelbench_task.h"
+#include "verify/kernelbench/task.h"
+#include "verify/kernelbench/verifier.h"
 
 namespace kforge {
 namespace {

@@ -6,7 +6,7 @@
 //    file: the engine's own reference, the candidate compiled and run trial by trial in a
 //    sandboxed child (Verifier, with a Backend per device: verify/backend.h). A KernelBench
 //    reference: `Model` and the candidate's `ModelNew` each in a confined Python worker,
-//    the comparison the engine's (verify/kernelbench.h). The Backend interface is the seam
+//    the comparison the engine's (verify/kernelbench/verifier.h). The Backend interface is the seam
 //    *inside* the native format (cpu, cuda); a KernelBench reference is Python too, so it
 //    cannot be a Backend of the native verifier — it is a TaskVerifier beside it.
 //  - The repair loop and the service ask a TaskVerifier for the task as the engine indexes

@@ -380,14 +380,32 @@ std::string Verdict::Summary() const {
         if (t.is_object() && t.value("passed", false)) ++kb_pass;
       }
     const nlohmann::json correct = kernelbench.value("correct", nlohmann::json());
+    const nlohmann::json not_given = kernelbench.value("not_given", nlohmann::json());
+    const std::string version = kernelbench.value("version", nlohmann::json("")).is_string()
+                                    ? kernelbench.value("version", std::string())
+                                    : std::string();
     if (!correct.is_boolean())
-      s += "  KernelBench-compatible verdict: not given (KernelBench's own trials were not run)\n";
+      s +=
+          "  KernelBench-compatible verdict: not given (" +
+          (not_given.is_string() ? not_given.get<std::string>() : std::string("KernelBench's own trials did not run")) +
+          ")\n";
     else
-      s += fmt::format("  KernelBench-compatible verdict: {} ({}/{} trials within torch.allclose){}\n",
+      s += fmt::format("  KernelBench-compatible verdict{}: {} ({}/{} trials within torch.allclose){}\n",
+                       version.empty() ? "" : " (procedure " + version + ")",
                        correct.get<bool>() ? "correct" : "incorrect", kb_pass, kb_total,
                        kernelbench.value("weights", "") == "same" || !kernelbench.contains("weights")
                            ? ""
                            : "; weights: " + kernelbench.value("weights", ""));
+    // The certified verdict's policy, and the framework compute it reported rather than failed.
+    if (kernelbench.contains("policy") && kernelbench["policy"].is_string()) {
+      std::string ops;
+      const nlohmann::json a = kernelbench.value("attribution", nlohmann::json::object());
+      if (a.is_object() && a.contains("framework_compute") && a["framework_compute"].is_object())
+        for (auto& [name, n] : a["framework_compute"].items())
+          if (ops.size() < 200) ops += (ops.empty() ? "" : ", ") + name;
+      s += "  policy: " + kernelbench["policy"].get<std::string>() +
+           (ops.empty() ? "" : "; framework compute in forward: " + ops) + "\n";
+    }
   }
   return s;
 }

@@ -141,7 +141,7 @@ struct Verdict {
   nlohmann::json determinism;
   std::string launch_accounting;  ///< cuda: "cupti", or why kernels could not be counted
   nlohmann::json device;          ///< the GPU (cuda backend): name, arch, driver and runtime versions
-  /// KernelBench tasks (verify/kernelbench.h): the KernelBench-compatible verdict beside this
+  /// KernelBench tasks (verify/kernelbench/verifier.h): the KernelBench-compatible verdict beside this
   /// certified one, the toolchain, the weights check; null for native tasks.
   nlohmann::json kernelbench;
 

@@ -12,6 +12,7 @@
 #include "core/task.h"
 #include "exec/arena.h"
 #include "exec/sandbox.h"
+#include "verify/kernelbench/policy.h"
 #include "verify/reference.h"
 #include "verify/verdict.h"
 
@@ -28,6 +29,11 @@ struct VerifyOptions {
   /// the host) for the KernelBench-compatible verdict beside the certified one. Without
   /// them (--certified-only) only kforge's certified verdict is given.
   bool kernelbench_trials = true;
+  /// KernelBench files: what the certified verdict lets forward run outside the candidate's
+  /// kernels (KernelBench's rules by default), and which version of KernelBench's procedure the
+  /// compatible verdict follows.
+  KernelBenchPolicy kernelbench_policy = KernelBenchPolicy::kBenchmark;
+  KernelBenchProcedure kernelbench_procedure = KernelBenchProcedure::kMain;
   std::optional<uint64_t> seed;                    ///< run seed; fresh from Entropy when unset
   std::optional<Distribution> force_distribution;  ///< debugging: draw every case from this
   int64_t case_timeout_ms = 10000;                 ///< wall-clock limit for one kforge_run call

@@ -1,6 +1,6 @@
 #pragma once
 // The GPU judge's passes (judge_kernels.cu): the comparison verify/compare.cc and
-// verify/kernelbench_judge.cc make on the host, made on the device for a float32 output
+// verify/kernelbench/judge.cc make on the host, made on the device for a float32 output
 // against a float32 reference and, when it differs, a float64 one. Same elements, same
 // chunks of kChunk elements, the same per-element arithmetic (round-to-nearest, never fused):
 // counts, maxima, the quantile, the tolerance and the mismatch lists are the host's exactly;

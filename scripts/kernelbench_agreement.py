@@ -1,0 +1,94 @@
+"""Agreement of kforge's KernelBench-compatible verdict with KernelBench's own procedure.
+
+    python3 scripts/kernelbench_agreement.py [--gpu] [--out FILE] [--only SUBSTRING]
+
+For every case of examples/kernelbench/manifest.json ("cases" on the CPU, "gpu_cases" with
+--gpu) that has a verdict to compare, runs scripts/kernelbench_procedure.py (KernelBench's
+procedure: torch's own load_inline, both models in one process, no kforge) and `kforge
+verify --json`, and prints one row a case: what the procedure said, kforge's
+kernelbench.correct, whether they agree, and kforge's certified verdict beside them with its
+policy and first integrity check. The last line counts the agreements. The procedure runs
+the candidate unconfined, as KernelBench does: run it on the bundled corpus, not on files you
+do not trust.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EXAMPLES = os.path.join(ROOT, "examples", "kernelbench")
+
+
+def procedure(reference, candidate, timeout):
+    with tempfile.TemporaryDirectory() as scratch:
+        env = dict(os.environ, TORCH_EXTENSIONS_DIR=os.path.join(scratch, "ext"))
+        try:
+            p = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "kernelbench_procedure.py"), reference,
+                                candidate], capture_output=True, text=True, timeout=timeout, env=env, cwd=scratch)
+        except subprocess.TimeoutExpired:
+            return {"compiled": False, "correct": False, "error": "timed out"}
+    for line in reversed(p.stdout.splitlines()):
+        try:
+            return json.loads(line)
+        except ValueError:
+            continue
+    return {"compiled": False, "correct": False, "error": (p.stderr or "no output")[-200:]}
+
+
+def kforge(reference, candidate, case):
+    args = [os.path.join(ROOT, "build", "kforge"), "verify", reference, candidate, "--json", "--seed", "7"]
+    if "policy" in case:
+        args += ["--kernelbench-policy", case["policy"]]
+    if "timeout" in case:
+        args += ["--timeout", case["timeout"]]
+    p = subprocess.run(args, capture_output=True, text=True, timeout=1800)
+    try:
+        return json.loads(p.stdout)
+    except ValueError:
+        return {"error": p.stderr[-200:]}
+
+
+def main(argv):
+    gpu = "--gpu" in argv
+    out = argv[argv.index("--out") + 1] if "--out" in argv else None
+    only = argv[argv.index("--only") + 1] if "--only" in argv else ""
+    manifest = json.load(open(os.path.join(EXAMPLES, "manifest.json")))
+    rows, agree, total = [], 0, 0
+    header = f"{'candidate':44} {'reference':30} {'procedure':10} {'kforge kb':10} {'agree':6} {'certified':9} policy    check"
+    print(header, flush=True)
+    seen = set()
+    for case in manifest["gpu_cases" if gpu else "cases"]:
+        if "exit" in case or only not in case["candidate"]:
+            continue
+        key = (case["reference"], case["candidate"])
+        if key in seen:  # the same files under another policy: the benchmark's answer is the same
+            continue
+        seen.add(key)
+        reference, candidate = os.path.join(EXAMPLES, case["reference"]), os.path.join(EXAMPLES, case["candidate"])
+        started = time.time()
+        kb = procedure(reference, candidate, 60 if "timeout" in case else 900)
+        v = kforge(reference, candidate, case)
+        k = v.get("kernelbench") or {}
+        theirs = bool(kb.get("compiled")) and bool(kb.get("correct"))
+        ours = k.get("correct")
+        same = ours is not None and bool(ours) == theirs
+        total += 1
+        agree += same
+        check = (v.get("integrity") or [{}])[0].get("check", "") if not v.get("passed") else ""
+        row = (f"{case['candidate']:44} {case['reference']:30} {str(theirs):10} {str(ours):10} {str(same):6} "
+               f"{str(v.get('passed')):9} {k.get('policy', '?'):9} {check}  ({time.time() - started:.0f} s)")
+        rows.append(row)
+        print(row, flush=True)
+    summary = f"agreement: {agree} of {total} ({'GPU' if gpu else 'CPU'}, torch {__import__('torch').__version__})"
+    print(summary)
+    if out:
+        with open(out, "w") as f:
+            f.write("\n".join([header] + rows + [summary]) + "\n")
+    return 0 if agree == total else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,815 @@
+#include "verify/kernelbench/verifier.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <functional>
+#include <future>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "core/cancel.h"
+#include "core/clock.h"
+#include "core/error.h"
+#include "core/frames.h"
+#include "core/fs.h"
+#include "core/hash.h"
+#include "core/text.h"
+#include "exec/confined_program.h"
+#include "exec/machine.h"
+#include "exec/torch_extension.h"
+#include "verify/kernelbench/attribution.h"
+#include "verify/kernelbench/extensions.h"
+#include "verify/kernelbench/judge.h"
+#include "verify/kernelbench/torch_worker.h"
+#include "verify/kernelbench/worker_progress.h"
+#include "verify/verifier.h"
+
+namespace kforge {
+namespace {
+
+using nlohmann::json;
+
+constexpr int kKernelBenchTrials = 5;
+/// The worker's end of its export socket (python/kforge_torch_worker.py, "output_socket").
+constexpr int kExportsFd = 5;
+/// How long a candidate's worker may wait for its extensions to build (the engine's builds
+/// have their own limits; it always says when they are done).
+constexpr int64_t kBuildAllowanceMs = 30 * 60 * 1000;
+// Distributions of the certified trials beyond KernelBench's own (python/kforge_torch_worker.py).
+const char* const kLightDistributions[] = {"normal", "all_negative", "negative_offset"};
+const char* const kFullDistributions[] = {"uniform", "large_magnitude", "large_offset", "small_magnitude",
+                                          "signed_rows"};
+
+std::string PythonDir(Machine& machine) {
+  std::string include = machine.IncludeDir();
+  for (const std::string& d :
+       {include + "/../python", include + "/../../python", std::string(KFORGE_SOURCE_DIR "/python")})
+    if (FileExists(d + "/kforge_torch_worker.py")) return d;
+  throw EnvironmentError(
+      "cannot find kforge's python/ directory (kforge_torch_worker.py) beside its include/ directory");
+}
+
+std::string ReadSource(const std::string& path, const char* what) {
+  std::string text, error;
+  if (!TryReadFile(path, &text, &error))
+    throw UsageError(std::string("cannot read the ") + what + " " + path + ": " + error);
+  return text;
+}
+
+class KernelBenchVerifier {
+ public:
+  KernelBenchVerifier(Machine& machine, const KernelBenchOptions& options) : machine_(machine), options_(options) {
+    options_.limits.address_space_bytes = 0;  // Python with torch maps far more than it uses
+    // Outputs go back to the engine as files (a KernelBench level-1 tensor is 1 GiB or more).
+    options_.limits.file_size_bytes = std::max<int64_t>(options_.limits.file_size_bytes, int64_t{16} << 30);
+  }
+
+  Verdict Run(const std::string& reference_path, const std::string& candidate_path);
+
+ private:
+  json Check(const std::string& reference, const std::string& candidate);
+  WorkerRun Worker(WorkerRole role, const std::vector<KernelBenchTrial>& trials, const json& constants,
+                   const json& timing = json());
+  /// A worker's process with its job written, not yet run. With `extensions_later`, the
+  /// candidate's worker starts (imports torch, starts CUDA) while its extensions build, and
+  /// waits before importing the candidate until DeliverExtensions says what was built.
+  WorkerRun NewWorker(WorkerRole role, const std::vector<KernelBenchTrial>& trials, const json& constants,
+                      const json& timing, bool extensions_later);
+  /// Runs it to the end; `on_progress` (when given) sees each progress report it writes.
+  /// With a `feed`, the reports go there too, and the worker ends once the feed is abandoned.
+  /// With `reference`, the reference's worker on the same trials: a candidate's trial may
+  /// take twice what the reference's took on top of its allowance (outputs of gigabytes
+  /// take seconds to draw, hash and write, whatever the kernel does).
+  void RunWorker(WorkerRun* run, const std::function<void(const json&)>& on_progress = nullptr,
+                 WorkerFeed* feed = nullptr, const WorkerFeed* reference = nullptr);
+  /// A worker running on a thread of its own, its trials fed to the judge as it reports them.
+  struct LiveWorker {
+    std::shared_ptr<WorkerFeed> feed;
+    std::shared_ptr<ExportInbox> exports;  ///< null: it writes files only
+    std::string out_dir;
+    std::future<WorkerRun> run;
+  };
+  /// Starts `run` (from NewWorker) on its own thread; `on_progress` as RunWorker's, and
+  /// `on_end` (when given) once it has ended, however it ended.
+  LiveWorker Start(WorkerRun run, std::function<void(const json&)> on_progress = nullptr,
+                   std::function<void()> on_end = nullptr, std::shared_ptr<const WorkerFeed> reference = nullptr);
+  /// Copies the built extensions into the worker's scratch; their entries as the worker sees them.
+  json ProvideExtensions(ConfinedProgram* p);
+  /// The built extensions (or, when `built` is false, word that there are none to run); the
+  /// sizes of the reference's outputs, for the blocks it poisons, follow in DeliverPoisonSizes.
+  void DeliverExtensions(ConfinedProgram* p, bool built);
+  /// The sizes of the reference's first outputs, once its first forward has given them: the
+  /// candidate's worker imports its code and draws its first inputs meanwhile (at KernelBench's
+  /// sizes the reference's first trial draws 6.4 GB on the host first).
+  void DeliverPoisonSizes(ConfinedProgram* p, const std::vector<int64_t>& poison_nbytes);
+  /// KernelBench's timing of the reference and the candidate, each in its own process.
+  json Timing();
+  /// Copies kforge's Python, the reference and (unless `with_candidate` is false: the
+  /// reference's process never sees it) the candidate into the program's scratch.
+  ConfinedProgram* Prepare(ConfinedProgram* p, bool with_candidate);
+
+  Machine& machine_;
+  KernelBenchOptions options_;
+  std::string python_dir_, reference_, candidate_;
+  std::string reference_inputs_;  ///< the reference without Model, for the candidate's process
+  TorchToolchain torch_;
+  json extensions_ = json::object();  ///< key -> {path: the built module's host path, binding, functions}
+  json kernelbench_trials_ = json::array();
+};
+
+// What a worker's surroundings are called. A candidate that could tell it is being judged
+// could behave then and only then, so nothing a worker can see by name — its files, modules,
+// argv, working directory, environment — says kforge: they are named as a plain KernelBench
+// evaluation's would be (README, "What a judged candidate can see").
+constexpr const char* kWorkerScript = "eval/run_and_check.py";
+constexpr const char* kReferenceFile = "eval/ref_arch.py";
+constexpr const char* kCandidateFile = "eval/custom_model.py";
+constexpr const char* kBuildWordFile = "eval/build.json";
+constexpr const char* kSizesFile = "eval/sizes.json";
+constexpr const char* kJobFile = "config.json";
+
+ConfinedProgram* KernelBenchVerifier::Prepare(ConfinedProgram* p, bool with_candidate) {
+  p->Provide(python_dir_ + "/eval_utils.py", "eval_utils.py");
+  p->Provide(python_dir_ + "/kforge_torch_worker.py", "run_and_check.py");
+  // The candidate's process gets the reference without its Model (the checker's
+  // inputs_source): it draws its inputs from it and has no reference to run.
+  if (with_candidate && !reference_inputs_.empty())
+    p->Write(kReferenceFile, reference_inputs_);
+  else
+    p->Provide(reference_, "ref_arch.py");
+  if (with_candidate && !candidate_.empty()) p->Provide(candidate_, "custom_model.py");
+  return p;
+}
+
+std::vector<std::string> WorkerEnv(bool gpu) {
+  std::vector<std::string> env = {"PATH=/usr/local/bin:/usr/bin:/bin",
+                                  "HOME=.",
+                                  "PYTHONDONTWRITEBYTECODE=1",
+                                  "PYTHONHASHSEED=0",
+                                  "CUDA_HOME=/usr/local/cuda",
+                                  "OMP_NUM_THREADS=2",
+                                  "OMP_WAIT_POLICY=PASSIVE",
+                                  "TRITON_CACHE_DIR=triton-cache",
+                                  "TORCH_EXTENSIONS_DIR=torch-extensions",
+                                  "LC_ALL=C.UTF-8"};
+  // Fresh heap memory is filled with 0x7f bytes (3.4e38 as float32): an output left unwritten
+  // (torch.empty returned as is) cannot pass by finding a right answer in recycled memory.
+  if (!gpu) env.push_back("GLIBC_TUNABLES=glibc.malloc.perturb=128:glibc.malloc.mmap_threshold=33554432");
+  return env;
+}
+
+/// How many bytes of not-yet-judged outputs a worker may leave on disk before it waits for
+/// the judge: an eighth of the free space where they go (two workers share it), from 256 MiB
+/// to 16 GiB. Trials of small outputs never wait; a worker always has one trial's outputs on
+/// disk if it needs to, so at KernelBench's 6.4 GB it writes one trial ahead of the judge.
+int64_t PaceBytes(const std::string& dir) {
+  std::error_code ec;
+  auto space = std::filesystem::space(dir, ec);
+  int64_t eighth = ec ? 0 : static_cast<int64_t>(space.available / 8);
+  return std::clamp<int64_t>(eighth, int64_t{256} << 20, int64_t{16} << 30);
+}
+
+json KernelBenchVerifier::Check(const std::string& reference, const std::string& candidate) {
+  ConfinedProgram program(machine_, options_.limits, false);
+  reference_ = reference;
+  candidate_ = candidate;
+  Prepare(&program, true);
+  program.Provide(python_dir_ + "/kforge_check_modelnew.py", "check_modelnew.py");
+  std::vector<std::string> argv = {torch_.python, "-I",        "eval/check_modelnew.py", "--reference", kReferenceFile,
+                                   "--out",       "check.json"};
+  if (!candidate.empty()) argv.insert(argv.end() - 2, {"--candidate", kCandidateFile});
+  ExitStatus status = program.Run(argv, WorkerEnv(false), 120000);
+  json j = ReadJsonFile(program.ScratchPath("check.json"));
+  if (!status.ok() || !j.is_object())
+    throw EnvironmentError("kforge's static check of the KernelBench files did not finish (" + status.Describe() +
+                           "): " + UntrustedText(program.OutputTail(2000)));
+  return j;
+}
+
+WorkerRun KernelBenchVerifier::Worker(WorkerRole role, const std::vector<KernelBenchTrial>& trials,
+                                      const json& constants, const json& timing) {
+  WorkerRun run = NewWorker(role, trials, constants, timing, false);
+  RunWorker(&run);
+  return run;
+}
+
+json KernelBenchVerifier::ProvideExtensions(ConfinedProgram* p) {
+  json extensions = json::object();
+  for (auto& [key, ext] : extensions_.items()) {
+    json e = ext;
+    e["path"] = p->Provide(ext["path"].get<std::string>(), "ext_" + key.substr(0, 16) + ".so");
+    extensions[key] = e;
+  }
+  return extensions;
+}
+
+void KernelBenchVerifier::DeliverExtensions(ConfinedProgram* p, bool built) {
+  json extensions = ProvideExtensions(p);
+  // Written whole (renamed into place): the worker reads it as soon as it exists.
+  p->Write(kBuildWordFile,
+           built ? json{{"extensions", extensions}, {"poison_file", kSizesFile}}.dump() : json{{"abort", true}}.dump());
+}
+
+void KernelBenchVerifier::DeliverPoisonSizes(ConfinedProgram* p, const std::vector<int64_t>& poison_nbytes) {
+  p->Write(kSizesFile, json{{"poison_nbytes", poison_nbytes}}.dump());
+}
+
+WorkerRun KernelBenchVerifier::NewWorker(WorkerRole role, const std::vector<KernelBenchTrial>& trials,
+                                         const json& constants, const json& timing, bool extensions_later) {
+  WorkerRun run;
+  run.role = role;
+  run.timeout_ms = options_.worker_timeout_ms;
+  bool gpu = options_.backend == BackendKind::kCuda;
+  run.program = std::make_unique<ConfinedProgram>(machine_, options_.limits, gpu);
+  ConfinedProgram* p = run.program.get();
+  Prepare(p, run.role == WorkerRole::kCandidate);
+  MakeDirs(p->ScratchPath("out"));  // before PaceBytes asks how much room it has
+  json job = {{"role", WorkerRoleName(role)},
+              {"reference", kReferenceFile},
+              {"device", gpu ? "cuda" : "cpu"},
+              {"constants", constants},
+              {"kernelbench_trials", kKernelBenchTrials},
+              {"out", "out"},
+              {"extensions", json::object()},
+              {"trials", json::array()}};
+  if (!timing.is_null()) job["timing"] = timing;
+  if (gpu && options_.device_output_bytes >= 0 && timing.is_null()) {
+    ScopedFd ours, theirs;
+    StreamSocketPair(&ours, &theirs);
+    p->PassFd(std::move(theirs), kExportsFd);
+    run.exports = std::make_unique<ExportInbox>(std::move(ours), machine_.env().clock());
+    job["output_socket"] = kExportsFd;
+    job["device_output_bytes"] = options_.device_output_bytes;
+  }
+  job["pace_bytes"] = PaceBytes(p->ScratchPath("out"));  // the judge deletes each trial's outputs (Start)
+  // The candidate's GPU work is accounted (the worker's profiler pass) with its trials.
+  job["launches"] = gpu && run.role == WorkerRole::kCandidate && timing.is_null();
+  // At the file's own sizes, once: the first trial's forward again with the candidate's
+  // kernels neutralised (KernelBenchNeutralisation judges it).
+  job["neutralise"] = run.role == WorkerRole::kCandidate && timing.is_null() && constants.empty();
+  if (run.role == WorkerRole::kCandidate) {
+    job["candidate"] = kCandidateFile;
+    if (extensions_later) {
+      job["extensions"] = nullptr;
+      job["extensions_file"] = kBuildWordFile;
+      run.timeout_ms += kBuildAllowanceMs;  // the build's time is in the worker's now
+    } else {
+      job["extensions"] = ProvideExtensions(p);
+    }
+  }
+  for (const auto& t : trials) {
+    json jt = {{"name", t.name}, {"distribution", t.distribution}, {"seed", t.seed}};
+    if (t.kernelbench_index >= 0) jt["kernelbench_index"] = t.kernelbench_index;
+    job["trials"].push_back(jt);
+  }
+  p->Write(kJobFile, job.dump());
+  return run;
+}
+
+void KernelBenchVerifier::RunWorker(WorkerRun* run, const std::function<void(const json&)>& on_progress,
+                                    WorkerFeed* feed, const WorkerFeed* reference) {
+  ConfinedProgram* p = run->program.get();
+  bool gpu = options_.backend == BackendKind::kCuda;
+  Clock& clock = machine_.env().clock();
+  int64_t start = clock.MonotonicNanos();
+  // Deadlines by stage, from the progress the worker writes (WorkerProgress): generous while
+  // torch imports and for the reference; for the candidate's import and each of its trials,
+  // 10 s plus the per-call limit (and, in a trial, twice the reference's time on it). The
+  // whole run's limit stays absolute, whatever the progress file says.
+  WorkerAllowances allowances;
+  allowances.candidate = run->role == WorkerRole::kCandidate;
+  allowances.call_ms = options_.call_timeout_ms;
+  allowances.build_ms = kBuildAllowanceMs;
+  allowances.timing_calls = options_.timing_warmup + options_.timing_trials;
+  WorkerProgress progress(allowances);
+  std::string progress_path = p->ScratchPath("out/result.json");
+  auto keep_going = [&]() {
+    if (feed != nullptr && feed->abandoned()) return false;
+    json r = ReadJsonFile(progress_path);
+    const int64_t now = clock.MonotonicNanos();
+    const size_t begun = r.is_object() && r.contains("trials") && r["trials"].is_array() ? r["trials"].size() : 0;
+    const bool judge_behind = WaitsForTheJudge(r, feed);  // an earlier trial is unjudged
+    // The launch accounting draws get_inputs() as the first KernelBench trial did.
+    const int64_t reference_ms =
+        allowances.candidate && reference != nullptr ? reference->TrialMillis(begun > 0 ? begun - 1 : 0, now) : 0;
+    // The build's word (DeliverExtensions) ends a wait for it, whatever the worker says.
+    if (progress.stage() == WorkerStage::kWaitBuild && FileExists(p->ScratchPath(kBuildWordFile)))
+      progress.BuildDelivered(now);
+    switch (progress.Observe(r, now, judge_behind, reference_ms)) {
+      case WorkerProgress::Step::kGoOn:
+        break;
+      case WorkerProgress::Step::kDone:  // sealed: the worker waits to be ended, exit hooks never run
+        if (on_progress) on_progress(progress.sealed());
+        if (feed != nullptr) feed->Offer(progress.sealed(), now);
+        return false;
+      case WorkerProgress::Step::kOverTime:
+      case WorkerProgress::Step::kWentBack:
+        return false;
+    }
+    if (on_progress) on_progress(r);
+    if (feed != nullptr) feed->Offer(r, now);
+    return true;
+  };
+  run->status = p->Run({torch_.python, "-I", kWorkerScript, kJobFile}, WorkerEnv(gpu), run->timeout_ms, keep_going);
+  run->seconds = (clock.MonotonicNanos() - start) / 1e9;
+  run->violation = progress.violation();
+  if (!progress.sealed().is_null()) {
+    run->result = progress.sealed();
+    run->status = ExitStatus{};  // ended by the engine once it had the sealed report
+  } else {
+    // It ended (or was ended) before it said it was done: what it left is read for the
+    // error it names, and is never a finished result, whatever it claims.
+    run->result = ReadJsonFile(p->ScratchPath("out/result.json"));
+    if (run->result.is_object()) {
+      run->result["ok"] = false;
+      if (JsonString(run->result, "stage") == "done") run->result["stage"] = "exit";
+    }
+  }
+  run->output = UntrustedText(p->OutputTail(4000));
+  run->layers = p->layers();
+  run->escapes = p->escapes();
+  run->out_dir = p->ScratchPath("out");
+}
+
+KernelBenchVerifier::LiveWorker KernelBenchVerifier::Start(WorkerRun run, std::function<void(const json&)> on_progress,
+                                                           std::function<void()> on_end,
+                                                           std::shared_ptr<const WorkerFeed> reference) {
+  LiveWorker live;
+  live.feed = std::make_shared<WorkerFeed>();
+  live.out_dir = run.program->ScratchPath("out");
+  live.exports = std::move(run.exports);
+  live.run = std::async(std::launch::async,
+                        [this, run = std::move(run), feed = live.feed, on_progress = std::move(on_progress),
+                         on_end = std::move(on_end), reference = std::move(reference)]() mutable {
+                          try {
+                            RunWorker(&run, on_progress, feed.get(), reference.get());
+                          } catch (...) {  // the judge and `on_end` hear of the end, whatever it was
+                            feed->Finish(nullptr);
+                            if (on_end) on_end();
+                            throw;
+                          }
+                          feed->Finish(run.result);
+                          if (on_end) on_end();
+                          return std::move(run);
+                        });
+  return live;
+}
+
+json KernelBenchVerifier::Timing() {
+  const json spec = {{"warmup", options_.timing_warmup}, {"trials", options_.timing_trials}, {"discard_first", 1}};
+  json out = {
+      {"procedure", "KernelBench main (time_execution_with_cuda_event): " + std::to_string(options_.timing_warmup) +
+                        " warm-up calls, " + std::to_string(options_.timing_trials) +
+                        " timed after one discarded, CUDA events, L2 thrashed (256 MB) after each call; on the CPU "
+                        "perf_counter"}};
+  for (WorkerRole role : {WorkerRole::kReference, WorkerRole::kCandidate}) {
+    const char* name = WorkerRoleName(role);
+    WorkerRun run = Worker(role, {}, json::object(), spec);
+    const json* t = run.result.is_object() && run.result.contains("timing") ? &run.result["timing"] : nullptr;
+    if (t == nullptr || !t->is_object() || !(JsonNumber(*t, "mean_ms") > 0)) {
+      std::string why = WorkerProblem(run);
+      out["error"] = std::string("the ") + name + " could not be timed" + (why.empty() ? "" : ": " + why);
+      return out;
+    }
+    json stats = json::object();
+    for (const char* k : {"mean_ms", "std_ms", "min_ms", "max_ms"}) stats[k] = JsonNumber(*t, k);
+    stats["trials"] = static_cast<int64_t>(JsonNumber(*t, "trials"));
+    stats["clock"] = CutText(JsonString(*t, "clock"), 32);
+    out[name] = stats;
+  }
+  out["speedup"] = out["reference"]["mean_ms"].get<double>() / out["candidate"]["mean_ms"].get<double>();
+  return out;
+}
+
+/// Module-level integer constants varied to odd sizes (about half, plus one): catches
+/// kernels that assume the file's sizes (multiples of a block, of 4 for vector loads).
+json OddSizes(const json& constants) {
+  json out = json::object();
+  for (auto& [name, value] : constants.items())
+    if (value.is_number_integer() && value.get<int64_t>() >= 8) out[name] = value.get<int64_t>() / 2 + 1;
+  return out;
+}
+
+/// Whether ModelNew holds the reference's weights: each of Model's parameters and buffers is
+/// looked up in ModelNew by name (then by value). "different_values": a parameter of the same
+/// name and shape holds other values — the common false failure where ModelNew creates its
+/// parameters in another order or way and so draws other random weights under the same seed.
+std::string WeightsCheck(const json& ref, const json& cand) {
+  if (!ref.is_array() || !cand.is_array()) return "unknown";
+  int differing = 0, missing = 0;
+  for (const auto& p : ref) {
+    if (!p.is_array() || p.size() != 3) continue;
+    bool by_name = false, same = false;
+    for (const auto& q : cand) {
+      if (!q.is_array() || q.size() != 3) continue;
+      if (q[0] == p[0] && q[1] == p[1]) {
+        by_name = true;
+        same = q[2] == p[2];
+        break;
+      }
+    }
+    if (!by_name)
+      for (const auto& q : cand) same = same || (q.is_array() && q.size() == 3 && q[2] == p[2]);
+    if (by_name && !same) ++differing;
+    if (!by_name && !same) ++missing;
+  }
+  return differing > 0 ? "different_values" : missing > 0 ? "missing" : "same";
+}
+
+Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::string& candidate_path) {
+  Clock& clock = machine_.env().clock();
+  const int64_t start = clock.MonotonicNanos();
+  Verdict v;
+  v.backend = options_.backend;
+  v.seed = options_.seed;
+  v.full_requested = options_.full;
+  v.kforge_version = std::string(KforgeVersion());
+  v.sandbox = std::string(SandboxModeName(machine_.Sandbox()));
+  std::string reference_text = ReadSource(reference_path, "reference");
+  std::string candidate_text = ReadSource(candidate_path, "candidate");
+  v.task_name = std::filesystem::path(reference_path).stem().string();
+  v.task_origin = reference_path;
+  v.task_sha256 = Sha256Hex(reference_text);
+  v.candidate_path = candidate_path;
+  v.candidate_sha256 = Sha256Hex(candidate_text);
+  python_dir_ = PythonDir(machine_);
+  torch_ = FindTorch(machine_);
+  double judge_seconds = 0;
+  json kb = {{"procedure", KernelBenchProcedureText(options_.procedure)},
+             {"version", KernelBenchProcedureName(options_.procedure)},
+             {"policy", KernelBenchPolicyName(options_.policy)},
+             {"python", torch_.python},
+             {"torch", torch_.torch_version}};
+  // Static integrity findings fail the certified verdict, but the candidate still builds and
+  // runs for the KernelBench-compatible one: KernelBench would run it.
+  std::vector<IntegrityFinding> static_findings;
+  json placement = json::array();  // compute in the framework or a library, found in the source
+  auto finish = [&](Verdict& out) -> Verdict {
+    kb["trials"] = kernelbench_trials_;
+    kb["judge_seconds"] = judge_seconds;  // reading and comparing outputs, beside the workers
+    bool kb_ran = kernelbench_trials_.size() == static_cast<size_t>(kKernelBenchTrials);
+    bool kb_pass = kb_ran;
+    for (const auto& t : kernelbench_trials_) kb_pass = kb_pass && t.value("passed", false);
+    kb["correct"] = kb_pass;
+    if (!options_.kernelbench_trials) kb["not_given"] = "KernelBench's own trials were not run (--certified-only)";
+    if (kb.contains("not_given")) kb["correct"] = nullptr;
+    kb["compiled"] = out.compile.ok;
+    if (!kb.contains("attribution")) kb["attribution"] = {{"policy", KernelBenchPolicyName(options_.policy)}};
+    kb["attribution"]["in_source"] = placement;
+    if (!static_findings.empty()) {  // the certified verdict fails on them, whatever ran after
+      out.passed = false;
+      out.level = Level::kNone;
+      out.failure = FailureClass::kIntegrity;
+      for (auto it = static_findings.rbegin(); it != static_findings.rend(); ++it)
+        if (std::none_of(out.integrity.begin(), out.integrity.end(), [&](const IntegrityFinding& f) {
+              return f.check == it->check && f.detail == it->detail && f.line == it->line;
+            }))
+          out.integrity.insert(out.integrity.begin(), *it);
+      out.message = "integrity: " + out.integrity.front().check + ": " + out.integrity.front().detail;
+    }
+    out.kernelbench = kb;
+    out.total_seconds = (clock.MonotonicNanos() - start) / 1e9;
+    return out;
+  };
+
+  // L0: the files' shape and the wrapper's integrity, read without running either.
+  json check = Check(reference_path, candidate_path);
+  const json& rc = check["reference"];
+  if (!rc.is_object() || !rc.value("ok", false))
+    throw UsageError(reference_path + " is not a KernelBench reference: " +
+                     (rc.is_object() ? JsonString(rc, "problem") : std::string("the check wrote nothing")));
+  const json& cc = check["candidate"];
+  if (!cc.is_object() || !cc.value("ok", false)) {
+    v.failure = FailureClass::kBuildError;
+    v.message = cc.is_object() ? JsonString(cc, "problem") : "the candidate could not be analysed";
+    return finish(v);
+  }
+  CandidateExtensions extensions = ReadCandidateExtensions(cc.value("extensions", json::array()));
+  std::vector<IntegrityFinding> found;
+  for (const auto& f : cc.value("findings", json::array()))
+    if (f.is_object()) AddFinding(&found, JsonString(f, "check"), JsonString(f, "detail"), f.value("line", 0));
+  found.insert(found.end(), extensions.findings.begin(), extensions.findings.end());
+  // Kernels by name are not kernels: an extension whose every function only calls the
+  // framework or a library (however spelled) is the framework's compute behind a wrapper.
+  if (!extensions.sources.empty() && !extensions.own_code && !cc.value("triton", false) &&
+      cc.value("reaches_kernel", false))
+    AddFinding(&found, "wrapper.no_custom_kernel",
+               "the candidate's extensions have no code of their own (no loop, no __global__ kernel): each "
+               "function only calls the framework or a library",
+               0);
+  // Where compute runs is the policy's to judge (reported under the benchmark's rules);
+  // everything else found in the source is a cheat under every policy.
+  for (auto& f : found) {
+    if (IsComputePlacementFinding(f.check))
+      placement.push_back({{"check", f.check}, {"detail", f.detail}, {"line", f.line}});
+    if (!IsComputePlacementFinding(f.check) || options_.policy == KernelBenchPolicy::kStrict)
+      static_findings.push_back(std::move(f));
+  }
+  const std::vector<ExtensionSource>& sources = extensions.sources;
+  // An extension kforge cannot build before the candidate runs would fail its load there,
+  // where KernelBench's own build would have made it: no compatible verdict rather than a
+  // wrong one.
+  for (const auto& f : static_findings)
+    if (f.check == "wrapper.unresolved_extension")
+      kb["not_given"] = "kforge cannot build the candidate's extensions before it runs (line " +
+                        std::to_string(f.line) + "): " + f.detail;
+  if (!static_findings.empty() && (!options_.kernelbench_trials || kb.contains("not_given"))) return finish(v);
+  v.level = Level::kL0Static;
+
+  // The trials: KernelBench's 5 and the certified distributions; --full adds more, and sizes.
+  std::vector<KernelBenchTrial> trials;
+  for (int i = 0; i < (options_.kernelbench_trials ? kKernelBenchTrials : 0); ++i)
+    trials.push_back({"kernelbench_" + std::to_string(i), "kernelbench", 0, i, TrialSet::kLight});
+  uint64_t s = options_.seed * 1000003u + 17;
+  for (const char* d : kLightDistributions) trials.push_back({d, d, s++, -1, TrialSet::kLight});
+  if (options_.full)
+    for (const char* d : kFullDistributions) trials.push_back({d, d, s++, -1, TrialSet::kFull});
+  json constants = rc.value("constants", json::object());
+  reference_inputs_ = JsonString(rc, "inputs_source");
+  if (reference_inputs_.empty())
+    throw EnvironmentError("kforge's check of the reference gave no source for the candidate's inputs");
+  std::vector<KernelBenchTrial> sized = {{"sizes_kernelbench", "kernelbench", s++, -1, TrialSet::kFull},
+                                         {"sizes_all_negative", "all_negative", s++, -1, TrialSet::kFull}};
+  // The reference needs nothing of the candidate's: its worker runs while the extensions
+  // build (only reads what Check set; the builds write extensions_, which it does not read).
+  // Its first trial's output sizes go to the candidate's worker (the blocks it poisons).
+  // Outputs handed over in GPU memory are judged there: the judge starts (and initialises
+  // CUDA) before the workers, so that a judge that cannot start leaves nothing running.
+  std::unique_ptr<GpuJudge> gpu_judge;
+  if (options_.backend == BackendKind::kCuda && options_.device_output_bytes >= 0)
+    gpu_judge = std::make_unique<GpuJudge>(machine_);
+  std::promise<std::vector<int64_t>> reference_sizes;
+  std::future<std::vector<int64_t>> first_sizes = reference_sizes.get_future();
+  std::once_flag sizes_once;
+  auto offer_sizes = [&](std::vector<int64_t> nbytes) {
+    std::call_once(sizes_once, [&] { reference_sizes.set_value(std::move(nbytes)); });
+  };
+  LiveWorker early_reference = Start(
+      NewWorker(WorkerRole::kReference, trials, json::object(), json(), false),
+      [&](const json& progress) {
+        std::vector<int64_t> nbytes;
+        if (FirstOutputSizes(progress, &nbytes)) offer_sizes(nbytes);
+      },
+      [&] { offer_sizes({}); });
+  // So does the candidate's: it imports torch and starts CUDA while the extensions build,
+  // then waits for them (DeliverExtensions) before it imports the candidate.
+  WorkerRun early = NewWorker(WorkerRole::kCandidate, trials, json::object(), json(), true);
+  ConfinedProgram* early_program = early.program.get();
+  LiveWorker early_candidate = Start(std::move(early), nullptr, nullptr, early_reference.feed);
+  // Leaving before their trials are judged (a build that fails, a cancellation) ends both:
+  // paced, they would wait for a judge that never comes.
+  struct AbandonOnExit {
+    std::shared_ptr<WorkerFeed> reference, candidate;
+    ~AbandonOnExit() {
+      reference->Abandon();
+      candidate->Abandon();
+    }
+  } abandon_early{early_reference.feed, early_candidate.feed};
+  // However the build ends (a failure, cancellation, an error), the waiting worker is told
+  // (before early_candidate's destructor waits for it).
+  struct Undelivered {
+    KernelBenchVerifier* self;
+    ConfinedProgram* program;
+    bool done = false;
+    ~Undelivered() {
+      if (done) return;
+      try {
+        self->DeliverExtensions(program, false);
+      } catch (const std::exception&) {  // the worker's own deadline ends it
+      }
+    }
+  } undelivered{this, early_program};
+
+  // L1: every extension built before any candidate code runs.
+  CompilerOptions co;
+  co.cache_dir = options_.cache_dir;
+  co.timeout_ms = 300000;
+  co.limits = options_.limits;
+  if (options_.backend == BackendKind::kCuda) co.cuda_arch = machine_.Device().arch;
+  v.compile.attempted = true;
+  v.compile.ok = true;
+  v.compile.cached = true;
+  v.compile.compiler = "torch extension (" + machine_.HostCompiler().path + ")";
+  kb["extensions"] = json::array();
+  for (const auto& s : sources) {
+    if (options_.cancel && options_.cancel->cancelled()) throw CancelledError(options_.cancel->reason());
+    TorchExtension built = CompileTorchExtension(machine_, torch_, s, co);
+    const CompileResult& r = built.compile;
+    v.compile.seconds += r.seconds;
+    v.compile.cached = v.compile.cached && r.cached;
+    v.compile.version = r.compiler_version;
+    v.compile.flags = r.flags;
+    v.compile.log += UntrustedText(r.log);
+    if (!r.ok) {
+      v.compile.ok = false;
+      v.failure = FailureClass::kBuildError;
+      v.message = "the extension '" + s.name + "' does not build" + (r.timed_out ? " (timed out)" : "") + ": " +
+                  TracebackTail(UntrustedText(r.log), 6);
+      return finish(v);
+    }
+    json report = {{"name", s.name},
+                   {"binding", ExtensionBindingName(built.binding)},
+                   {"cached", r.cached},
+                   {"seconds", r.seconds}};
+    if (!s.cuda_cu.empty()) {
+      report["cuda_split"] = built.split;
+      if (!built.split)
+        report["cuda_whole_because"] =
+            extensions.not_split[s.key].empty() ? "its two halves did not build" : extensions.not_split[s.key];
+    }
+    kb["extensions"].push_back(report);
+    extensions_[s.key] = {
+        {"path", r.so_path}, {"binding", ExtensionBindingName(built.binding)}, {"functions", s.functions}};
+  }
+  v.level = Level::kL1Compile;
+  DeliverExtensions(early_program, true);
+  undelivered.done = true;
+  DeliverPoisonSizes(early_program, first_sizes.get());
+
+  // L2: one reference and one candidate process for the light set (and with --full, the full
+  // set's distributions), judged in order; then, with --full, the odd sizes.
+  // The candidate's worker runs beside the reference's: all it takes from it are the sizes of
+  // the reference's first outputs (the blocks it poisons), relayed with the extensions.
+  auto run_set = [&](const std::vector<KernelBenchTrial>& set, LiveWorker reference, LiveWorker candidate) -> bool {
+    // Each trial is judged once both workers report it, and its files deleted; a worker waits
+    // while its outputs not yet judged exceed its budget (the job's "pace_bytes"). Leaving
+    // early (the reference failed, a cancellation) abandons both: nothing would delete what
+    // they wait on. A worker that ends early has the other's trials drained, not judged.
+    struct AbandonUnlessDone {
+      LiveWorker *reference, *candidate;
+      bool done = false;
+      ~AbandonUnlessDone() {
+        if (done) return;
+        reference->feed->Abandon();
+        candidate->feed->Abandon();
+      }
+    } abandon{&reference, &candidate};
+    auto check_cancel = [&] {
+      if (options_.cancel && options_.cancel->cancelled()) throw CancelledError(options_.cancel->reason());
+    };
+    check_cancel();
+    const size_t before = v.cases.size();
+    std::optional<WorkerRun> stopped_candidate;  // its run, once it has ended before a trial
+    bool reference_on = true, candidate_on = true;
+    bool candidate_failed = false;  // as a whole (WorkerProblem, reported below): no case is judged
+    JudgeBuffers buffers;           // the trials' outputs are read into the same memory
+    for (size_t i = 0; i < set.size() && (reference_on || candidate_on); ++i) {
+      TrialReports reports;
+      if (reference_on) reports.reference = reference.feed->Trial(i, 50, check_cancel);
+      reference_on = !reports.reference.is_null();  // else its worker stopped: WorkerProblem(ref) below
+      if (candidate_on) reports.candidate = candidate.feed->Trial(i, 50, check_cancel);
+      if (candidate_on && reports.candidate.is_null()) {
+        stopped_candidate = candidate.run.get();
+        candidate_on = false;
+        candidate_failed = !WorkerProblem(*stopped_candidate).empty();
+      }
+      if (reference_on && !candidate_failed) {
+        reports.reference_dir = reference.out_dir;
+        reports.candidate_dir = candidate.out_dir;
+        reports.threads = machine_.config().threads;
+        reports.buffers = &buffers;
+        reports.index = static_cast<int64_t>(i);
+        if (reference.exports && candidate.exports) {  // then gpu_judge runs (both on the same condition)
+          reports.gpu = gpu_judge.get();
+          reports.reference_exports = reference.exports.get();
+          reports.candidate_exports = candidate.exports.get();
+        }
+        const int64_t judge_start = clock.MonotonicNanos();
+        reports.procedure = options_.procedure;
+        JudgeKernelBenchTrial(set[i], reports, &kernelbench_trials_, &v);
+        judge_seconds += (clock.MonotonicNanos() - judge_start) / 1e9;
+      }
+      RemoveTrialFiles(reference.out_dir, reports.reference);
+      RemoveTrialFiles(candidate.out_dir, reports.candidate);
+      reference.feed->Judged(i);
+      candidate.feed->Judged(i);
+      for (const auto& exports : {reference.exports, candidate.exports})
+        if (exports) exports->Judged(static_cast<int64_t>(i));
+    }
+    abandon.done = true;
+    WorkerRun ref = reference.run.get();
+    WorkerRun cand = stopped_candidate ? std::move(*stopped_candidate) : candidate.run.get();
+    for (size_t i = before; i < v.cases.size(); ++i)
+      if (cand.program) v.cases[i].pid = cand.program->pid();  // one worker process runs every trial
+    v.reference_seconds += ref.seconds;
+    if (&set == &trials) {
+      kb["worker_stages"] = {{"reference", StageTimes(ref.result)}, {"candidate", StageTimes(cand.result)}};
+      kb["worker_steps"] = {{"reference", StepTotals(ref.result)}, {"candidate", StepTotals(cand.result)}};
+    }
+    if (std::string why = WorkerProblem(ref); !why.empty()) {
+      if (&set == &sized) return true;  // the reference does not take other sizes
+      throw UsageError(why);
+    }
+    v.run_seconds += cand.seconds;
+    v.sandbox_layers = cand.layers;
+    if (cand.escapes.count > 0)
+      AddFinding(&v.integrity, "sandbox.write_outside_scratch",
+                 std::to_string(cand.escapes.count) + " paths, first " +
+                     (cand.escapes.first.empty() ? std::string("?") : cand.escapes.first.front()));
+    if (cand.result.is_object() && cand.result.contains("parameters"))
+      kb["weights"] = WeightsCheck(ref.result.value("parameters", json()), cand.result["parameters"]);
+    std::string problem = WorkerProblem(cand);
+    if (!cand.violation.empty()) AddFinding(&v.integrity, "worker.progress_protocol", cand.violation);
+    if (!problem.empty()) {
+      v.failure = !cand.violation.empty()                           ? FailureClass::kIntegrity
+                  : cand.status.kind == ExitStatus::Kind::kTimedOut ? FailureClass::kTimeout
+                                                                    : FailureClass::kRuntimeError;
+      v.message = problem;
+      return false;
+    }
+    // What every judged forward ran (the worker's profiler): fails closed when not recorded.
+    // A trial that is not a runtime error had its forward return (its outputs were judged).
+    int64_t completed = 0;
+    for (size_t i = before; i < v.cases.size(); ++i) completed += v.cases[i].failure != FailureClass::kRuntimeError;
+    kb["attribution"] = KernelBenchAttribution(cand.result.is_object() ? cand.result.value("ops", json()) : json(),
+                                               options_.policy, completed, &v.integrity);
+    if (&set == &trials)
+      kb["attribution"]["neutralised"] = KernelBenchNeutralisation(
+          cand.result.is_object() ? cand.result.value("neutralised", json()) : json(), completed, &v.integrity);
+    if (options_.backend == BackendKind::kCuda)
+      kb["launches"] = KernelBenchLaunchFindings(
+          cand.result.is_object() ? cand.result.value("launches", json()) : json(), completed, &v.integrity);
+    if (!v.integrity.empty()) {
+      v.failure = FailureClass::kIntegrity;
+      v.message = "integrity: " + v.integrity.front().check + ": " + v.integrity.front().detail;
+      return false;
+    }
+    // The verdict's class is the first failing trial's, preferring one the engine observed
+    // (an output it compared) to one the candidate's code said (an exception: its text can
+    // claim anything, "out of memory" over a wrong result).
+    size_t first_failed = v.cases.size();
+    for (size_t i = before; i < v.cases.size(); ++i)
+      if (!v.cases[i].passed() &&
+          (first_failed == v.cases.size() || (v.cases[first_failed].failure == FailureClass::kRuntimeError &&
+                                              v.cases[i].failure != FailureClass::kRuntimeError)))
+        first_failed = i;
+    for (size_t i = before; i < v.cases.size(); ++i) {
+      if (!v.cases[i].passed()) break;  // the level is what passed before the first failure
+      if (v.cases[i].set == TrialSet::kFull && v.level < Level::kL2Light) v.level = Level::kL2Light;
+    }
+    for (size_t i = before; i < v.cases.size(); ++i) {
+      if (i == first_failed) {
+        v.failure = v.cases[i].failure;
+        v.message = std::string(TrialSetName(v.cases[i].set)) + " trial " + v.cases[i].name + " (" +
+                    v.cases[i].distribution + "): " + v.cases[i].message;
+        std::string w = kb.value("weights", "");
+        if (w == "different_values")
+          v.message +=
+              "; note: ModelNew's weights differ from Model's: it creates its parameters in a different "
+              "order or way, so it gets other random weights under the same seed; create them as Model "
+              "does before blaming the kernel";
+        return false;
+      }
+    }
+    return true;
+  };
+  if (!run_set(trials, std::move(early_reference), std::move(early_candidate)) || !static_findings.empty())
+    return finish(v);
+  v.level = Level::kL2Light;
+  if (options_.full) {
+    json odd = OddSizes(constants);
+    if (!odd.empty()) {
+      v.random_shapes.push_back({});
+      for (auto& [name, value] : odd.items()) v.random_shapes.back()[name] = value.get<int64_t>();
+      LiveWorker reference = Start(NewWorker(WorkerRole::kReference, sized, odd, json(), false));
+      std::shared_ptr<const WorkerFeed> pace = reference.feed;
+      if (!run_set(sized, std::move(reference),
+                   Start(NewWorker(WorkerRole::kCandidate, sized, odd, json(), false), nullptr, nullptr, pace)))
+        return finish(v);
+    }
+    v.level = Level::kL2Full;
+  }
+  v.passed = true;
+  if (options_.timing_trials > 0) kb["timing"] = Timing();  // only a certified candidate is timed
+  return finish(v);
+}
+
+}  // namespace
+
+KernelBenchOptions KernelBenchOptionsFrom(const VerifyOptions& options) {
+  KernelBenchOptions kb;
+  kb.backend = options.backend;
+  kb.full = options.full;
+  kb.kernelbench_trials = options.kernelbench_trials;
+  kb.policy = options.kernelbench_policy;
+  kb.procedure = options.kernelbench_procedure;
+  kb.seed = options.seed.value();
+  kb.call_timeout_ms = options.case_timeout_ms;
+  kb.cache_dir = options.cache_dir;
+  kb.limits = options.limits;
+  kb.cancel = options.cancel;
+  return kb;
+}
+
+bool IsKernelBenchFile(const std::string& path) {
+  return path.size() > 3 && path.compare(path.size() - 3, 3, ".py") == 0;
+}
+
+Verdict VerifyKernelBench(Machine& machine, const std::string& reference_path, const std::string& candidate_path,
+                          const KernelBenchOptions& options) {
+  KernelBenchVerifier verifier(machine, options);
+  return verifier.Run(reference_path, candidate_path);
+}
+
+}  // namespace kforge
