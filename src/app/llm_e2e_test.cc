@@ -290,6 +290,9 @@ TEST_F(LlmE2ETest, RegenerateSendsTheTaskAndHistoryButNotTheFailingKernel) {
   const std::string prompt = json::parse(server.received()[0].body)["messages"][2]["content"];
   EXPECT_EQ(prompt.find("## Current candidate"), std::string::npos) << prompt;
   EXPECT_NE(prompt.find("from scratch"), std::string::npos) << prompt;
+  // The failing candidate is not shown, and not said to be without a failure either.
+  EXPECT_EQ(prompt.find("failure: none"), std::string::npos) << prompt;
+  EXPECT_NE(prompt.find("the current candidate fails (nan_inf"), std::string::npos) << prompt;
 }
 
 }  // namespace

@@ -323,7 +323,8 @@ void RepairRun::CallRepairer() {
   // Debug hands over the failing candidate and its diagnosis; regenerate (and the first
   // turn of a run without a candidate) only the task and the history.
   // A requirement the user added between rounds restarts from generation with it.
-  if (state_.current && state_.config.policy == RepairPolicy::kDebug && !state_.regenerate_next) {
+  const bool handed_over = state_.current && state_.config.policy == RepairPolicy::kDebug && !state_.regenerate_next;
+  if (handed_over) {
     ctx.source = artifacts_->Get(state_.current->candidate);
     ctx.verdict = nlohmann::json::parse(artifacts_->Get(state_.current->verdict));
     if (!state_.current->forensics.empty()) {
@@ -331,7 +332,21 @@ void RepairRun::CallRepairer() {
       f = ForensicsFromJson(ctx.forensics);
     }
   }
-  ctx.forensics_text = f.Text();
+  // What the progress line and the prompt say of the current candidate: its diagnosis when it
+  // is handed over, else how it failed (never "failure: none" for a candidate that fails).
+  std::string diagnosis;
+  if (handed_over) {
+    ctx.forensics_text = f.Text();
+    diagnosis = ctx.forensics_text.substr(0, ctx.forensics_text.find('\n'));
+  } else if (state_.current && !state_.current->passed) {
+    diagnosis = fmt::format("the current candidate fails ({} at {}) and is not shown: {}",
+                            FailureClassName(state_.current->failure), LevelName(state_.current->level),
+                            state_.regenerate_next ? "a new requirement restarts from the task"
+                                                   : "the regenerate strategy writes afresh from the task");
+    ctx.forensics_text = diagnosis + "\n";
+  } else {
+    diagnosis = state_.current ? "the current candidate passes" : "no candidate yet";
+  }
   ctx.kb_hits = kb_->Retrieve(task(), f);
   ctx.round = state_.round;
   ctx.attempt = state_.attempt;
@@ -344,8 +359,8 @@ void RepairRun::CallRepairer() {
   ctx.suggestion = state_.suggestion;
   std::string hits;
   for (const auto& h : ctx.kb_hits) hits += (hits.empty() ? "" : ", ") + h.entry->id;
-  Progress(fmt::format("round {} (attempt {}): {} | knowledge base: {}", state_.round, state_.attempt,
-                       f.Text().substr(0, f.Text().find('\n')), hits.empty() ? "no match" : hits));
+  Progress(fmt::format("round {} (attempt {}): {} | knowledge base: {}", state_.round, state_.attempt, diagnosis,
+                       hits.empty() ? "no match" : hits));
   RunToolHost tools(
       artifacts_->Get(state_.task_artifact), dir_,
       [&] {

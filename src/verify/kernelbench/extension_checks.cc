@@ -100,11 +100,14 @@ bool ExtensionHasOwnCode(const std::string& source) {
   if (tree == nullptr) return false;
   static const std::set<std::string> kOwn = {"for_statement", "for_range_loop", "while_statement", "do_statement",
                                              "__global__"};
+  static const std::set<std::string> kDeviceLibraries = {"cub", "cutlass", "cute", "thrust"};
   std::vector<TSNode> todo = {ts_tree_root_node(tree.get())};
   while (!todo.empty()) {
     TSNode n = todo.back();
     todo.pop_back();
     if (kOwn.count(NodeType(n))) return true;
+    // CUB, CUTLASS, CuTe and Thrust compile their device code into the candidate's own kernels.
+    if (NodeType(n) == "namespace_identifier" && kDeviceLibraries.count(NodeText(source, n))) return true;
     for (uint32_t i = 0, c = ts_node_child_count(n); i < c; ++i) todo.push_back(ts_node_child(n, i));
   }
   return false;

@@ -14,10 +14,11 @@ namespace kforge {
 
 std::vector<IntegrityFinding> ExtensionChecks(const std::string& source, BackendKind backend);
 
-/// Whether an extension's source has code of its own that touches data: a loop or a CUDA
-/// kernel (`__global__`). One that has neither only calls the framework or a library (every
-/// function `return at::relu(x);` or a cuBLAS call), however its calls are spelled. False
-/// when the source does not parse in time.
+/// Whether an extension's source has code of its own that touches data: a loop, a CUDA
+/// kernel (`__global__`), or CUB, CUTLASS, CuTe or Thrust device code (header-only, compiled
+/// into the candidate). One that has none of these only calls the framework or a vendor
+/// library (every function `return at::relu(x);` or a cuBLAS call), however its calls are
+/// spelled. False when the source does not parse in time.
 bool ExtensionHasOwnCode(const std::string& source);
 
 }  // namespace kforge

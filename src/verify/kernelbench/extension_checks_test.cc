@@ -99,6 +99,11 @@ TEST(ExtensionChecksTest, OwnCodeIsALoopOrAKernelHoweverTheFrameworkIsCalled) {
       ExtensionHasOwnCode("torch::Tensor f(torch::Tensor x) {\n"
                           "  auto p = (x > 0).to(x.scalar_type());\n  return x * p;\n}\n"));
   EXPECT_FALSE(ExtensionHasOwnCode("// for (;;) in a comment is not a loop\nint f() { return 0; }\n"));
+  // A CUTLASS GEMM instantiated by the candidate is device code compiled into it.
+  EXPECT_TRUE(
+      ExtensionHasOwnCode("using Gemm = cutlass::gemm::device::Gemm<float, cutlass::layout::RowMajor>;\n"
+                          "torch::Tensor f(torch::Tensor a) { Gemm op; op(); return a; }\n"));
+  EXPECT_FALSE(ExtensionHasOwnCode("torch::Tensor f(torch::Tensor a) { cublasSgemm(h, a); return a; }\n"));
 }
 
 }  // namespace
