@@ -44,6 +44,8 @@ def kforge(reference, candidate, case):
         args += ["--kernelbench-policy", case["policy"]]
     if "timeout" in case:
         args += ["--timeout", case["timeout"]]
+    if case.get("full"):
+        args.append("--full")
     p = subprocess.run(args, capture_output=True, text=True, timeout=1800)
     try:
         return json.loads(p.stdout)
@@ -56,7 +58,7 @@ def main(argv):
     out = argv[argv.index("--out") + 1] if "--out" in argv else None
     only = argv[argv.index("--only") + 1] if "--only" in argv else ""
     manifest = json.load(open(os.path.join(EXAMPLES, "manifest.json")))
-    rows, agree, total = [], 0, 0
+    rows, agree, total, not_given = [], 0, 0, 0
     header = f"{'candidate':44} {'reference':30} {'procedure':10} {'kforge kb':10} {'agree':6} {'certified':9} policy    check"
     print(header, flush=True)
     seen = set()
@@ -75,14 +77,18 @@ def main(argv):
         theirs = bool(kb.get("compiled")) and bool(kb.get("correct"))
         ours = k.get("correct")
         same = ours is not None and bool(ours) == theirs
-        total += 1
-        agree += same
+        if ours is None:  # kforge says why it cannot say (kernelbench.not_given): counted apart
+            not_given += 1
+        else:
+            total += 1
+            agree += same
         check = (v.get("integrity") or [{}])[0].get("check", "") if not v.get("passed") else ""
         row = (f"{case['candidate']:44} {case['reference']:30} {str(theirs):10} {str(ours):10} {str(same):6} "
                f"{str(v.get('passed')):9} {k.get('policy', '?'):9} {check}  ({time.time() - started:.0f} s)")
         rows.append(row)
         print(row, flush=True)
-    summary = f"agreement: {agree} of {total} ({'GPU' if gpu else 'CPU'}, torch {__import__('torch').__version__})"
+    summary = (f"agreement: {agree} of {total} given; {not_given} not given by kforge, with the reason in the verdict "
+               f"({'GPU' if gpu else 'CPU'}, torch {__import__('torch').__version__})")
     print(summary)
     if out:
         with open(out, "w") as f:

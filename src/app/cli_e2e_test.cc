@@ -434,7 +434,7 @@ TEST(CliTest, CompletionScriptsNameEveryCommandAndItsOptions) {
   auto zsh = RunCli({"completion", "zsh"});
   ASSERT_EQ(zsh.exit_code, 0) << zsh.err;
   EXPECT_EQ(zsh.out.rfind("#compdef kforge\n", 0), 0u);
-  for (const char* word : {"'bisect:", "--determinism[", "--live["})
+  for (const char* word : {"'bisect:", "--determinism[", "--live[", ":value:(debug regenerate)'"})
     EXPECT_NE(zsh.out.find(word), std::string::npos) << word;
   EXPECT_EQ(RunCli({"completion", "fish"}).exit_code, 2);
 }

@@ -127,7 +127,8 @@ std::string Zsh(const CLI::App& app) {
     std::string specs;
     for (const auto& o : OptionsOf(*sub)) {
       std::string first = o.names.substr(0, o.names.find(' '));
-      specs += " '" + first + "[" + ZshText(o.help) + "]" + (o.takes_value ? ":value:_files" : "") + "'";
+      const std::string value = o.values.empty() ? ":value:_files" : ":value:(" + o.values + ")";
+      specs += " '" + first + "[" + ZshText(o.help) + "]" + (o.takes_value ? value : "") + "'";
     }
     cases += "    " + sub->get_name() + ") _arguments" + specs + " '*:file:_files' ;;\n";
   }

@@ -510,10 +510,17 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
   // An extension kforge cannot build before the candidate runs would fail its load there,
   // where KernelBench's own build would have made it: no compatible verdict rather than a
   // wrong one.
-  for (const auto& f : static_findings)
+  for (const auto& f : static_findings) {
     if (f.check == "wrapper.unresolved_extension")
       kb["not_given"] = "kforge cannot build the candidate's extensions before it runs (line " +
                         std::to_string(f.line) + "): " + f.detail;
+    // KernelBench's loader runs both files in one namespace, so the reference's Model is in
+    // the candidate's scope there; kforge never gives it to the candidate's process (#35).
+    if (f.check == "wrapper.reference_call")
+      kb["not_given"] = "the candidate calls the reference's Model (line " + std::to_string(f.line) +
+                        "), which KernelBench's loader leaves in its scope and kforge never gives the candidate's "
+                        "process: what KernelBench would say cannot be computed without running the reference there";
+  }
   if (!static_findings.empty() && (!options_.kernelbench_trials || kb.contains("not_given"))) return finish(v);
   v.level = Level::kL0Static;
 
