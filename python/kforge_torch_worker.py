@@ -322,8 +322,12 @@ def write_reference64(torch, out, out64, trial):
     files = []
     for i, t64 in enumerate(items64):
         t = items[i] if i < len(items) else None
-        exact = (isinstance(t, torch.Tensor) and isinstance(t64, torch.Tensor) and t.shape == t64.shape
-                 and t.is_floating_point() and t64.dtype == torch.float64 and same_values(torch, t, t64))
+        # An integer or boolean output (indices, masks) has no float64 form: the float32 run's
+        # is the reference (an argmax of the float64 run may break a tie the other way).
+        exact = isinstance(t, torch.Tensor) and (
+            not t.is_floating_point()
+            or (isinstance(t64, torch.Tensor) and t.shape == t64.shape and t64.dtype == torch.float64
+                and same_values(torch, t, t64)))
         # The float64 form lies where its output does: handed over only beside a float32
         # output that was (a float16 output is judged from files, so is its float64 form).
         beside = exports is not None and isinstance(t, torch.Tensor) and exports.takes(torch, t, "out")
@@ -587,8 +591,8 @@ class KernelCalls:
     for it (prebuilt_load_inline wraps them) and its Triton kernels (JITFunction.run). Each
     judged forward must make at least one (a forward that makes none computed that trial's
     result with the framework: a fallback). While `neutralise` is set, whatever a call
-    returns or writes (a floating tensor it returned, an argument whose bytes it changed)
-    becomes NaN: the engine compares the forward's outputs with and without, and outputs that
+    returns or writes (a tensor it returned, an argument whose bytes it changed) is
+    neutralised (NaN, or its bits flipped for integer types): the engine compares the forward's outputs with and without, and outputs that
     do not change were not made by the candidate's kernels (a kernel launched and discarded).
     """
 
@@ -605,8 +609,7 @@ class KernelCalls:
         if not self.neutralise and not self.watch:
             return call()
         torch = torch_module()
-        given = [a for a in list(args) + list(kwargs.values()) if isinstance(a, torch.Tensor)]
-        tensors = [a for a in given if a.is_floating_point()]
+        tensors = [a for a in list(args) + list(kwargs.values()) if isinstance(a, torch.Tensor)]
         before = [fingerprint(torch, t) for t in tensors]
         inputs = set(before) if self.watch else set()
         out = call()
@@ -616,14 +619,14 @@ class KernelCalls:
             if after != b:
                 results.append(after)
                 if self.neutralise:
-                    t.detach().fill_(float("nan"))
+                    neutralise(t)
                     self.neutralised += 1
         for r in as_list(out):
-            if isinstance(r, torch.Tensor) and r.is_floating_point():
+            if isinstance(r, torch.Tensor):
                 if self.watch:
                     results.append(fingerprint(torch, r))
                 if self.neutralise:
-                    r.detach().fill_(float("nan"))
+                    neutralise(r)
                     self.neutralised += 1
         if self.watch:
             self.watched += 1
@@ -660,6 +663,16 @@ class KernelCalls:
             return calls.around(lambda: run(self, *args, **kwargs), args, kwargs)
         counted._kforge_counted = True
         cls.run = counted
+
+
+def neutralise(t):
+    """What a kernel made, made into something no correct output is: NaN for floating types,
+    every bit flipped for integers and booleans (an argmax kernel's indices)."""
+    t = t.detach()
+    if t.is_floating_point() or t.is_complex():
+        t.fill_(float("nan"))
+    else:
+        t.bitwise_not_()
 
 
 def fingerprint(torch, t):
