@@ -590,19 +590,30 @@ class KernelCalls:
     """Calls into the candidate's own kernels: the functions of the extensions kforge built
     for it (prebuilt_load_inline wraps them) and its Triton kernels (JITFunction.run). Each
     judged forward must make at least one (a forward that makes none computed that trial's
-    result with the framework: a fallback). While `neutralise` is set, whatever a call
-    returns or writes (a tensor it returned, an argument whose bytes it changed) is
-    neutralised (NaN, or its bits flipped for integer types): the engine compares the forward's outputs with and without, and outputs that
-    do not change were not made by the candidate's kernels (a kernel launched and discarded).
+    result with the framework: a fallback).
+
+    After the trials, one forward runs twice. While `watch` is set (the first run), each
+    call records which of its tensor arguments it changed and whether its every result was
+    one of its arguments unchanged (a copy). While `neutralise` is set (the second run, same
+    inputs, so the same calls in the same order), the same call's results are replaced: the
+    tensors it returned and the arguments it changed the first time (by position, not by
+    bytes: an output allocated into a block that still holds the first run's answer looks
+    unchanged) become a value drawn once per process, finite (a forward cannot tell it from
+    data by NaN checks), integers moved one place along, booleans negated. The engine compares
+    the forward's outputs both ways: outputs that do not change were not made by the
+    candidate's kernels (a kernel launched and discarded).
     """
 
     def __init__(self):
         self.count = 0
         self.neutralise = False
-        self.neutralised = 0  # tensors made NaN
-        self.watch = False  # while set, each call's results are compared with its arguments
+        self.neutralised = 0  # tensors replaced
+        self.watch = False
         self.watched = 0  # calls seen while watching
         self.copies = 0  # of those, calls whose every result was one of their arguments unchanged
+        self.changed = []  # per watched call, the positions of the tensor arguments it changed
+        self.replayed = 0  # calls seen while neutralising
+        self.fill = 1000.0 + int.from_bytes(os.urandom(2), "little") / 7.0
 
     def around(self, call, args, kwargs):
         self.count += 1
@@ -610,28 +621,32 @@ class KernelCalls:
             return call()
         torch = torch_module()
         tensors = [a for a in list(args) + list(kwargs.values()) if isinstance(a, torch.Tensor)]
+        if self.neutralise:
+            out = call()
+            index, self.replayed = self.replayed, self.replayed + 1
+            changed = self.changed[index] if index < len(self.changed) else range(len(tensors))
+            for i in changed:
+                if i < len(tensors):
+                    neutralise(tensors[i], self.fill)
+                    self.neutralised += 1
+            for r in as_list(out):
+                if isinstance(r, torch.Tensor):
+                    neutralise(r, self.fill)
+                    self.neutralised += 1
+            return out
         before = [fingerprint(torch, t) for t in tensors]
-        inputs = set(before) if self.watch else set()
         out = call()
-        results = []
-        for t, b in zip(tensors, before):
+        results, changed = [], []
+        for i, (t, b) in enumerate(zip(tensors, before)):
             after = fingerprint(torch, t)
             if after != b:
                 results.append(after)
-                if self.neutralise:
-                    neutralise(t)
-                    self.neutralised += 1
-        for r in as_list(out):
-            if isinstance(r, torch.Tensor):
-                if self.watch:
-                    results.append(fingerprint(torch, r))
-                if self.neutralise:
-                    neutralise(r)
-                    self.neutralised += 1
-        if self.watch:
-            self.watched += 1
-            if results and all(r in inputs for r in results):
-                self.copies += 1
+                changed.append(i)
+        results += [fingerprint(torch, r) for r in as_list(out) if isinstance(r, torch.Tensor)]
+        self.changed.append(changed)
+        self.watched += 1
+        if results and all(r in set(before) for r in results):
+            self.copies += 1
         return out
 
     def wrap(self, fn):
@@ -665,14 +680,17 @@ class KernelCalls:
         cls.run = counted
 
 
-def neutralise(t):
-    """What a kernel made, made into something no correct output is: NaN for floating types,
-    every bit flipped for integers and booleans (an argmax kernel's indices)."""
+def neutralise(t, fill):
+    """What a kernel made, made into something no correct output is: `fill` (finite) for
+    floating types; integers (an argmax's indices) moved one place along, so they stay valid
+    indices but not where they belong; booleans negated."""
     t = t.detach()
     if t.is_floating_point() or t.is_complex():
-        t.fill_(float("nan"))
-    else:
-        t.bitwise_not_()
+        t.fill_(fill)
+    elif t.dtype == torch_module().bool:
+        t.logical_not_()
+    elif t.numel() > 0:
+        t.copy_(t.reshape(-1).roll(1).reshape(t.shape))
 
 
 def fingerprint(torch, t):
@@ -815,7 +833,7 @@ def neutralised_forward(torch, model, get_inputs, trial, device, kb_seeds):
                 digests[form] = [fingerprint(torch, t).hex() if isinstance(t, torch.Tensor) else repr(t)[:64]
                                  for t in as_list(out)]
                 del out, inputs
-    except Exception as e:  # a candidate that cannot run on NaN: its kernels' results reached it
+    except Exception as e:  # the engine fails closed on it: a forward may raise to hide its kernels' role
         return {"ok": True, "raised": error_text(e)[-300:], "neutralised_tensors": kernel_calls.neutralised}
     return {"ok": True, "as_run": digests["as_run"], "neutralised": digests["neutralised"],
             "neutralised_tensors": kernel_calls.neutralised, "kernel_calls": kernel_calls.watched,

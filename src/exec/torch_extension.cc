@@ -196,9 +196,7 @@ std::string ExtensionFlagProblem(const std::string& flag) {
                                    "--use_fast_math",
                                    "-lineinfo",
                                    "--generate-line-info",
-                                   "-Xptxas",
-                                   "--ptxas-options",
-                                   "-Xcudafe",
+
                                    "-maxrregcount",
                                    "--maxrregcount",
                                    "--expt-relaxed-constexpr",
@@ -233,15 +231,15 @@ std::string ExtensionFlagProblem(const std::string& flag) {
                                    "-lgomp",
                                    "-lm",
                                    "-lpthread"};
-  static const char* kRefused[] = {"-fplugin",
-                                   "-fdump",
-                                   "-fprofile",
-                                   "-fauto-profile",
-                                   "-fcallgraph-info",
-                                   "-fstack-usage",
-                                   "-fsave-optimization-record",
-                                   "-mllvm",
-                                   "-wrapper"};
+  // Switches that load code into the compiler, name another tool, or write a file of their own.
+  static const char* kRefused[] = {"-fplugin",       "-fpass-plugin",    "-fdump",        "-fprofile",
+                                   "-fauto-profile", "-fcallgraph-info", "-fstack-usage", "-fsave-optimization-record",
+                                   "-fopt-info",     "-fdeps",           "-fuse-ld",      "-frecord-gcc-switches",
+                                   "-mllvm",         "-wrapper",         "-time"};
+  // Flags whose argument follows as the next item: ExtensionFlagsProblem judges the pair. Only
+  // the bare word (a "-Xptxas=-o,..." form is not taken).
+  for (const char* word : {"-Xptxas", "--ptxas-options", "-Xcudafe"})
+    if (flag == word) return "";
   // -Wl, -Wa and -Wp pass options on to the linker, assembler and preprocessor: not warnings.
   bool pass_through = StartsWith(flag, "-Wl,") || StartsWith(flag, "-Wa,") || StartsWith(flag, "-Wp,");
   bool refused =
@@ -273,8 +271,15 @@ std::string ExtensionFlagsProblem(const std::vector<std::string>& flags) {
     const std::string& arg = flags[++i];
     bool ok = plain(arg);
     if (f == "-x") ok = arg == "c++" || arg == "c" || arg == "cu" || arg == "cuda";
-    // ptxas options tune code generation; one that names an output file is not taken.
-    if (f == "-Xptxas" || f == "--ptxas-options") ok = ok && arg.find("-o") != 0 && arg.find("--output") != 0;
+    // ptxas options tune code generation; a list naming an output file is not taken, whichever
+    // of its items does.
+    if (f == "-Xptxas" || f == "--ptxas-options")
+      for (size_t at = 0; ok && at <= arg.size();) {
+        const size_t comma = std::min(arg.find(',', at), arg.size());
+        const std::string item = arg.substr(at, comma - at);
+        ok = item.rfind("-o", 0) != 0 && item.rfind("--output", 0) != 0;
+        at = comma + 1;
+      }
     // -Xcompiler hands a comma-separated list to the host compiler: each is judged as a flag.
     if (ok && (f == "-Xcompiler" || f == "--compiler-options"))
       for (size_t at = 0; at <= arg.size();) {

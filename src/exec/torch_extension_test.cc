@@ -39,6 +39,11 @@ TEST(ExtensionFlagsTest, ListsAreJudgedAsTheBuildLineHasThem) {
   EXPECT_NE(ExtensionFlagsProblem({"-fdump-tree-all"}), "");
   EXPECT_NE(ExtensionFlagsProblem({"-I/etc"}), "");
   EXPECT_NE(ExtensionFlagsProblem({"-wrapper", "gdb"}), "");
+  // Switches that write where they are told (found by a review with g++ 12).
+  for (const char* writes : {"-time=/tmp/x", "-fopt-info-all=/tmp/x", "-fpass-plugin=x.so", "-fuse-ld=/tmp/ld",
+                             "-Xptxas=-o,/tmp/x", "--ptxas-options=--output-file=/tmp/x"})
+    EXPECT_NE(ExtensionFlagsProblem({writes}), "") << writes;
+  EXPECT_NE(ExtensionFlagsProblem({"-Xptxas", "-v,-o,/tmp/x"}), "");
   EXPECT_NE(ExtensionFlagsProblem({"-o", "/tmp/x"}), "");
 }
 

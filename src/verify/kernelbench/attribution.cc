@@ -246,8 +246,15 @@ json KernelBenchNeutralisation(const json& report, int64_t completed, std::vecto
               {"neutralised_tensors",
                tensors != report.end() && tensors->is_number_integer() ? tensors->get<int64_t>() : int64_t{0}}};
   if (auto raised = report.find("raised"); raised != report.end()) {
+    // Fails closed: a forward can raise on purpose when its kernels' results are not the
+    // framework's (a check that hides a fallback), so a raise shows nothing.
     out["raised"] = raised->is_string() ? CutText(UntrustedText(raised->get<std::string>()), 300) : "";
-    out["changed"] = true;  // the NaN reached code that could not take it
+    AddFinding(findings, "kernel.neutralised_raised",
+               "ModelNew's forward raised when the results of the candidate's own kernels were replaced by other "
+               "values (" +
+                   out["raised"].get<std::string>() +
+                   "): whether they reach the output cannot be shown; a forward must use its kernels' results, not "
+                   "test them");
     return out;
   }
   const json as_run = report.value("as_run", json()), neutralised = report.value("neutralised", json());
@@ -276,6 +283,8 @@ json KernelBenchNeutralisation(const json& report, int64_t completed, std::vecto
 }
 
 std::vector<std::string> WorkMovedToFramework(const json& near_miss, const json& repaired) {
+  // By operator name and by kind of finding (not its detail: a renamed extension or a moved
+  // line is not new work for the framework).
   auto ops = [](const json& kb) {
     std::set<std::string> out;
     const json a = kb.is_object() ? kb.value("attribution", json::object()) : json::object();
@@ -283,9 +292,13 @@ std::vector<std::string> WorkMovedToFramework(const json& near_miss, const json&
       for (auto& [name, n] : a["framework_compute"].items()) out.insert(name);
     if (a.is_object() && a.contains("in_source") && a["in_source"].is_array())
       for (const auto& f : a["in_source"])
-        if (f.is_object()) out.insert(f.value("check", "") + ": " + f.value("detail", ""));
+        if (f.is_object() && f.contains("check") && f["check"].is_string()) out.insert(f["check"].get<std::string>());
     return out;
   };
+  // A near-miss whose forwards were never recorded (it did not build, or raised on every
+  // trial) gives nothing to compare with.
+  const json a = near_miss.is_object() ? near_miss.value("attribution", json::object()) : json::object();
+  if (!a.is_object() || !a.contains("framework_compute") || !a["framework_compute"].is_object()) return {};
   const std::set<std::string> before = ops(near_miss);
   std::vector<std::string> moved;
   for (const auto& name : ops(repaired))

@@ -59,13 +59,14 @@ nlohmann::json KernelBenchAttribution(const nlohmann::json& report, KernelBenchP
                                       std::vector<IntegrityFinding>* findings);
 
 /// The neutralised forward (the worker's "neutralised": the first trial run again as it was
-/// and with whatever the candidate's kernels return or write made NaN) judged: outputs that
-/// are the same both ways were not made by the candidate's kernels, `kernel.result_unused`
-/// (a kernel launched and its result discarded). A forward that raised on the NaN was
-/// reached by them. A forward in which every call of the candidate's kernels returned one of
-/// its arguments unchanged (its "kernel_calls" all "copy_calls") is `kernel.copy_only`: the
-/// kernels moved data around compute the framework did. Fails closed: no report, with
-/// forwards that returned, is `attribution.unrecorded`. Returns what the verdict records.
+/// and with whatever the candidate's kernels return or write replaced by other values) judged:
+/// outputs that are the same both ways were not made by the candidate's kernels,
+/// `kernel.result_unused` (a kernel launched and its result discarded, or multiplied by 0). A
+/// forward that raised on the replaced values is `kernel.neutralised_raised` (fails closed: a
+/// raise can hide a check against the framework's result). A forward in which every call of the candidate's kernels
+/// returned one of its arguments unchanged (its "kernel_calls" all "copy_calls") is `kernel.copy_only`: the kernels
+/// moved data around compute the framework did. Fails closed: no report, with forwards that returned, is
+/// `attribution.unrecorded`. Returns what the verdict records.
 nlohmann::json KernelBenchNeutralisation(const nlohmann::json& report, int64_t completed,
                                          std::vector<IntegrityFinding>* findings);
 

@@ -96,10 +96,13 @@ std::vector<IntegrityFinding> ExtensionChecks(const std::string& source, Backend
 }
 
 bool ExtensionHasOwnCode(const std::string& source) {
+  // A kernel declared through a macro, or launched: the text says so whatever the parse does.
+  if (source.find("__global__") != std::string::npos || source.find("<<<") != std::string::npos) return true;
   SourceTree tree = ParseSource(source, 2'000'000);
-  if (tree == nullptr) return false;
-  static const std::set<std::string> kOwn = {"for_statement", "for_range_loop", "while_statement", "do_statement",
-                                             "__global__"};
+  if (tree == nullptr) return true;  // unknown: not a finding
+  // Loops, kernels, and lambdas (std::transform, std::for_each and parallel_for bodies).
+  static const std::set<std::string> kOwn = {"for_statement", "for_range_loop", "while_statement",
+                                             "do_statement",  "__global__",     "lambda_expression"};
   static const std::set<std::string> kDeviceLibraries = {"cub", "cutlass", "cute", "thrust"};
   std::vector<TSNode> todo = {ts_tree_root_node(tree.get())};
   while (!todo.empty()) {

@@ -99,6 +99,14 @@ TEST(ExtensionChecksTest, OwnCodeIsALoopOrAKernelHoweverTheFrameworkIsCalled) {
       ExtensionHasOwnCode("torch::Tensor f(torch::Tensor x) {\n"
                           "  auto p = (x > 0).to(x.scalar_type());\n  return x * p;\n}\n"));
   EXPECT_FALSE(ExtensionHasOwnCode("// for (;;) in a comment is not a loop\nint f() { return 0; }\n"));
+  // A kernel behind a macro, and an algorithm with a lambda body, are the candidate's code.
+  EXPECT_TRUE(
+      ExtensionHasOwnCode("#define KERNEL __global__\nKERNEL void k(float* y, int n) { if (threadIdx.x < n) "
+                          "y[threadIdx.x] = 0; }\n"));
+  EXPECT_TRUE(
+      ExtensionHasOwnCode("torch::Tensor f(torch::Tensor x) { auto y = torch::empty_like(x); float* p = "
+                          "y.data_ptr<float>(); std::transform(p, p + 4, p, [](float v) { return v > 0 ? v : "
+                          "0; }); return y; }\n"));
   // A CUTLASS GEMM instantiated by the candidate is device code compiled into it.
   EXPECT_TRUE(
       ExtensionHasOwnCode("using Gemm = cutlass::gemm::device::Gemm<float, cutlass::layout::RowMajor>;\n"

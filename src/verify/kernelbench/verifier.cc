@@ -731,9 +731,16 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
     for (size_t i = before; i < v.cases.size(); ++i) completed += v.cases[i].failure != FailureClass::kRuntimeError;
     kb["attribution"] = KernelBenchAttribution(cand.result.is_object() ? cand.result.value("ops", json()) : json(),
                                                options_.policy, completed, &v.integrity);
-    if (&set == &trials)
-      kb["attribution"]["neutralised"] = KernelBenchNeutralisation(
-          cand.result.is_object() ? cand.result.value("neutralised", json()) : json(), completed, &v.integrity);
+    if (&set == &trials) {
+      // Whether the kernels' results reach the output matters for a candidate whose outputs
+      // are right: a failing one keeps the class observed in its outputs.
+      bool outputs_right = true;
+      for (size_t i = before; i < v.cases.size(); ++i) outputs_right = outputs_right && v.cases[i].passed();
+      std::vector<IntegrityFinding> unused;
+      kb["attribution"]["neutralised"] =
+          KernelBenchNeutralisation(cand.result.is_object() ? cand.result.value("neutralised", json()) : json(),
+                                    completed, outputs_right ? &v.integrity : &unused);
+    }
     if (options_.backend == BackendKind::kCuda)
       kb["launches"] = KernelBenchLaunchFindings(
           cand.result.is_object() ? cand.result.value("launches", json()) : json(), completed, &v.integrity);
