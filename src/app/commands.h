@@ -50,6 +50,7 @@ CommandAction SetupRegress(CLI::App& sub, Machine& machine, CancellationToken& i
 CommandAction SetupReport(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
 CommandAction SetupMcp(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
 CommandAction SetupMutate(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
+CommandAction SetupExperiment(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
 
 struct Config;
 /// The last `kforge mutate --score` result per task ({} when never run).

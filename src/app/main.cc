@@ -43,6 +43,8 @@ const Command kCommands[] = {
     {"replay", "replay a recorded run: strictly, with live layers, or with a value changed", SetupReplay},
     {"diff", "compare two runs of one task: differing recorded values by layer, first differing decision", SetupDiff},
     {"bisect", "find which recorded values turn one run's outcome into another's (delta debugging)", SetupBisect},
+    {"experiment", "run a study over many tasks and arms (debug vs regenerate, ablations) on a device pool or Slurm",
+     SetupExperiment},
     {"agree", "how alike several runs are: action sequences, outcome variance, pass-rate noise (--vs)", SetupAgree},
     {"pack", "write a run into one file that replays on another machine", SetupPack},
     {"unpack", "unpack a run from a pack file, checking every hash", SetupUnpack},

@@ -51,7 +51,9 @@ std::vector<GuardDecision> IntegrityGuard(const std::vector<Scored>& results) {
 
 std::optional<GuardDecision> RollbackGuard(const RunConfig& c, int rounds_without_best, const Scored& current_after,
                                            const Scored& best_after) {
-  if (rounds_without_best < c.rollback_after || current_after.candidate == best_after.candidate) return std::nullopt;
+  if (c.Without(Ablation::kAdaptiveScheduling) || rounds_without_best < c.rollback_after ||
+      current_after.candidate == best_after.candidate)
+    return std::nullopt;
   return GuardDecision{GuardKind::kBestSnapshot, GuardAction::kRollback,
                        fmt::format("{} rounds without beating the best (score {:.2f}); back to {}", rounds_without_best,
                                    best_after.score, best_after.candidate.substr(0, 8))};
@@ -64,7 +66,7 @@ std::optional<GuardDecision> RepeatedFailureGuard(const RunConfig& c, int repeat
 }
 
 std::optional<GuardDecision> StagnationGuard(const RunConfig& c, int stagnant, const Scored& current_after) {
-  if (stagnant < c.stagnation_rounds) return std::nullopt;
+  if (c.Without(Ablation::kAdaptiveScheduling) || stagnant < c.stagnation_rounds) return std::nullopt;
   return Stop(GuardKind::kStagnation, fmt::format("score flat at {:.2f} for {} rounds", current_after.score, stagnant));
 }
 
@@ -90,7 +92,8 @@ std::optional<GuardDecision> AttemptBudgetGuard(const RoundInput& in, const Roun
   const bool sub_limit =
       after.build_error_rounds >= c.build_error_rounds || after.precision_rounds >= c.precision_rounds;
   if (in.rounds_in_attempt < c.rounds_per_attempt + in.extra_rounds && !sub_limit) return std::nullopt;
-  if (improved && !in.extended && !sub_limit && c.soft_extension_rounds > 0)
+  if (improved && !in.extended && !sub_limit && c.soft_extension_rounds > 0 &&
+      !c.Without(Ablation::kAdaptiveScheduling))
     return GuardDecision{
         GuardKind::kSoftBudget, GuardAction::kExtend,
         fmt::format("the last round improved the score ({:.2f} -> {:.2f})", in.current->score, current_after.score)};
@@ -155,7 +158,8 @@ RoundDecision CloseRoundDecision(const RoundInput& in, const std::function<Foren
     }
     // The first stopping guard wins, in this order.
     stop_with(RepeatedFailureGuard(c, k.repeated, *after)) || stop_with(StagnationGuard(c, k.stagnant, *after)) ||
-        stop_with(NearPassGuard(d.improved, k.rounds_without_best, forensics_of(*after))) ||
+        (!c.Without(Ablation::kAdaptiveScheduling) &&
+         stop_with(NearPassGuard(d.improved, k.rounds_without_best, forensics_of(*after)))) ||
         stop_with(TurnBudgetGuard(c, in.turns)) || stop_with(WallClockGuard(c, in.elapsed_s));
     if (d.stop.empty()) {
       if (auto g = AttemptBudgetGuard(in, k, d.improved, *after)) {

@@ -120,7 +120,11 @@ std::unique_ptr<RepairRun> RepairRun::Create(const std::string& run_dir, const s
   std::string task_hash = run->artifacts_->Put(task_text);
   std::string cand_hash = candidate_source.empty() ? "" : run->artifacts_->Put(candidate_source);
   // The knowledge base as it stands now is an input of the run: record it.
-  KnowledgeBase kb(env.kb_dir, env.machine->config().kb_state_dir);
+  // Without the knowledge base (an ablation) the run records an empty one, so a resume or a
+  // replay retrieves nothing either.
+  KnowledgeBase kb = config.Without(Ablation::kKnowledgeBase)
+                         ? KnowledgeBase::FromSnapshot(nlohmann::json::array(), "")
+                         : KnowledgeBase(env.kb_dir, env.machine->config().kb_state_dir);
   std::string kb_hash = run->artifacts_->Put(kb.Snapshot().dump());
   RunStartedEvent started;
   started.task_name = task.name;
@@ -212,7 +216,8 @@ void RepairRun::Progress(const std::string& line) {
 Scored RepairRun::Validate(const std::string& source, int round, int index, const std::string& origin,
                            const std::string& previous) {
   VerifyOptions opts;
-  opts.full = true;
+  opts.full = !state_.config.Without(Ablation::kFullCoverage);
+  opts.trusted = state_.config.Without(Ablation::kAntiCheat);
   opts.backend = state_.config.backend;
   opts.seed = MixSeed(state_.config.seed, static_cast<uint64_t>(round) * 1000 + static_cast<uint64_t>(index + 1));
   opts.case_timeout_ms = state_.config.case_timeout_ms;
@@ -220,7 +225,8 @@ Scored RepairRun::Validate(const std::string& source, int round, int index, cons
   opts.cache_dir = machine_.config().cache_dir;
   // Probes cost a round, so they are enabled only after unassisted repair has failed, or
   // when the repairer asked for them this round.
-  opts.probes = round > state_.config.probes_after_round || (index >= 0 && state_.probes_requested);
+  opts.probes = !state_.config.Without(Ablation::kProbes) &&
+                (round > state_.config.probes_after_round || (index >= 0 && state_.probes_requested));
   opts.diagnose = true;
   opts.cancel = env_.cancel;
   std::string cand_hash = artifacts_->Put(source);
@@ -350,7 +356,7 @@ void RepairRun::CallRepairer() {
   ctx.kb_hits = kb_->Retrieve(task(), f);
   ctx.round = state_.round;
   ctx.attempt = state_.attempt;
-  ctx.probes_enabled = state_.round > state_.config.probes_after_round;
+  ctx.probes_enabled = !state_.config.Without(Ablation::kProbes) && state_.round > state_.config.probes_after_round;
   for (FailureClass e : state_.error_history) ctx.history.emplace_back(FailureClassName(e));
   ctx.round_notes = state_.config.carried_notes;
   for (auto& n : RoundNotes(events_)) ctx.round_notes.push_back(std::move(n));
@@ -456,7 +462,7 @@ void RepairRun::Finish(bool success, const std::string& reason, const std::strin
   Append(RunFinishedEvent{success, reason, message, final_candidate ? final_candidate->candidate : ""});
   // Learn from the repair: the signature it fixed and the change that fixed it.
   const std::string before = state_.current ? state_.current->previous : "";
-  if (!success || before.empty()) return;
+  if (!success || before.empty() || state_.config.Without(Ablation::kKnowledgeBase)) return;
   for (const RunEvent& e : events_) {
     const auto* validated = std::get_if<ValidatedEvent>(&e);
     if (validated == nullptr || validated->scored.candidate != before || validated->scored.forensics.empty()) continue;

@@ -9,7 +9,27 @@ namespace {
 constexpr NameEntry<RepairPolicy> kPolicyNames[] = {{RepairPolicy::kDebug, "debug"},
                                                     {RepairPolicy::kRegenerate, "regenerate"}};
 
+constexpr NameEntry<Ablation> kAblationNames[] = {{Ablation::kKnowledgeBase, "knowledge_base"},
+                                                  {Ablation::kProbes, "probes"},
+                                                  {Ablation::kAntiCheat, "anti_cheat"},
+                                                  {Ablation::kFullCoverage, "full_coverage"},
+                                                  {Ablation::kAdaptiveScheduling, "adaptive_scheduling"}};
+
 }  // namespace
+
+std::vector<std::string> AblationList(const std::set<Ablation>& ablations) {
+  std::vector<std::string> out;
+  for (Ablation a : ablations) out.emplace_back(AblationName(a));
+  return out;
+}
+
+std::string_view AblationName(Ablation a) { return NameIn(kAblationNames, a); }
+bool TryParseAblation(std::string_view name, Ablation* out) { return ParseIn(kAblationNames, name, out); }
+std::string AblationNames() {
+  std::string out;
+  for (const auto& e : kAblationNames) out += (out.empty() ? "" : ", ") + std::string(e.name);
+  return out;
+}
 
 std::string_view RepairPolicyName(RepairPolicy p) { return NameIn(kPolicyNames, p); }
 bool TryParseRepairPolicy(std::string_view name, RepairPolicy* out) { return ParseIn(kPolicyNames, name, out); }
@@ -47,7 +67,8 @@ nlohmann::json RunConfig::ToJson() const {
       {"soft_extension_rounds", soft_extension_rounds},
       {"case_timeout_ms", case_timeout_ms},
       {"memory_gib", memory_gib},
-      {"probes_after_round", probes_after_round}};
+      {"probes_after_round", probes_after_round},
+      {"ablations", AblationList(ablations)}};
 }
 
 RunConfig RunConfig::FromJson(const nlohmann::json& j) {
@@ -90,6 +111,12 @@ RunConfig RunConfig::FromJson(const nlohmann::json& j) {
   c.case_timeout_ms = j.value("case_timeout_ms", c.case_timeout_ms);
   c.memory_gib = j.value("memory_gib", c.memory_gib);
   c.probes_after_round = j.value("probes_after_round", c.probes_after_round);
+  for (const auto& name : j.value("ablations", std::vector<std::string>{})) {
+    Ablation a;
+    if (!TryParseAblation(name, &a))
+      throw UsageError("the run was made without '" + name + "', a part of the engine this kforge does not know");
+    c.ablations.insert(a);
+  }
   return c;
 }
 

@@ -4,6 +4,7 @@
 // failures), 240 agent turns per session and 600 per task.
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,21 @@ namespace kforge {
 enum class RepairPolicy { kDebug, kRegenerate };
 std::string_view RepairPolicyName(RepairPolicy p);
 bool TryParseRepairPolicy(std::string_view name, RepairPolicy* out);
+
+/// A part of the engine a study switches off to show what it is worth (an ablation). A run
+/// records the ones it ran without; a resumed or replayed run keeps them.
+enum class Ablation {
+  kKnowledgeBase,       ///< retrieves nothing, records no use, proposes no learned entry
+  kProbes,              ///< never enables probes, even when the repairer asks
+  kAntiCheat,           ///< the static integrity checks are skipped (the weakened verdict)
+  kFullCoverage,        ///< certified on the light set alone
+  kAdaptiveScheduling,  ///< no rollback, stagnation or near-pass stop, no soft extension
+};
+std::string_view AblationName(Ablation a);
+bool TryParseAblation(std::string_view name, Ablation* out);
+/// Every ablation's name, comma-separated (for messages).
+std::string AblationNames();
+std::vector<std::string> AblationList(const std::set<Ablation>& ablations);
 
 struct RunConfig {
   BackendKind backend = BackendKind::kCpu;         ///< where candidates run
@@ -44,6 +60,8 @@ struct RunConfig {
   std::string requirement;
   /// Notes carried from an earlier run this one continues (its rounds, condensed).
   std::vector<std::string> carried_notes;
+  std::set<Ablation> ablations;  ///< parts of the engine this run goes without (studies)
+  bool Without(Ablation a) const { return ablations.count(a) > 0; }
 
   /// File extension of candidate sources in the run directory and for repairers.
   std::string SourceExtension() const {

@@ -32,6 +32,12 @@ std::string Lower(std::string s) {
 
 }  // namespace
 
+ScriptedHttpServer::ScriptedHttpServer(ByRequest, std::function<ScriptedReply(const ReceivedRequest&)> respond)
+    : ScriptedHttpServer(std::vector<ScriptedReply>{}) {
+  std::lock_guard<std::mutex> lock(mu_);
+  respond_ = std::move(respond);
+}
+
 ScriptedHttpServer::ScriptedHttpServer(std::vector<ScriptedReply> script) : script_(std::move(script)) {
   std::string error;
   listen_ = ListenOnLoopback(8, &port_, &error);
@@ -105,7 +111,9 @@ void ScriptedHttpServer::Answer(int fd) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     received_.push_back(req);
-    if (next_ < script_.size())
+    if (respond_)
+      reply = respond_(req);
+    else if (next_ < script_.size())
       reply = script_[next_++];
     else
       reply = ScriptedReply{500, {}, "the test server's script has no reply left", {}, 0, 0};

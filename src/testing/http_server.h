@@ -2,6 +2,7 @@
 // A real HTTP/1.1 server on loopback that answers from a script, for tests of code that
 // talks to a network service (the libcurl client now; LLM endpoints next). One connection
 // at a time, Connection: close; it records every request it receives.
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -35,6 +36,10 @@ class ScriptedHttpServer {
  public:
   /// Listens on 127.0.0.1 on a free port. Requests beyond the script get a 500.
   explicit ScriptedHttpServer(std::vector<ScriptedReply> script);
+  /// Answers every request with what `respond` makes of it (a model that answers by what it
+  /// is asked, for runs whose requests come in no fixed order). Called on the server's thread.
+  struct ByRequest {};
+  ScriptedHttpServer(ByRequest, std::function<ScriptedReply(const ReceivedRequest&)> respond);
   ~ScriptedHttpServer();
   ScriptedHttpServer(const ScriptedHttpServer&) = delete;
   ScriptedHttpServer& operator=(const ScriptedHttpServer&) = delete;
@@ -48,6 +53,7 @@ class ScriptedHttpServer {
   void Answer(int fd);
 
   std::vector<ScriptedReply> script_;
+  std::function<ScriptedReply(const ReceivedRequest&)> respond_;
   size_t next_ = 0;
   ScopedFd listen_;
   ScopedFd stop_read_, stop_write_;

@@ -1,0 +1,212 @@
+// kforge experiment plan|run|status|resume|cancel|report (and `cell`, which an executor
+// runs): the study over many tasks and arms (service/experiment/).
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "app/commands.h"
+#include "app/experiment_page.h"
+#include "app/run_flags.h"
+#include "core/cancel.h"
+#include "core/error.h"
+#include "core/fs.h"
+#include "exec/machine.h"
+#include "service/experiment/cell.h"
+#include "service/experiment/device_pool.h"
+#include "service/experiment/experiment_dir.h"
+#include "service/experiment/local_executor.h"
+#include "service/experiment/report.h"
+#include "service/experiment/slurm_executor.h"
+#include "service/service.h"
+
+namespace kforge {
+namespace {
+
+struct ExecutorFlags {
+  std::string executor = "local", devices;
+  int jobs = 0;
+  bool quiet = false;
+};
+
+void AddExecutorFlags(CLI::App* sub, ExecutorFlags* f) {
+  sub->add_option("--executor", f->executor, "local (a device pool on this machine) or slurm (a job array)")
+      ->check(CLI::IsMember({"local", "slurm"}));
+  sub->add_option("--devices", f->devices,
+                  "local: the devices cells lease, one cell each at a time (default: every visible GPU on cuda, "
+                  "half the cores' worth of slots on cpu)");
+  sub->add_option("--jobs", f->jobs, "local, cpu plans: how many cells run at once (instead of --devices)")
+      ->check(CLI::PositiveNumber);
+  sub->add_flag("-q,--quiet", f->quiet, "no progress lines on stderr");
+}
+
+void PrintPlan(const ExperimentPlan& plan) {
+  PlanBudget b = BudgetOf(plan);
+  std::cout << fmt::format("plan {}: {} tasks x {} arms x {} seeds x {} samples = {} cells on {}\n", plan.name,
+                           plan.tasks.size(), plan.arms.size(), plan.seeds.size(), plan.samples, b.cells,
+                           BackendName(plan.backend));
+  for (const auto& arm : plan.arms)
+    std::cout << fmt::format("  arm {}: {} with the {} repairer{}; {} rounds x {} attempts, {} s a run{}\n", arm.name,
+                             RepairPolicyName(arm.strategy), RepairerKindName(arm.repairer),
+                             arm.model.empty() ? "" : " (" + arm.model + ")", arm.budget.rounds, arm.budget.attempts,
+                             arm.budget.wall_s,
+                             arm.ablations.empty()
+                                 ? std::string()
+                                 : fmt::format("; without {} (against {})", fmt::join(AblationList(arm.ablations), ", "),
+                                               arm.base.empty() ? "no base" : arm.base));
+  std::cout << fmt::format("budget at most: {} repair rounds, {} of them model turns{}; {:.1f} cell-hours of wall clock\n",
+                           b.max_rounds, b.max_model_turns,
+                           b.arms_with_model.empty() ? std::string(" (no arm calls a model)")
+                                                     : fmt::format(" (arms {})", fmt::join(b.arms_with_model, ", ")),
+                           b.max_cell_hours);
+}
+
+void PrintStatus(const ExperimentDir& dir) {
+  std::cout << ProgressLine(dir, 0, 0) << "\n";
+  if (dir.cancelled()) std::cout << "cancelled: continue with 'kforge experiment resume " << dir.dir() << "'\n";
+}
+
+int Drive(Machine& machine, const ExperimentDir& dir, const ExecutorFlags& f, CancellationToken& interrupt) {
+  const bool cuda = dir.plan().backend == BackendKind::kCuda;
+  auto progress = [&](const std::string& line) {
+    if (!f.quiet) std::cerr << line << "\n";
+  };
+  if (f.executor == "slurm") {
+    SlurmRunOptions options;
+    options.kforge = ExecutableDir() + "/kforge";
+    options.progress = progress;
+    SlurmRunSummary s = RunSlurm(machine, dir, options, interrupt);
+    if (s.cancelled) {
+      std::cout << "INTERRUPTED: continue with 'kforge experiment resume " << dir.dir() << " --executor slurm'\n";
+      return 130;
+    }
+  } else {
+    LocalRunOptions options;
+    options.cuda = cuda;
+    options.kforge = ExecutableDir() + "/kforge";
+    options.progress = progress;
+    if (!f.devices.empty()) {
+      options.devices = ParseDeviceList(f.devices);
+    } else if (f.jobs > 0) {
+      for (int i = 0; i < f.jobs; ++i) options.devices.push_back("cpu" + std::to_string(i));
+    } else {
+      options.devices = DefaultDevices(machine, cuda);
+    }
+    dir.WriteExecutor({{"executor", "local"}, {"devices", options.devices}, {"cuda", cuda}});
+    LocalRunSummary s = RunLocal(machine, dir, options, interrupt);
+    if (s.cancelled) {
+      std::cout << "INTERRUPTED: " << ProgressLine(dir, 0, 0) << "\ncontinue with 'kforge experiment resume "
+                << dir.dir() << "'\n";
+      return 130;
+    }
+  }
+  ExperimentReport report = BuildReport(dir);
+  WriteFileAtomic(dir.dir() + "/report.json", report.ToJson().dump(2));
+  WriteFileAtomic(dir.dir() + "/report.md", report.Markdown());
+  WriteFileAtomic(dir.dir() + "/report.html", RenderExperimentPage(report));
+  std::cout << report.Markdown();
+  std::cout << "\nreport: " << dir.dir() << "/report.{json,md,html}\n";
+  return report.errors > 0 ? 1 : 0;
+}
+
+}  // namespace
+
+CommandAction SetupExperiment(CLI::App& sub, Machine& machine, CancellationToken& interrupt) {
+  struct Args {
+    std::string plan, dir, cell, device;
+    ExecutorFlags exec;
+    bool json = false;
+  };
+  auto a = std::make_shared<Args>();
+  auto action = std::make_shared<std::string>();
+  sub.require_subcommand(1);
+  sub.footer("Exit status: 0 every cell finished, 1 some cells ended in an error, 130 interrupted (resume it), "
+             "2 usage or environment error.");
+  CLI::App* plan = sub.add_subcommand("plan", "check a plan file and print its cells and the budget it will spend");
+  plan->add_option("plan", a->plan, "the plan file (JSON; see examples/experiments/)")->required();
+  plan->callback([action] { *action = "plan"; });
+  CLI::App* run = sub.add_subcommand("run", "run every cell of a plan into an experiment directory");
+  run->add_option("plan", a->plan, "the plan file")->required();
+  run->add_option("-o,--out", a->dir, "the experiment directory (created)")->required();
+  AddExecutorFlags(run, &a->exec);
+  run->callback([action] { *action = "run"; });
+  CLI::App* resume = sub.add_subcommand("resume", "continue an experiment: finished cells stay, cells in flight resume");
+  resume->add_option("dir", a->dir, "the experiment directory")->required();
+  AddExecutorFlags(resume, &a->exec);
+  resume->callback([action] { *action = "resume"; });
+  CLI::App* status = sub.add_subcommand("status", "show how far an experiment is, per arm");
+  status->add_option("dir", a->dir, "the experiment directory")->required();
+  status->add_flag("--json", a->json, "print every cell's state as JSON");
+  status->callback([action] { *action = "status"; });
+  CLI::App* cancel = sub.add_subcommand("cancel", "stop an experiment's running cells; resume continues it");
+  cancel->add_option("dir", a->dir, "the experiment directory")->required();
+  cancel->callback([action] { *action = "cancel"; });
+  CLI::App* report = sub.add_subcommand("report", "the study's statistics from the cells finished so far");
+  report->add_option("dir", a->dir, "the experiment directory")->required();
+  report->add_flag("--json", a->json, "print the report as JSON (else Markdown); report.html is written beside");
+  report->callback([action] { *action = "report"; });
+  CLI::App* cell = sub.add_subcommand("cell", "run one cell (what an executor starts; not for people)");
+  cell->add_option("dir", a->dir, "the experiment directory")->required();
+  cell->add_option("cell", a->cell, "the cell's name or index (a Slurm array index)")->required();
+  cell->add_option("--device", a->device, "the device the executor leased it");
+  cell->callback([action] { *action = "cell"; });
+  cell->group("");  // hidden from help
+  return [a, action, &machine, &interrupt]() -> int {
+    const std::string& what = *action;
+    if (what == "plan") {
+      PrintPlan(LoadPlan(a->plan));
+      return 0;
+    }
+    if (what == "run") {
+      ExperimentPlan plan = LoadPlan(a->plan);
+      PrintPlan(plan);
+      ExperimentDir dir = ExperimentDir::Create(a->dir, plan);
+      return Drive(machine, dir, a->exec, interrupt);
+    }
+    ExperimentDir dir = ExperimentDir::Open(a->dir);
+    if (what == "resume") {
+      if (dir.cancelled()) std::remove((dir.dir() + "/cancelled").c_str());
+      return Drive(machine, dir, a->exec, interrupt);
+    }
+    if (what == "status") {
+      if (a->json) {
+        nlohmann::json cells = nlohmann::json::array();
+        for (const auto& c : dir.cells()) {
+          nlohmann::json j = {{"cell", c.name}, {"state", CellStateName(dir.State(c))}};
+          if (auto r = dir.Result(c)) j["result"] = r->ToJson();
+          cells.push_back(j);
+        }
+        std::cout << nlohmann::json{{"cancelled", dir.cancelled()}, {"cells", cells}}.dump(2) << "\n";
+      } else {
+        PrintStatus(dir);
+      }
+      return 0;
+    }
+    if (what == "cancel") {
+      dir.MarkCancelled();  // persist first: an executor still running sees it and starts nothing more
+      int stopped = StopLocalCells(dir, 30000) + CancelSlurmCells(machine, dir);
+      std::cout << fmt::format("cancelled: {} running cells stopped; continue with 'kforge experiment resume {}'\n",
+                               stopped, dir.dir());
+      return 0;
+    }
+    if (what == "report") {
+      ExperimentReport report = BuildReport(dir);
+      WriteFileAtomic(dir.dir() + "/report.html", RenderExperimentPage(report));
+      std::cout << (a->json ? report.ToJson().dump(2) + "\n" : report.Markdown());
+      return 0;
+    }
+    // cell
+    const ExperimentCell* c = dir.Find(a->cell);
+    if (c == nullptr) throw UsageError("the experiment in " + a->dir + " has no cell '" + a->cell + "'");
+    if (dir.State(*c) == CellState::kDone) return 0;  // a requeued array task whose cell finished
+    Service service(machine);
+    auto progress = [](const std::string& line) { std::cerr << line << "\n"; };
+    CellResult r = RunCell(service, dir, *c, a->device, interrupt, progress);
+    if (interrupt.cancelled() && r.outcome.empty()) return 130;
+    return r.outcome == "error" ? 2 : 0;
+  };
+}
+
+}  // namespace kforge

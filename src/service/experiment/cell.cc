@@ -1,0 +1,104 @@
+#include "service/experiment/cell.h"
+
+#include "core/cancel.h"
+#include "core/clock.h"
+#include "core/error.h"
+#include "core/fs.h"
+#include "exec/machine.h"
+
+namespace kforge {
+
+RunConfig CellRunConfig(const ExperimentPlan& plan, const ExperimentCell& cell) {
+  const ExperimentArm& arm = plan.arms[cell.arm];
+  RunConfig config;
+  config.backend = plan.backend;
+  config.policy = arm.strategy;
+  config.repairer.kind = arm.repairer;
+  config.repairer.base_url = arm.base_url;
+  config.repairer.model = arm.model;
+  config.repairer.command = arm.command;
+  config.rounds_per_attempt = arm.budget.rounds;
+  config.max_attempts = arm.budget.attempts;
+  config.wall_clock_s = arm.budget.wall_s;
+  config.case_timeout_ms = static_cast<int64_t>(arm.budget.timeout_s * 1000);
+  config.ablations = arm.ablations;
+  config.seed = cell.run_seed;
+  return config;
+}
+
+CellResult RunCell(Service& service, const ExperimentDir& dir, const ExperimentCell& cell, const std::string& device,
+                   const CancellationToken& cancel, const ProgressFn& progress) {
+  const ExperimentPlan& plan = dir.plan();
+  const ExperimentTask& task = plan.tasks[cell.task];
+  const ExperimentArm& arm = plan.arms[cell.arm];
+  CellResult r;
+  r.cell = cell.name;
+  r.task = task.name;
+  r.arm = arm.name;
+  r.seed = cell.seed;
+  r.sample = cell.sample;
+  r.device = device;
+  Clock& clock = service.machine().env().clock();
+  const int64_t started = clock.MonotonicNanos();
+  r.started_us = clock.WallMicros();
+  const std::string run_dir = dir.RunDir(cell);
+  RunResult run;
+  try {
+    if (FileExists(run_dir + "/events.db")) {
+      run = service.Resume(run_dir, cancel, progress);
+    } else {
+      RepairRequest request;
+      request.task = task.task;
+      request.candidate_path = task.candidate;
+      request.out = run_dir;
+      request.config = CellRunConfig(plan, cell);
+      request.seed = cell.run_seed;
+      run = service.Repair(request, cancel, progress);
+    }
+  } catch (const CancelledError&) {
+    throw;
+  } catch (const Error& e) {
+    // Refused or stopped by the environment: recorded, so the report shows the cell and why.
+    r.outcome = "error";
+    r.error = e.what();
+    r.wall_s = (clock.MonotonicNanos() - started) / 1e9;
+    r.ended_us = clock.WallMicros();
+    dir.WriteResult(cell, r);
+    return r;
+  }
+  const RunState& s = run.state;
+  if (s.cancelled) return r;  // no result: the cell is pending, and resumes from its log
+  r.success = s.success;
+  r.outcome = s.environment_error ? "error" : s.success ? "repaired" : "not_repaired";
+  r.finish_reason = s.finish_reason;
+  r.rounds = s.round;
+  r.validations = s.iterations;
+  r.model_calls = s.usage.model_calls;
+  r.prompt_tokens = s.usage.prompt_tokens;
+  r.cached_prompt_tokens = s.usage.cached_prompt_tokens;
+  r.completion_tokens = s.usage.completion_tokens;
+  r.model = s.config.repairer.model;
+  r.base_url = s.config.repairer.base_url;
+  r.wall_s = (clock.MonotonicNanos() - started) / 1e9;
+  if (arm.weakens_verdict() && s.success) {
+    // What a weakened engine called a success, judged by the full certified verdict.
+    VerifyRequest verify;
+    verify.task = task.task;
+    verify.candidate_path = run_dir + "/final" + s.config.SourceExtension();
+    verify.options.backend = plan.backend;
+    verify.options.full = true;
+    verify.options.seed = cell.run_seed;
+    try {
+      r.full_engine_passed = service.Verify(verify, cancel).verdict.passed;
+    } catch (const CancelledError&) {
+      throw;
+    } catch (const Error& e) {
+      r.error = std::string("the full verdict of its final candidate could not be given: ") + e.what();
+    }
+  }
+  r.ended_us = clock.WallMicros();
+  dir.WriteResult(cell, r);
+  return r;
+}
+
+}  // namespace kforge
