@@ -48,19 +48,19 @@ void PrintPlan(const ExperimentPlan& plan) {
                            plan.tasks.size(), plan.arms.size(), plan.seeds.size(), plan.samples, b.cells,
                            BackendName(plan.backend));
   for (const auto& arm : plan.arms)
-    std::cout << fmt::format("  arm {}: {} with the {} repairer{}; {} rounds x {} attempts, {} s a run{}\n", arm.name,
-                             RepairPolicyName(arm.strategy), RepairerKindName(arm.repairer),
-                             arm.model.empty() ? "" : " (" + arm.model + ")", arm.budget.rounds, arm.budget.attempts,
-                             arm.budget.wall_s,
-                             arm.ablations.empty()
-                                 ? std::string()
-                                 : fmt::format("; without {} (against {})", fmt::join(AblationList(arm.ablations), ", "),
-                                               arm.base.empty() ? "no base" : arm.base));
-  std::cout << fmt::format("budget at most: {} repair rounds, {} of them model turns{}; {:.1f} cell-hours of wall clock\n",
-                           b.max_rounds, b.max_model_turns,
-                           b.arms_with_model.empty() ? std::string(" (no arm calls a model)")
-                                                     : fmt::format(" (arms {})", fmt::join(b.arms_with_model, ", ")),
-                           b.max_cell_hours);
+    std::cout << fmt::format(
+        "  arm {}: {} with the {} repairer{}; {} rounds x {} attempts, {} s a run{}\n", arm.name,
+        RepairPolicyName(arm.strategy), RepairerKindName(arm.repairer), arm.model.empty() ? "" : " (" + arm.model + ")",
+        arm.budget.rounds, arm.budget.attempts, arm.budget.wall_s,
+        arm.ablations.empty() ? std::string()
+                              : fmt::format("; without {} (against {})", fmt::join(AblationList(arm.ablations), ", "),
+                                            arm.base.empty() ? "no base" : arm.base));
+  std::cout << fmt::format(
+      "budget at most: {} repair rounds, {} of them model turns{}; {:.1f} cell-hours of wall clock\n", b.max_rounds,
+      b.max_model_turns,
+      b.arms_with_model.empty() ? std::string(" (no arm calls a model)")
+                                : fmt::format(" (arms {})", fmt::join(b.arms_with_model, ", ")),
+      b.max_cell_hours);
 }
 
 void PrintStatus(const ExperimentDir& dir) {
@@ -122,8 +122,9 @@ CommandAction SetupExperiment(CLI::App& sub, Machine& machine, CancellationToken
   auto a = std::make_shared<Args>();
   auto action = std::make_shared<std::string>();
   sub.require_subcommand(1);
-  sub.footer("Exit status: 0 every cell finished, 1 some cells ended in an error, 130 interrupted (resume it), "
-             "2 usage or environment error.");
+  sub.footer(
+      "Exit status: 0 every cell finished, 1 some cells ended in an error, 130 interrupted (resume it), "
+      "2 usage or environment error.");
   CLI::App* plan = sub.add_subcommand("plan", "check a plan file and print its cells and the budget it will spend");
   plan->add_option("plan", a->plan, "the plan file (JSON; see examples/experiments/)")->required();
   plan->callback([action] { *action = "plan"; });
@@ -132,7 +133,8 @@ CommandAction SetupExperiment(CLI::App& sub, Machine& machine, CancellationToken
   run->add_option("-o,--out", a->dir, "the experiment directory (created)")->required();
   AddExecutorFlags(run, &a->exec);
   run->callback([action] { *action = "run"; });
-  CLI::App* resume = sub.add_subcommand("resume", "continue an experiment: finished cells stay, cells in flight resume");
+  CLI::App* resume =
+      sub.add_subcommand("resume", "continue an experiment: finished cells stay, cells in flight resume");
   resume->add_option("dir", a->dir, "the experiment directory")->required();
   AddExecutorFlags(resume, &a->exec);
   resume->callback([action] { *action = "resume"; });

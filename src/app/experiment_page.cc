@@ -11,11 +11,20 @@ std::string Esc(const std::string& s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -34,10 +43,8 @@ std::string PassAtKChart(const ExperimentReport& r) {
   std::string svg = fmt::format("<svg width={} height={} role=img aria-label=\"pass@k\">", w, h);
   svg += fmt::format("<line x1={} y1={} x2={} y2={} stroke=#999 />", left, y(0), w - 10, y(0));
   svg += fmt::format("<line x1={} y1={} x2={} y2={} stroke=#999 />", left, y(0), left, y(1));
-  for (double v : {0.0, 0.5, 1.0})
-    svg += fmt::format("<text x=4 y={:.0f}>{:.1f}</text>", y(v) + 4, v);
-  for (size_t k = 1; k <= max_k; ++k)
-    svg += fmt::format("<text x={:.0f} y={}>k={}</text>", x(k) - 8, h - 8, k);
+  for (double v : {0.0, 0.5, 1.0}) svg += fmt::format("<text x=4 y={:.0f}>{:.1f}</text>", y(v) + 4, v);
+  for (size_t k = 1; k <= max_k; ++k) svg += fmt::format("<text x={:.0f} y={}>k={}</text>", x(k) - 8, h - 8, k);
   for (size_t a = 0; a < r.arms.size(); ++a) {
     const auto& arm = r.arms[a];
     std::string points;
@@ -59,7 +66,8 @@ std::string TokenBars(const ExperimentReport& r) {
     if (a.tasks) most = std::max(most, double(a.uncached_tokens + a.cached_tokens) / a.tasks);
   std::string out = "<table><tr><th>arm</th><th>tokens per task (uncached | cached)</th><th>per success</th></tr>";
   for (const auto& a : r.arms) {
-    const double unc = a.tasks ? double(a.uncached_tokens) / a.tasks : 0, cac = a.tasks ? double(a.cached_tokens) / a.tasks : 0;
+    const double unc = a.tasks ? double(a.uncached_tokens) / a.tasks : 0,
+                 cac = a.tasks ? double(a.cached_tokens) / a.tasks : 0;
     out += fmt::format(
         "<tr><td>{}</td><td><svg width=320 height=14><rect width={:.1f} height=14 fill=#2563eb /><rect x={:.1f} "
         "width={:.1f} height=14 fill=#93c5fd /></svg> {:.0f} | {:.0f}</td><td>{}</td></tr>",
@@ -104,9 +112,10 @@ th{background:#f5f7f9}.muted{color:#68717c}svg text{font:11px system-ui,sans-ser
                       Esc(r.name), r.done, r.cells,
                       r.complete ? "" : " <b>(incomplete: every number covers finished cells only)</b>", Esc(r.backend),
                       r.errors);
-  page += "<h2>Arms</h2><table><tr><th>arm</th><th>strategy</th><th>repairer</th><th>model</th><th>endpoint</th>"
-          "<th>without</th><th>runs</th><th>repaired</th><th>tasks solved</th><th>pass@1</th><th>wall h</th>"
-          "<th>outcome variance</th><th>false successes</th></tr>";
+  page +=
+      "<h2>Arms</h2><table><tr><th>arm</th><th>strategy</th><th>repairer</th><th>model</th><th>endpoint</th>"
+      "<th>without</th><th>runs</th><th>repaired</th><th>tasks solved</th><th>pass@1</th><th>wall h</th>"
+      "<th>outcome variance</th><th>false successes</th></tr>";
   for (const auto& a : r.arms) {
     std::string without;
     for (const auto& ab : a.ablations) without += (without.empty() ? "" : ", ") + ab;
@@ -128,16 +137,19 @@ th{background:#f5f7f9}.muted{color:#68717c}svg text{font:11px system-ui,sans-ser
                         Esc(r.arms[a].name));
   page += "</p><h2>Tokens</h2>" + TokenBars(r) + "<h2>Overlap of solved tasks</h2>" + Overlap(r);
   if (!r.pairs.empty()) {
-    page += "<h2>McNemar's exact test (Bonferroni-corrected)</h2><table><tr><th>a</th><th>b</th><th>pairs</th>"
-            "<th>only a</th><th>only b</th><th>p</th><th>p (Bonferroni)</th></tr>";
+    page +=
+        "<h2>McNemar's exact test (Bonferroni-corrected)</h2><table><tr><th>a</th><th>b</th><th>pairs</th>"
+        "<th>only a</th><th>only b</th><th>p</th><th>p (Bonferroni)</th></tr>";
     for (const auto& p : r.pairs)
-      page += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.4g}</td><td>{:.4g}</td></tr>",
-                          Esc(p.a), Esc(p.b), p.pairs, p.only_a, p.only_b, p.p, p.p_bonferroni);
+      page +=
+          fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.4g}</td><td>{:.4g}</td></tr>",
+                      Esc(p.a), Esc(p.b), p.pairs, p.only_a, p.only_b, p.p, p.p_bonferroni);
     page += "</table>";
   }
   if (!r.ablations.empty()) {
-    page += "<h2>Ablations</h2><table><tr><th>arm</th><th>base</th><th>tasks</th><th>pass@1 delta</th>"
-            "<th>95% interval</th></tr>";
+    page +=
+        "<h2>Ablations</h2><table><tr><th>arm</th><th>base</th><th>tasks</th><th>pass@1 delta</th>"
+        "<th>95% interval</th></tr>";
     for (const auto& a : r.ablations)
       page += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{:+.3f}</td><td>[{:+.3f}, {:+.3f}]</td></tr>",
                           Esc(a.arm), Esc(a.base), a.tasks, a.pass_at_1_delta.estimate, a.pass_at_1_delta.low,

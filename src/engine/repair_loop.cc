@@ -620,8 +620,16 @@ const RunState& RepairRun::Run() {
     Append(CancelledEvent{e.what(), state_.round, state_.attempt});
     Progress(fmt::format("{}: stopped at round {}", e.what(), state_.round));
   } catch (const EnvironmentError& e) {
-    Append(RunFinishedEvent{false, "environment", e.what(), "", /*environment=*/true});
-    Progress(std::string("environment error: ") + e.what());
+    if (env_.cancel != nullptr && env_.cancel->cancelled()) {
+      // Stopped while a tool ran: the signal that cancelled the run (Ctrl-C at a terminal,
+      // SIGTERM from a batch system) reached the sandbox or compiler too, which then failed.
+      // That is an interruption, resumable, not the environment's verdict on the run.
+      Append(CancelledEvent{env_.cancel->reason(), state_.round, state_.attempt});
+      Progress(fmt::format("{}: stopped at round {}", env_.cancel->reason(), state_.round));
+    } else {
+      Append(RunFinishedEvent{false, "environment", e.what(), "", /*environment=*/true});
+      Progress(std::string("environment error: ") + e.what());
+    }
   }
   WriteOutputs();
   return state_;

@@ -58,6 +58,9 @@ CellResult RunCell(Service& service, const ExperimentDir& dir, const ExperimentC
   } catch (const CancelledError&) {
     throw;
   } catch (const Error& e) {
+    // A cell being stopped (Slurm's scancel signals every process of the job, the compiler
+    // too) fails however it fails: it stays pending and resumes from its log.
+    if (cancel.cancelled()) return r;
     // Refused or stopped by the environment: recorded, so the report shows the cell and why.
     r.outcome = "error";
     r.error = e.what();
@@ -67,7 +70,7 @@ CellResult RunCell(Service& service, const ExperimentDir& dir, const ExperimentC
     return r;
   }
   const RunState& s = run.state;
-  if (s.cancelled) return r;  // no result: the cell is pending, and resumes from its log
+  if (s.cancelled || cancel.cancelled()) return r;  // no result: the cell is pending, and resumes from its log
   r.success = s.success;
   r.outcome = s.environment_error ? "error" : s.success ? "repaired" : "not_repaired";
   r.finish_reason = s.finish_reason;

@@ -86,7 +86,7 @@ CellResult CellResult::FromJson(const json& j) {
 }
 
 json CellLease::ToJson() const {
-  return {{"device", device}, {"host", host},       {"job", job},
+  return {{"device", device}, {"host", host},           {"job", job},
           {"pid", pid},       {"pid_start", pid_start}, {"started_us", started_us}};
 }
 
@@ -128,8 +128,10 @@ ExperimentDir ExperimentDir::Create(const std::string& dir, const ExperimentPlan
 ExperimentDir ExperimentDir::Open(const std::string& dir) {
   auto plan = ReadJson(dir + "/plan.json");
   if (!plan)
-    throw UsageError("directory " + dir + " holds no experiment (no readable plan.json); start one with 'kforge "
-                     "experiment run PLAN --out " + dir + "'");
+    throw UsageError("directory " + dir +
+                     " holds no experiment (no readable plan.json); start one with 'kforge "
+                     "experiment run PLAN --out " +
+                     dir + "'");
   ExperimentDir e;
   e.dir_ = std::filesystem::absolute(dir).lexically_normal().string();
   e.plan_ = ParsePlan(*plan, e.dir_, dir + "/plan.json");

@@ -36,8 +36,8 @@ struct CellResult {
   int64_t prompt_tokens = 0, cached_prompt_tokens = 0, completion_tokens = 0;
   double wall_s = 0;
   int64_t started_us = 0, ended_us = 0;  ///< wall clock, this process's part of the run
-  std::string device;         ///< the device it held ("" none)
-  std::string model, base_url;  ///< the endpoint its repairer used ("" none)
+  std::string device;                    ///< the device it held ("" none)
+  std::string model, base_url;           ///< the endpoint its repairer used ("" none)
   /// Arms that weaken the verdict: whether the full certified verdict passes its final
   /// candidate (null when not asked: the arm does not weaken it, or the run did not succeed).
   std::optional<bool> full_engine_passed;

@@ -79,8 +79,9 @@ std::vector<std::string> DefaultDevices(Machine& machine, bool cuda) {
       start = end + 1;
     }
   if (out.empty())
-    throw EnvironmentError("the plan runs on cuda and no GPU is visible (nvidia-smi listed none); give --devices, or "
-                           "run it where the GPUs are (--executor slurm)");
+    throw EnvironmentError(
+        "the plan runs on cuda and no GPU is visible (nvidia-smi listed none); give --devices, or "
+        "run it where the GPUs are (--executor slurm)");
   return out;
 }
 
@@ -185,8 +186,8 @@ LocalRunSummary RunLocal(Machine& machine, const ExperimentDir& dir, const Local
         failed.outcome = "error";
         failed.device = r.device;
         failed.wall_s = seconds;
-        failed.error = "the cell's process " + status.Describe() + ": " +
-                       ReadFileTail(dir.CellDir(*r.cell) + "/cell.log", 600);
+        failed.error =
+            "the cell's process " + status.Describe() + ": " + ReadFileTail(dir.CellDir(*r.cell) + "/cell.log", 600);
         dir.WriteResult(*r.cell, failed);
         ++summary.finished;
         ++summary.errors;

@@ -17,9 +17,9 @@ class CancellationToken;
 class Machine;
 
 struct LocalRunOptions {
-  std::vector<std::string> devices;  ///< the pool; one cell per device at a time
-  bool cuda = false;                 ///< set CUDA_VISIBLE_DEVICES to the leased device
-  std::string kforge;                ///< the kforge binary the cells run
+  std::vector<std::string> devices;                  ///< the pool; one cell per device at a time
+  bool cuda = false;                                 ///< set CUDA_VISIBLE_DEVICES to the leased device
+  std::string kforge;                                ///< the kforge binary the cells run
   std::function<void(const std::string&)> progress;  ///< a line now and then (stderr)
   int progress_every_ms = 2000;
 };

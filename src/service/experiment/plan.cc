@@ -92,12 +92,13 @@ void AddNearMisses(const json& set, const std::string& base_dir, const std::stri
     if (!matched.count(o)) Bad(origin, where + ".only", "'" + o + "' names no candidate of " + manifest_path);
 }
 
-void AddKernelBench(const json& set, const std::string& base_dir, const std::string& origin,
-                    const std::string& where, std::vector<ExperimentTask>* out) {
+void AddKernelBench(const json& set, const std::string& base_dir, const std::string& origin, const std::string& where,
+                    std::vector<ExperimentTask>* out) {
   const std::string root = Absolute(base_dir, Field<std::string>(set, "kernelbench", "", origin, where));
   const int level = Field(set, "level", 1, origin, where);
   const std::string dir = root + "/level" + std::to_string(level);
-  if (!std::filesystem::is_directory(dir)) Bad(origin, where + ".kernelbench", "no directory " + dir + " (KernelBench keeps level N in levelN/)");
+  if (!std::filesystem::is_directory(dir))
+    Bad(origin, where + ".kernelbench", "no directory " + dir + " (KernelBench keeps level N in levelN/)");
   const auto problems = Field(set, "problems", std::vector<int>{}, origin, where);
   const std::string candidates = Absolute(base_dir, Field<std::string>(set, "candidates", "", origin, where));
   std::vector<std::string> files;
@@ -111,8 +112,8 @@ void AddKernelBench(const json& set, const std::string& base_dir, const std::str
     found.insert(id);
     std::string candidate = candidates.empty() ? "" : candidates + "/" + f;
     if (!candidate.empty() && !FileExists(candidate)) candidate.clear();  // the repairer writes ModelNew
-    out->push_back({"L" + std::to_string(level) + "_" + std::filesystem::path(f).stem().string(), dir + "/" + f,
-                    candidate});
+    out->push_back(
+        {"L" + std::to_string(level) + "_" + std::filesystem::path(f).stem().string(), dir + "/" + f, candidate});
   }
   for (int p : problems)
     if (!found.count(p)) Bad(origin, where + ".problems", fmt::format("no problem {} in {}", p, dir));
@@ -121,8 +122,8 @@ void AddKernelBench(const json& set, const std::string& base_dir, const std::str
 ExperimentArm ParseArm(const json& a, const ExperimentBudget& budget, const std::string& origin,
                        const std::string& where) {
   if (!a.is_object()) Bad(origin, where, "an arm is an object like {\"name\": \"debug\", \"strategy\": \"debug\"}");
-  static const std::set<std::string> kKeys = {"name",     "strategy", "repairer", "model", "base_url",
-                                              "command",  "ablations", "base",    "budget"};
+  static const std::set<std::string> kKeys = {"name",    "strategy",  "repairer", "model", "base_url",
+                                              "command", "ablations", "base",     "budget"};
   for (const auto& [key, value] : a.items())
     if (!kKeys.count(key)) Bad(origin, where + "." + key, "is not a field of an arm");
   ExperimentArm arm;
@@ -143,7 +144,8 @@ ExperimentArm ParseArm(const json& a, const ExperimentBudget& budget, const std:
   for (const auto& name : Field(a, "ablations", std::vector<std::string>{}, origin, where)) {
     Ablation ab;
     if (!TryParseAblation(name, &ab))
-      Bad(origin, where + ".ablations", "'" + name + "' is not a part of the engine to go without (" + AblationNames() + ")");
+      Bad(origin, where + ".ablations",
+          "'" + name + "' is not a part of the engine to go without (" + AblationNames() + ")");
     arm.ablations.insert(ab);
   }
   arm.base = Field<std::string>(a, "base", "", origin, where);
@@ -162,10 +164,13 @@ ExperimentPlan LoadPlan(const std::string& path) {
 
 ExperimentPlan ParsePlan(const json& j, const std::string& base_dir, const std::string& origin) {
   if (!j.is_object()) Bad(origin, "the plan", "must be a JSON object");
-  static const std::set<std::string> kKeys = {"schema_version", "name", "backend", "tasks", "arms",
+  static const std::set<std::string> kKeys = {"schema_version", "name",  "backend", "tasks", "arms",
                                               "budget",         "seeds", "samples", "slurm", "about"};
   for (const auto& [key, value] : j.items())
-    if (!kKeys.count(key)) Bad(origin, key, "is not a field of a plan (" + std::string("name, backend, tasks, arms, budget, seeds, samples, slurm") + ")");
+    if (!kKeys.count(key))
+      Bad(origin, key,
+          "is not a field of a plan (" + std::string("name, backend, tasks, arms, budget, seeds, samples, slurm") +
+              ")");
   ExperimentPlan plan;
   plan.schema_version = Field(j, "schema_version", 1, origin, "the plan");
   if (plan.schema_version != 1)

@@ -79,9 +79,9 @@ struct ExperimentPlan {
 struct ExperimentCell {
   int index = 0;  ///< position in the plan's order (a Slurm array index)
   int task = 0, arm = 0, sample = 0;
-  uint64_t seed = 0;       ///< the plan's seed
-  uint64_t run_seed = 0;   ///< the run's seed: the plan's seed, mixed with the sample
-  std::string name;        ///< "<task>.<arm>.s<seed>.<sample>", a directory name
+  uint64_t seed = 0;      ///< the plan's seed
+  uint64_t run_seed = 0;  ///< the run's seed: the plan's seed, mixed with the sample
+  std::string name;       ///< "<task>.<arm>.s<seed>.<sample>", a directory name
 };
 
 /// Reads and checks a plan file. Throws UsageError naming the file, the field and what to

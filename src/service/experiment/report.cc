@@ -110,10 +110,14 @@ ExperimentReport BuildReport(const ExperimentDir& dir) {
         auto ia = by_arm.find(static_cast<int>(a)), ib = by_arm.find(static_cast<int>(b));
         if (ia == by_arm.end() || ib == by_arm.end()) continue;
         ++p.pairs;
-        if (ia->second && ib->second) ++p.both;
-        else if (ia->second) ++p.only_a;
-        else if (ib->second) ++p.only_b;
-        else ++p.neither;
+        if (ia->second && ib->second)
+          ++p.both;
+        else if (ia->second)
+          ++p.only_a;
+        else if (ib->second)
+          ++p.only_b;
+        else
+          ++p.neither;
       }
       p.p = McNemarExactP(p.only_a, p.only_b);
       p.p_bonferroni = Bonferroni(p.p, tests);
@@ -162,7 +166,7 @@ ExperimentReport BuildReport(const ExperimentDir& dir) {
 }
 
 json ExperimentReport::ToJson() const {
-  json j = {{"name", name}, {"dir", dir},       {"backend", backend}, {"cells", cells},
+  json j = {{"name", name}, {"dir", dir},       {"backend", backend},  {"cells", cells},
             {"done", done}, {"errors", errors}, {"complete", complete}};
   j["arms"] = json::array();
   for (const auto& a : arms) {
@@ -226,9 +230,9 @@ json ExperimentReport::ToJson() const {
 }
 
 std::string ExperimentReport::Markdown() const {
-  std::string md = fmt::format("# Experiment {}\n\n{} of {} cells finished{}; backend {}; {} errors.\n\n", name, done,
-                               cells, complete ? "" : " (incomplete: numbers cover finished cells only)", backend,
-                               errors);
+  std::string md =
+      fmt::format("# Experiment {}\n\n{} of {} cells finished{}; backend {}; {} errors.\n\n", name, done, cells,
+                  complete ? "" : " (incomplete: numbers cover finished cells only)", backend, errors);
   size_t max_k = 0;
   for (const auto& a : arms) max_k = std::max(max_k, a.pass_at_k.size());
   md += "| arm | strategy | repairer | model | runs | repaired | tasks solved |";
@@ -237,7 +241,8 @@ std::string ExperimentReport::Markdown() const {
   for (size_t k = 1; k <= max_k; ++k) md += "---|";
   md += "---|---|---|---|\n";
   for (const auto& a : arms) {
-    std::string name = a.name + (a.ablations.empty() ? "" : " (without " + fmt::format("{}", fmt::join(a.ablations, ", ")) + ")");
+    std::string name =
+        a.name + (a.ablations.empty() ? "" : " (without " + fmt::format("{}", fmt::join(a.ablations, ", ")) + ")");
     md += fmt::format("| {} | {} | {} | {} | {}/{} | {} | {}/{} |", name, a.strategy, a.repairer,
                       a.model.empty() ? "-" : a.model, a.done, a.planned, a.successes, a.tasks_solved, a.tasks);
     for (size_t k = 0; k < max_k; ++k) md += k < a.pass_at_k.size() ? " " + Num(a.pass_at_k[k]) + " |" : " - |";
@@ -248,17 +253,19 @@ std::string ExperimentReport::Markdown() const {
                                            : "-");
   }
   if (!pairs.empty()) {
-    md += "\n## Paired comparisons (McNemar's exact test, Bonferroni-corrected)\n\n"
-          "| a | b | pairs | only a | only b | both | neither | p | p (Bonferroni) | tasks: both / only a / only b |\n"
-          "|---|---|---|---|---|---|---|---|---|---|\n";
+    md +=
+        "\n## Paired comparisons (McNemar's exact test, Bonferroni-corrected)\n\n"
+        "| a | b | pairs | only a | only b | both | neither | p | p (Bonferroni) | tasks: both / only a / only b |\n"
+        "|---|---|---|---|---|---|---|---|---|---|\n";
     for (const auto& p : pairs)
       md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {:.4g} | {:.4g} | {} / {} / {} |\n", p.a, p.b, p.pairs,
                         p.only_a, p.only_b, p.both, p.neither, p.p, p.p_bonferroni, p.tasks_both, p.tasks_only_a,
                         p.tasks_only_b);
   }
   if (!ablations.empty()) {
-    md += "\n## Ablations (pass@1 of the arm minus its base, per task; 95% paired bootstrap interval)\n\n"
-          "| arm | base | tasks | delta | 95% interval |\n|---|---|---|---|---|\n";
+    md +=
+        "\n## Ablations (pass@1 of the arm minus its base, per task; 95% paired bootstrap interval)\n\n"
+        "| arm | base | tasks | delta | 95% interval |\n|---|---|---|---|---|\n";
     for (const auto& a : ablations)
       md += fmt::format("| {} | {} | {} | {:+.3f} | [{:+.3f}, {:+.3f}] |\n", a.arm, a.base, a.tasks,
                         a.pass_at_1_delta.estimate, a.pass_at_1_delta.low, a.pass_at_1_delta.high);

@@ -16,9 +16,9 @@ struct ArmReport {
   std::vector<std::string> ablations;
   std::string base;
   int planned = 0, done = 0, successes = 0, errors = 0;
-  std::vector<double> pass_at_k;  ///< [k-1], k up to the fewest runs any task of the arm has
-  int tasks = 0, tasks_solved = 0;    ///< tasks with a finished run; with at least one success
-  std::vector<std::string> solved;    ///< names of the tasks solved
+  std::vector<double> pass_at_k;    ///< [k-1], k up to the fewest runs any task of the arm has
+  int tasks = 0, tasks_solved = 0;  ///< tasks with a finished run; with at least one success
+  std::vector<std::string> solved;  ///< names of the tasks solved
   int64_t uncached_tokens = 0, cached_tokens = 0;
   double wall_hours = 0, device_hours = 0;
   double outcome_variance = 0;  ///< mean over tasks of p(1-p), p its success share across seeds

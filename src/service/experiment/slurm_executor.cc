@@ -26,8 +26,9 @@ std::string Slurm(Machine& machine, const std::vector<std::string>& argv) {
   spawn.argv = argv;
   ProcessRunner::Result r = machine.env().processes().Run(spawn, 60000);
   if (!r.status.ok())
-    throw EnvironmentError(fmt::format("{} failed ({}): {}{}", argv[0], r.status.Describe(), r.output.substr(0, 400),
-                                       argv[0] == "sbatch" ? "; is Slurm installed and its controller up (sinfo)?" : ""));
+    throw EnvironmentError(
+        fmt::format("{} failed ({}): {}{}", argv[0], r.status.Describe(), r.output.substr(0, 400),
+                    argv[0] == "sbatch" ? "; is Slurm installed and its controller up (sinfo)?" : ""));
   return r.output;
 }
 
@@ -132,6 +133,7 @@ SlurmRunSummary RunSlurm(Machine& machine, const ExperimentDir& dir, const Slurm
   };
   auto stopping = [&] { return cancel.cancelled() || dir.cancelled(); };
   std::set<int> live = LiveIndices(machine, job_name, &jobs);
+  persist();  // with any job of ours a killed driver submitted and did not get to write down
   std::vector<int> first;
   for (const auto& c : dir.cells())
     if (!dir.Result(c) && !live.count(c.index)) first.push_back(c.index);
