@@ -23,3 +23,17 @@ if ! command -v chromium >/dev/null 2>&1; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends chromium
 fi
+
+# A single-node Slurm (Debian 12's slurmctld, slurmd and munge) for `kforge experiment
+# --executor slurm` in src/app/experiment_e2e_test.cc: installed, configured and started here
+# (no systemd needed). Without root the test says it skips, and why.
+if ! command -v slurmctld >/dev/null 2>&1 || ! command -v munged >/dev/null 2>&1; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends slurmctld slurmd slurm-client munge
+fi
+if [ "$(id -u)" -eq 0 ]; then
+  "$ROOT/scripts/slurm_single_node.sh" start
+else
+  sudo -n "$ROOT/scripts/slurm_single_node.sh" start || echo "install-test-deps: no root; the Slurm test will skip"
+fi

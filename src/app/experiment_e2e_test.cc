@@ -59,8 +59,9 @@ class ExperimentE2ETest : public ::testing::Test {
   /// Two near-misses, recipes with and without their knowledge base, two seeds: 8 cells.
   json RecipesPlan() {
     return {{"name", "recipes"},
-            {"tasks", {{{"nearmiss", SourceDir() + "/examples/cpu/nearmiss"},
-                        {"only", {"relu_nan_dropped", "rmsnorm_missing_eps"}}}}},
+            {"tasks",
+             {{{"nearmiss", SourceDir() + "/examples/cpu/nearmiss"},
+               {"only", {"relu_nan_dropped", "rmsnorm_missing_eps"}}}}},
             {"arms",
              {{{"name", "recipes"}, {"repairer", "recipe"}},
               {{"name", "no-kb"}, {"repairer", "recipe"}, {"ablations", {"knowledge_base"}}}}},
@@ -87,8 +88,14 @@ TEST_F(ExperimentE2ETest, PlanPrintsItsCellsAndBudgetAndBadPlansAreRefused) {
       {[](json& p) { p["arms"][1]["name"] = "recipes"; }, "the arm 'recipes' is listed twice"},
       {[](json& p) { p["tasks"][0]["nearmiss"] = "/nonexistent"; }, "no manifest.json in /nonexistent"},
       {[](json& p) { p["tasks"][0]["only"] = {"no_such_candidate"}; }, "'no_such_candidate' names no candidate"},
-      {[](json& p) { p["seeds"] = {1, 1}; }, "lists a seed twice"},
-      {[](json& p) { p["arms"][0]["budget"] = {{"rounds", 0}}; }, "must be positive"},
+      {[](json& p) {
+         p["seeds"] = {1, 1};
+       },
+       "lists a seed twice"},
+      {[](json& p) {
+         p["arms"][0]["budget"] = {{"rounds", 0}};
+       },
+       "must be positive"},
       {[](json& p) { p["colour"] = "red"; }, "colour: is not a field of a plan"},
   };
   for (const auto& b : bad) {
@@ -120,22 +127,25 @@ TEST_F(ExperimentE2ETest, ThreeArmStudyWithTheScriptedModelGivesTheHandComputedS
     return testing::ProposeFile(SourceDir() + "/examples/cpu/correct/" + name + ".cc");
   });
   json plan = {{"name", "study"},
-               {"tasks", {{{"nearmiss", SourceDir() + "/examples/cpu/nearmiss"},
-                           {"only", {"relu_nan_dropped", "softmax_no_max", "mean_lastdim_off_by_one"}}}}},
+               {"tasks",
+                {{{"nearmiss", SourceDir() + "/examples/cpu/nearmiss"},
+                  {"only", {"relu_nan_dropped", "softmax_no_max", "mean_lastdim_off_by_one"}}}}},
                {"arms", json::array()},
                {"budget", {{"rounds", 3}, {"attempts", 1}, {"wall_s", 600}}},
                {"seeds", {1, 2, 3}}};
-  for (const auto& [name, strategy, ablated] :
-       std::vector<std::tuple<std::string, std::string, bool>>{
+  for (const auto& [name, strategy, ablated] : std::vector<std::tuple<std::string, std::string, bool>>{
            {"debug", "debug", false}, {"regenerate", "regenerate", false}, {"debug-no-kb", "debug", true}}) {
-    json arm = {{"name", name}, {"strategy", strategy}, {"repairer", "llm"}, {"model", "scripted-model"},
+    json arm = {{"name", name},
+                {"strategy", strategy},
+                {"repairer", "llm"},
+                {"model", "scripted-model"},
                 {"base_url", server.Url("/v1")}};
     if (ablated) arm["ablations"] = {"knowledge_base"};
     plan["arms"].push_back(arm);
   }
   const std::string out = dir_->path() + "/study";
-  auto r = RunCli({"experiment", "run", WritePlan("study.json", plan), "--out", out, "--jobs", "2", "--quiet"}, "",
-                  900, {"OPENAI_API_KEY=sk-test"});
+  auto r = RunCli({"experiment", "run", WritePlan("study.json", plan), "--out", out, "--jobs", "2", "--quiet"}, "", 900,
+                  {"OPENAI_API_KEY=sk-test"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   json rep = json::parse(Read(out + "/report.json"));
   EXPECT_EQ(rep["cells"], 27);
@@ -163,7 +173,7 @@ TEST_F(ExperimentE2ETest, ThreeArmStudyWithTheScriptedModelGivesTheHandComputedS
       EXPECT_EQ(p["only_a"], 3);
       EXPECT_EQ(p["only_b"], 0);
       EXPECT_EQ(p["both"], 6);
-      EXPECT_DOUBLE_EQ(p["mcnemar_p"].get<double>(), 0.25);            // 2 * 0.5^3
+      EXPECT_DOUBLE_EQ(p["mcnemar_p"].get<double>(), 0.25);             // 2 * 0.5^3
       EXPECT_DOUBLE_EQ(p["mcnemar_p_bonferroni"].get<double>(), 0.75);  // three pairs
       EXPECT_EQ(p["tasks_solved_by_both"], 2);
       EXPECT_EQ(p["tasks_solved_only_by_a"], 1);

@@ -11,11 +11,14 @@ namespace {
 using nlohmann::json;
 
 json TwoArms() {
-  return {{"tasks", {{{"nearmiss", testing::SourceDir() + "/examples/cpu/nearmiss"},
-                      {"only", {"relu_nan_dropped", "softmax_no_max"}}},
-                     {{"task", "relu"}}}},
-          {"arms", {{{"name", "debug"}}, {{"name", "regen"}, {"strategy", "regenerate"}, {"budget", {{"rounds", 2}}}},
-                    {{"name", "lean"}, {"ablations", {"probes", "adaptive_scheduling"}}}}},
+  return {{"tasks",
+           {{{"nearmiss", testing::SourceDir() + "/examples/cpu/nearmiss"},
+             {"only", {"relu_nan_dropped", "softmax_no_max"}}},
+            {{"task", "relu"}}}},
+          {"arms",
+           {{{"name", "debug"}},
+            {{"name", "regen"}, {"strategy", "regenerate"}, {"budget", {{"rounds", 2}}}},
+            {{"name", "lean"}, {"ablations", {"probes", "adaptive_scheduling"}}}}},
           {"budget", {{"rounds", 4}, {"attempts", 2}}},
           {"seeds", {5, 6}},
           {"samples", 2}};
