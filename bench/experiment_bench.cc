@@ -93,12 +93,9 @@ int main(int argc, char** argv) {
   fmt::print("{:<44} {:>10.2f}\n", "device-seconds held by cells", s.busy_device_s);
   fmt::print("{:<44} {:>10.2f}\n", "utilisation (busy / wall x devices)", utilisation);
   fmt::print("{:<44} {:>10.3f}\n", "overhead per cell s (held, not in the run)", overhead);
-  rows["pool"] = {{"cells", s.finished},
-                  {"devices", options.devices.size()},
-                  {"wall_s", s.wall_s},
-                  {"busy_device_s", s.busy_device_s},
-                  {"utilisation", utilisation},
-                  {"overhead_per_cell_s", overhead},
+  rows["pool"] = {{"cells", s.finished},        {"devices", options.devices.size()},
+                  {"wall_s", s.wall_s},         {"busy_device_s", s.busy_device_s},
+                  {"utilisation", utilisation}, {"overhead_per_cell_s", overhead},
                   {"errors", s.errors}};
   kforge::WriteFileAtomic(out_path, rows.dump(2) + "\n");
   fmt::print("\nwrote {}\n", out_path);

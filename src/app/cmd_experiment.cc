@@ -26,7 +26,7 @@ namespace kforge {
 namespace {
 
 struct ExecutorFlags {
-  std::string executor = "local", devices;
+  std::string executor, devices;  ///< executor "": the one the experiment ran with (local when new)
   int jobs = 0;
   bool quiet = false;
 };
@@ -68,7 +68,14 @@ void PrintStatus(const ExperimentDir& dir) {
   if (dir.cancelled()) std::cout << "cancelled: continue with 'kforge experiment resume " << dir.dir() << "'\n";
 }
 
-int Drive(Machine& machine, const ExperimentDir& dir, const ExecutorFlags& f, CancellationToken& interrupt) {
+int Drive(Machine& machine, const ExperimentDir& dir, ExecutorFlags f, CancellationToken& interrupt) {
+  const std::string before = dir.Executor().value("executor", "");
+  if (f.executor.empty()) f.executor = before.empty() ? "local" : before;
+  if (!before.empty() && f.executor != before)
+    throw UsageError("the experiment in " + dir.dir() + " runs on the " + before +
+                     " executor; resume it with "
+                     "--executor " +
+                     before + " (or cancel it first: 'kforge experiment cancel " + dir.dir() + "')");
   const bool cuda = dir.plan().backend == BackendKind::kCuda;
   auto progress = [&](const std::string& line) {
     if (!f.quiet) std::cerr << line << "\n";
@@ -203,6 +210,12 @@ CommandAction SetupExperiment(CLI::App& sub, Machine& machine, CancellationToken
     const ExperimentCell* c = dir.Find(a->cell);
     if (c == nullptr) throw UsageError("the experiment in " + a->dir + " has no cell '" + a->cell + "'");
     if (dir.State(*c) == CellState::kDone) return 0;  // a requeued array task whose cell finished
+    ScopedFd lock = dir.LockCell(*c);
+    if (!lock.valid()) {
+      std::cerr << "kforge: cell " << c->name << " is running in another process; not started twice\n";
+      return kCellBusyExit;
+    }
+    if (dir.State(*c) == CellState::kDone) return 0;  // it finished while we waited for the lock
     Service service(machine);
     auto progress = [](const std::string& line) { std::cerr << line << "\n"; };
     CellResult r = RunCell(service, dir, *c, a->device, interrupt, progress);

@@ -7,6 +7,15 @@
 #include "exec/machine.h"
 
 namespace kforge {
+namespace {
+
+bool RunWasCreated(Service& service, const std::string& run_dir) {
+  for (const Event& e : service.Log(run_dir))
+    if (e.type == "run_started") return true;
+  return false;
+}
+
+}  // namespace
 
 RunConfig CellRunConfig(const ExperimentPlan& plan, const ExperimentCell& cell) {
   const ExperimentArm& arm = plan.arms[cell.arm];
@@ -44,6 +53,12 @@ CellResult RunCell(Service& service, const ExperimentDir& dir, const ExperimentC
   const std::string run_dir = dir.RunDir(cell);
   RunResult run;
   try {
+    if (FileExists(run_dir + "/events.db") && !RunWasCreated(service, run_dir)) {
+      // Killed while its run was being created (the log holds no run_started): nothing of
+      // the run happened yet, so it starts again.
+      std::string why = RemoveTree(run_dir);
+      if (!why.empty()) throw EnvironmentError("cannot remove the half-created run " + run_dir + ": " + why);
+    }
     if (FileExists(run_dir + "/events.db")) {
       run = service.Resume(run_dir, cancel, progress);
     } else {

@@ -23,7 +23,7 @@ std::optional<json> ReadJson(const std::string& path) {
   std::string text, error;
   if (!TryReadFile(path, &text, &error)) return std::nullopt;
   json j = json::parse(text, nullptr, false);
-  if (j.is_discarded()) return std::nullopt;
+  if (!j.is_object()) return std::nullopt;  // not JSON, or not an object: as if absent
   return j;
 }
 
@@ -134,16 +134,22 @@ ExperimentDir ExperimentDir::Open(const std::string& dir) {
                      dir + "'");
   ExperimentDir e;
   e.dir_ = std::filesystem::absolute(dir).lexically_normal().string();
-  e.plan_ = ParsePlan(*plan, e.dir_, dir + "/plan.json");
+  try {
+    e.plan_ = ParsePlan(*plan, e.dir_, dir + "/plan.json");
+  } catch (const json::exception& x) {
+    throw UsageError("the experiment's plan " + dir + "/plan.json is damaged (" + x.what() + "); start a new one");
+  }
   e.cells_ = PlanCells(e.plan_);
   // The index says what the cells were when the experiment began; a plan that no longer
   // expands to them (its near-miss corpus changed on disk) is refused, not mixed.
   auto index = ReadJson(dir + "/index.json");
-  if (!index || !index->contains("cells") || (*index)["cells"].size() != e.cells_.size())
+  if (!index || !index->contains("cells") || !(*index)["cells"].is_array() ||
+      (*index)["cells"].size() != e.cells_.size())
     throw UsageError("the experiment in " + dir + " has an index that no longer matches its plan; start a new one");
   for (size_t i = 0; i < e.cells_.size(); ++i)
-    if ((*index)["cells"][i].value("name", "") != e.cells_[i].name)
-      throw UsageError("the experiment in " + dir + " lists cell " + (*index)["cells"][i].value("name", "?") +
+    if (!(*index)["cells"][i].is_object() || !(*index)["cells"][i].value("name", json()).is_string() ||
+        (*index)["cells"][i]["name"] != e.cells_[i].name)
+      throw UsageError("the experiment in " + dir + " lists cell " + (*index)["cells"][i].dump() +
                        " where its plan now gives " + e.cells_[i].name + "; start a new one");
   return e;
 }
@@ -155,9 +161,25 @@ const ExperimentCell* ExperimentDir::Find(const std::string& name) const {
 }
 
 std::optional<CellResult> ExperimentDir::Result(const ExperimentCell& c) const {
-  auto j = ReadJson(CellDir(c) + "/result.json");
-  if (!j) return std::nullopt;
-  return CellResult::FromJson(*j);
+  const std::string path = CellDir(c) + "/result.json";
+  auto j = ReadJson(path);
+  if (!j) {
+    if (!FileExists(path)) return std::nullopt;
+    CellResult bad;  // a damaged result counts as an error the report shows, never a crash
+    bad.cell = c.name;
+    bad.outcome = "error";
+    bad.error = path + " is not a JSON object; remove it to run the cell again";
+    return bad;
+  }
+  try {
+    return CellResult::FromJson(*j);
+  } catch (const json::exception& e) {
+    CellResult bad;
+    bad.cell = c.name;
+    bad.outcome = "error";
+    bad.error = path + " has a field of the wrong type (" + e.what() + "); remove it to run the cell again";
+    return bad;
+  }
 }
 
 void ExperimentDir::WriteResult(const ExperimentCell& c, const CellResult& r) const {
@@ -168,7 +190,11 @@ void ExperimentDir::WriteResult(const ExperimentCell& c, const CellResult& r) co
 std::optional<CellLease> ExperimentDir::Lease(const ExperimentCell& c) const {
   auto j = ReadJson(CellDir(c) + "/lease.json");
   if (!j) return std::nullopt;
-  return CellLease::FromJson(*j);
+  try {
+    return CellLease::FromJson(*j);
+  } catch (const json::exception&) {
+    return std::nullopt;  // a damaged lease holds nothing
+  }
 }
 
 void ExperimentDir::WriteLease(const ExperimentCell& c, const CellLease& lease) const {
@@ -186,6 +212,11 @@ CellState ExperimentDir::State(const ExperimentCell& c) const {
   if (lease->host == HostName() && lease->pid > 0 && ProcessStartTime(lease->pid) == lease->pid_start)
     return CellState::kRunning;
   return CellState::kPending;
+}
+
+ScopedFd ExperimentDir::LockCell(const ExperimentCell& c) const {
+  MakeDirs(CellDir(c));
+  return TryLockFile(CellDir(c) + "/lock", LockMode::kExclusive);
 }
 
 json ExperimentDir::Executor() const { return ReadJson(dir_ + "/executor.json").value_or(json::object()); }

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "core/fs.h"
 #include "service/experiment/plan.h"
 
 namespace kforge {
@@ -79,6 +80,11 @@ class ExperimentDir {
   /// host (or a Slurm job, which the executor asks Slurm about); pending otherwise.
   CellState State(const ExperimentCell& c) const;
 
+  /// The cell's lock (cells/NAME/lock, flock): held by the process running the cell for as
+  /// long as it runs, so no cell ever runs in two processes at once, whoever started them.
+  /// Invalid when another process holds it.
+  ScopedFd LockCell(const ExperimentCell& c) const;
+
   nlohmann::json Executor() const;
   void WriteExecutor(const nlohmann::json& e) const;
   bool cancelled() const;
@@ -90,6 +96,10 @@ class ExperimentDir {
   ExperimentPlan plan_;
   std::vector<ExperimentCell> cells_;
 };
+
+/// What `kforge experiment cell` exits with when another process holds the cell's lock; an
+/// executor tries the cell again later.
+constexpr int kCellBusyExit = 75;  // EX_TEMPFAIL
 
 /// The host name, for leases (a pid means something only on its host).
 std::string HostName();

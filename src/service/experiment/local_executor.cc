@@ -26,6 +26,7 @@ struct Running {
   std::string device;
   std::unique_ptr<Subprocess> process;
   int64_t started_ns = 0;
+  bool interrupted = false;  ///< SIGINT sent (once: a second one makes kforge stop at once)
 };
 
 bool Alive(const CellLease& lease) {
@@ -156,7 +157,11 @@ LocalRunSummary RunLocal(Machine& machine, const ExperimentDir& dir, const Local
     }
     if (stopping()) {
       summary.cancelled = true;
-      for (auto& r : running) ::kill(-r.process->pid(), SIGINT);  // they record `cancelled` and stop
+      for (auto& r : running)
+        if (!r.interrupted) {
+          ::kill(-r.process->pid(), SIGINT);  // they record `cancelled` and stop at a safe point
+          r.interrupted = true;
+        }
     }
     std::vector<pollfd> fds;
     for (auto& r : running) fds.push_back({r.process->exit_fd(), POLLIN, 0});
@@ -174,7 +179,10 @@ LocalRunSummary RunLocal(Machine& machine, const ExperimentDir& dir, const Local
         cell_seconds += seconds;
         ++cells_timed;
         if (dir.Result(*r.cell)->outcome == "error") ++summary.errors;
-      } else if (!summary.cancelled) {
+      } else if (status.kind == ExitStatus::Kind::kExited && status.code == kCellBusyExit) {
+        // Another process holds the cell (one a killed driver left): try it again later.
+        pending.push_back(r.cell);
+      } else if (!stopping() && !r.interrupted && !(status.kind == ExitStatus::Kind::kExited && status.code == 130)) {
         // The cell's process ended without a result (it crashed): recorded with its log's
         // tail, so the report shows it and `resume` does not try it again blindly.
         CellResult failed;

@@ -78,7 +78,10 @@ void AddNearMisses(const json& set, const std::string& base_dir, const std::stri
   const auto only = Field(set, "only", std::vector<std::string>{}, origin, where);
   std::set<std::string> matched;
   for (const auto& c : manifest["candidates"]) {
-    const std::string task = c.value("task", ""), file = c.value("file", "");
+    if (!c.is_object() || !c.contains("task") || !c["task"].is_string() || !c.contains("file") ||
+        !c["file"].is_string())
+      Bad(origin, where, manifest_path + " has a candidate that is not {\"task\": ..., \"file\": ...}");
+    const std::string task = c["task"], file = c["file"];
     if (task.empty() || file.empty()) Bad(origin, where, manifest_path + " has a candidate without task or file");
     const std::string stem = std::filesystem::path(file).stem().string();
     if (!only.empty() && std::find(only.begin(), only.end(), task) == only.end() &&
@@ -86,7 +89,8 @@ void AddNearMisses(const json& set, const std::string& base_dir, const std::stri
       continue;
     matched.insert(task);
     matched.insert(stem);
-    out->push_back({stem, task, dir + "/" + file});
+    // A task given as a path is the corpus's; a bundled task stays a name.
+    out->push_back({stem, LooksLikePath(task) ? Absolute(dir, task) : task, dir + "/" + file});
   }
   for (const auto& o : only)
     if (!matched.count(o)) Bad(origin, where + ".only", "'" + o + "' names no candidate of " + manifest_path);

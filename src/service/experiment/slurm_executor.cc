@@ -52,13 +52,13 @@ std::string JobName(const ExperimentDir& dir) { return "kforge-" + Sha256Hex(dir
 std::set<int> LiveIndices(Machine& machine, const std::string& job_name, std::vector<std::string>* jobs) {
   std::set<int> live;
   // %i: "123_4" for an array task, "123_[5-7%2]" for ones not started yet; %A: the array's id.
-  for (const auto& line : Lines(Slurm(machine, {"squeue", "-h", "-r", "--name=" + job_name, "-o", "%A %i"}))) {
+  // %F: the array's job id, %K: the task's index (one line per task with -r).
+  for (const auto& line : Lines(Slurm(machine, {"squeue", "-h", "-r", "--name=" + job_name, "-o", "%F %K"}))) {
     size_t space = line.find(' ');
     if (space == std::string::npos) continue;
     std::string array = line.substr(0, space), task = line.substr(space + 1);
     if (jobs != nullptr && std::find(jobs->begin(), jobs->end(), array) == jobs->end()) jobs->push_back(array);
-    size_t us = task.find('_');
-    if (us != std::string::npos) live.insert(std::atoi(task.c_str() + us + 1));
+    if (!task.empty() && std::isdigit(static_cast<unsigned char>(task[0]))) live.insert(std::atoi(task.c_str()));
   }
   return live;
 }
@@ -103,8 +103,18 @@ std::string SlurmScript(const ExperimentDir& dir, const std::string& kforge, con
 
 SlurmRunSummary RunSlurm(Machine& machine, const ExperimentDir& dir, const SlurmRunOptions& options,
                          const CancellationToken& cancel) {
+  // The script names these paths in sh and in #SBATCH lines: characters either would read
+  // differently are refused, not quoted and hoped for.
+  for (const std::string& path : {dir.dir(), options.kforge})
+    for (char ch : path)
+      if (!std::isalnum(static_cast<unsigned char>(ch)) && std::string("/._-+,@=").find(ch) == std::string::npos)
+        throw UsageError("the path " + path + " holds '" + std::string(1, ch) +
+                         "', which a Slurm batch script would read differently; use a directory whose path has "
+                         "only letters, digits and / . _ - + , @ =");
   SlurmRunSummary summary;
   json state = dir.Executor();
+  if (!state.value("jobs", json::array()).is_array() || !state.value("attempts", json::object()).is_object())
+    state = json::object();  // damaged: jobs of ours are found again by name
   if (state.value("executor", "slurm") != "slurm") state = json::object();
   const std::string job_name = JobName(dir);
   state["executor"] = "slurm";
@@ -120,14 +130,14 @@ SlurmRunSummary RunSlurm(Machine& machine, const ExperimentDir& dir, const Slurm
   const std::string script_path = dir.dir() + "/slurm/cell.sbatch";
   WriteFileAtomic(script_path, SlurmScript(dir, options.kforge, job_name));
   auto submit = [&](const std::vector<int>& indices) {
-    for (int i : indices) attempts[std::to_string(i)] = attempts.value(std::to_string(i), 0) + 1;
-    persist();  // before sbatch: a driver killed after it finds the job by name
+    // A driver killed after sbatch and before the persist below finds the job by its name.
     std::string array = IndexList(indices);
     if (dir.plan().slurm.max_running > 0) array += "%" + std::to_string(dir.plan().slurm.max_running);
     std::string out = Slurm(machine, {"sbatch", "--parsable", "--array=" + array, script_path});
     std::string id = Lines(out).empty() ? "" : Lines(out).back();
     id = id.substr(0, id.find(';'));  // "123;cluster"
     if (id.empty()) throw EnvironmentError("sbatch gave no job id: " + out);
+    for (int i : indices) attempts[std::to_string(i)] = attempts.value(std::to_string(i), 0) + 1;
     jobs.push_back(id);
     persist();
   };
