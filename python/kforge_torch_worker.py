@@ -602,6 +602,12 @@ class KernelCalls:
     data by NaN checks), integers moved one place along, booleans negated. The engine compares
     the forward's outputs both ways: outputs that do not change were not made by the
     candidate's kernels (a kernel launched and discarded).
+
+    CUDA graphs: a call made while a graph is being captured only records work, so it is
+    counted but not watched or neutralised; the graph keeps the tensors its captured calls
+    touched, and its every replay is a call of the candidate's kernels on those tensors
+    (watched and neutralised as one call). A forward that replays a graph of its kernels
+    calls them, though no Python call of an extension function happens.
     """
 
     def __init__(self):
@@ -614,13 +620,19 @@ class KernelCalls:
         self.changed = []  # per watched call, the positions of the tensor arguments it changed
         self.replayed = 0  # calls seen while neutralising
         self.fill = 1000.0 + int.from_bytes(os.urandom(2), "little") / 7.0
+        self.graph = None  # the CUDA graph being captured (wrap_graphs), if any
 
     def around(self, call, args, kwargs):
         self.count += 1
-        if not self.neutralise and not self.watch:
+        if self.graph is None and not self.neutralise and not self.watch:
             return call()
         torch = torch_module()
         tensors = [a for a in list(args) + list(kwargs.values()) if isinstance(a, torch.Tensor)]
+        if self.graph is not None or (tensors and tensors[0].is_cuda and torch.cuda.is_current_stream_capturing()):
+            out = call()  # recorded into a graph, not run: its replays are the calls
+            if self.graph is not None:
+                self.graph._kforge_tensors += tensors + [r for r in as_list(out) if isinstance(r, torch.Tensor)]
+            return out
         if self.neutralise:
             out = call()
             index, self.replayed = self.replayed, self.replayed + 1
@@ -664,6 +676,35 @@ class KernelCalls:
             if not name.startswith("_") and callable(f) and not isinstance(f, type):
                 setattr(module, name, self.wrap(f))
         return module
+
+    def wrap_graphs(self):
+        """torch.cuda.CUDAGraph's capture and replay (torch.cuda.graph and
+        make_graphed_callables capture through it)."""
+        graphs = sys.modules.get("torch.cuda.graphs")
+        cls = getattr(graphs, "CUDAGraph", None) if graphs is not None else None
+        if cls is None or getattr(cls.replay, "_kforge_counted", False):
+            return
+        begin, end, replay, calls = cls.capture_begin, cls.capture_end, cls.replay, self
+
+        def capture_begin(graph, *args, **kwargs):
+            graph._kforge_tensors = []
+            calls.graph = graph
+            return begin(graph, *args, **kwargs)
+
+        def capture_end(graph, *args, **kwargs):
+            calls.graph = None
+            return end(graph, *args, **kwargs)
+
+        def replayed(graph, *args, **kwargs):
+            tensors = getattr(graph, "_kforge_tensors", None)
+            if not tensors:  # a graph of the framework's work only
+                return replay(graph, *args, **kwargs)
+            return calls.around(lambda: replay(graph, *args, **kwargs), tuple(tensors), {})
+        replayed._kforge_counted = True
+        try:
+            cls.capture_begin, cls.capture_end, cls.replay = capture_begin, capture_end, replayed
+        except (AttributeError, TypeError):  # a torch whose CUDAGraph is not a Python class
+            pass
 
     def wrap_triton(self):
         """Triton's launches, once the candidate imported it (its @triton.jit and
@@ -979,6 +1020,7 @@ def main():
         reference.__dict__.pop("Model", None)  # it has none (the engine gave it the reference without Model)
         candidate = load_module("custom_model", job["candidate"])
         kernel_calls.wrap_triton()
+        kernel_calls.wrap_graphs()
         model_class = candidate.ModelNew
     else:
         model_class = reference.Model

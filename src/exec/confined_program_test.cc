@@ -49,5 +49,22 @@ TEST(ConfinedProgramTest, AWorkerCannotReadItsSiblingsOutput) {
   EXPECT_FALSE(status.ok()) << out;
 }
 
+// LLVM, inside Triton's compiler, installs a handler for every fatal signal, SIGSYS among
+// them; the worker's filter trapped that call and every Triton candidate died on the GPU. A
+// confined program may install it, and a call the filter forbids still does not happen.
+TEST(ConfinedProgramTest, AProgramMayHandleSigsysAndAForbiddenCallStillFails) {
+  ConfinedProgram program(testing::LiveMachine(), SandboxLimits{}, false);
+  const char* script =
+      "import ctypes, os, signal\n"
+      "signal.signal(signal.SIGSYS, lambda *a: None)\n"
+      "before = os.readlink('/proc/self/ns/user')\n"
+      "ctypes.CDLL(None).unshare(0x10000000)\n"  // CLONE_NEWUSER
+      "print('handled;', 'same' if os.readlink('/proc/self/ns/user') == before else 'NEW', 'namespace')\n";
+  ExitStatus status = program.Run({"/usr/bin/python3", "-c", script}, {"PATH=/usr/bin:/bin"}, 60000);
+  if (!Has(program.layers(), "seccomp")) GTEST_SKIP() << "no seccomp filter here";
+  ASSERT_TRUE(status.ok()) << status.Describe() << "\n" << program.OutputTail(2000);
+  EXPECT_NE(program.OutputTail(2000).find("handled; same namespace"), std::string::npos) << program.OutputTail(2000);
+}
+
 }  // namespace
 }  // namespace kforge

@@ -189,8 +189,13 @@ bool InstallSeccomp(bool allow_processes, bool gpu, std::string* error) {
     rule(SCMP_ACT_TRAP, SCMP_SYS(rt_sigqueueinfo), {SCMP_A0(SCMP_CMP_NE, self)});
     rule(SCMP_ACT_TRAP, SCMP_SYS(rt_tgsigqueueinfo), {SCMP_A0(SCMP_CMP_NE, self)});
   }
-  // The SIGSYS handler reports trapped calls; a candidate may not replace it to hide them.
-  rule(SCMP_ACT_TRAP, SCMP_SYS(rt_sigaction), {SCMP_A0(SCMP_CMP_EQ, SIGSYS), SCMP_A1(SCMP_CMP_NE, 0)});
+  // The runner's SIGSYS handler reports trapped calls; a native candidate may not replace it
+  // to hide them. A confined program that was exec'd (the PyTorch worker) has no kforge
+  // handler to protect, and LLVM, inside Triton's compiler, installs handlers for every
+  // fatal signal, SIGSYS among them: trapping that call killed every Triton candidate on the
+  // GPU (H100, 2026-12-05). A handler it installs cannot undo a trapped call either.
+  if (!allow_processes)
+    rule(SCMP_ACT_TRAP, SCMP_SYS(rt_sigaction), {SCMP_A0(SCMP_CMP_EQ, SIGSYS), SCMP_A1(SCMP_CMP_NE, 0)});
   if (!allow_processes)
     for (int nr : {SCMP_SYS(tkill), SCMP_SYS(fork), SCMP_SYS(vfork), SCMP_SYS(execve), SCMP_SYS(execveat)})
       rule(SCMP_ACT_TRAP, nr, {});

@@ -266,7 +266,8 @@ json KernelBenchNeutralisation(const json& report, int64_t completed, std::vecto
   out["changed"] = as_run != neutralised;
   if (!out["changed"].get<bool>())
     AddFinding(findings, "kernel.result_unused",
-               "with every result of the candidate's own kernels made NaN, ModelNew's output did not change: the "
+               "with every result of the candidate's own kernels replaced by other values, ModelNew's output did not "
+               "change: the "
                "kernels ran, but the output was computed without them");
   auto count = [&](const char* key) {
     auto it = report.find(key);

@@ -345,7 +345,9 @@ void JudgeKernelBenchTrial(const KernelBenchTrial& t, const TrialReports& report
     c.message = std::move(message);
   };
   if (!k.is_object()) {
-    fail(FailureClass::kRuntimeError, "the candidate's process stopped before this trial");
+    fail(FailureClass::kRuntimeError, reports.candidate_ended.empty()
+                                          ? "the candidate's process stopped before this trial"
+                                          : reports.candidate_ended + ", before this trial was over");
     return AddCase(v, std::move(c));
   }
   if (k.contains("forward_ms") && k["forward_ms"].is_number()) c.run_ms = k["forward_ms"].get<double>();

@@ -36,6 +36,7 @@ class JudgeBuffers {
 struct TrialReports {
   nlohmann::json reference;                  ///< the reference worker's entry for the trial
   nlohmann::json candidate;                  ///< the candidate worker's; null when it stopped before the trial
+  std::string candidate_ended;               ///< then how its process ended ("": not known)
   std::string reference_dir, candidate_dir;  ///< host paths of their output files
   unsigned threads = 1;                      ///< how many threads may judge the trial's outputs
   JudgeBuffers* buffers = nullptr;           ///< to read into (null: memory of its own, freed after)

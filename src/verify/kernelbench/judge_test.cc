@@ -154,6 +154,10 @@ TEST(KernelBenchJudgeTest, AStoppedCandidateOrAFailedReferenceIsSaidSo) {
   ASSERT_EQ(v.cases.size(), 1u);
   EXPECT_EQ(v.cases[0].failure, FailureClass::kRuntimeError);
   EXPECT_EQ(v.cases[0].message, "the candidate's process stopped before this trial");
+  reports.candidate_ended = "the candidate's process ended (killed by signal 9 (Killed))";
+  v = JudgeOne(reports, &kb);
+  EXPECT_EQ(v.cases[0].message,
+            "the candidate's process ended (killed by signal 9 (Killed)), before this trial was over");
 
   reports.reference["ok"] = false;
   reports.reference["error"] = "Traceback\nValueError: sizes";

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <filesystem>
 
 #include "core/dtype.h"
@@ -117,6 +118,18 @@ std::string WorkerProblem(const WorkerRun& run) {
   return "";
 }
 
+std::string WorkerEnded(const WorkerRun& run) {
+  std::string how = run.status.Describe();
+  if (run.status.kind == ExitStatus::Kind::kSignaled && run.status.signal == SIGSYS)
+    how += ": a system call its sandbox forbids (seccomp)";
+  std::string out = std::string("the ") + WorkerRoleName(run.role) + "'s process ended (" + how + ")";
+  if (run.result.is_object() && JsonString(run.result, "stage") == "trials" && run.result.contains("trials") &&
+      run.result["trials"].is_array() && !run.result["trials"].empty())
+    out += " in trial " + JsonString(run.result["trials"].back(), "name");
+  std::string tail = TracebackTail(run.output, 3);
+  return tail.empty() ? out : out + ": " + tail;
+}
+
 bool FirstOutputSizes(const json& progress, std::vector<int64_t>* nbytes) {
   nbytes->clear();
   if (!progress.is_object() || !progress.contains("trials") || !progress["trials"].is_array() ||
@@ -196,10 +209,8 @@ json WorkerFeed::Trial(size_t i, int64_t slice_ms, const std::function<void()>& 
       std::unique_lock<std::mutex> lock(mu_);
       changed_.wait_for(lock, std::chrono::milliseconds(slice_ms), [&] { return finished_ || TrialOver(latest_, i); });
       if (i < sealed_.size() && !sealed_[i].is_null()) return sealed_[i];
-      if (TrialOver(latest_, i) || (finished_ && latest_.is_object() && latest_.contains("trials") &&
-                                    latest_["trials"].is_array() && latest_["trials"].size() > i))
-        return latest_["trials"][i];
-      if (finished_) return nullptr;
+      if (TrialOver(latest_, i)) return latest_["trials"][i];
+      if (finished_) return nullptr;  // it ended before the trial, or during it
     }
     if (between) between();
   }

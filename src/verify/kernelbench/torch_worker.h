@@ -67,6 +67,9 @@ nlohmann::json StepTotals(const nlohmann::json& result);
 bool FirstOutputSizes(const nlohmann::json& progress, std::vector<int64_t>* nbytes);
 /// What went wrong in a worker as a whole (it wrote no usable result, or stopped early); "" if nothing.
 std::string WorkerProblem(const WorkerRun& run);
+/// How a worker that stopped reporting ended: its exit status (a forbidden system call named
+/// as such), the trial it was in, the tail of what it printed.
+std::string WorkerEnded(const WorkerRun& run);
 
 /// One running worker's trials as it reports them, for judging each trial while the workers
 /// go on (KernelBench's level-1 outputs reach 6.4 GB: holding every trial's files until both

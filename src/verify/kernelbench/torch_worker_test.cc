@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <future>
@@ -196,8 +197,8 @@ TEST(WorkerFeedTest, HandsOverEachTrialOnceItIsDone) {
   EXPECT_EQ(feed.Trial(1, 5, nullptr)["name"], "b");  // a later trial has started: b is over
   std::future<json> third = std::async(std::launch::async, [&] { return feed.Trial(2, 5, nullptr); });
   EXPECT_EQ(third.wait_for(std::chrono::milliseconds(50)), std::future_status::timeout);
-  feed.Finish(nullptr);  // ended with no final report: c as last reported (not done)
-  EXPECT_EQ(third.get()["name"], "c");
+  feed.Finish(nullptr);  // ended during c (no final report): c was never over, so none
+  EXPECT_TRUE(third.get().is_null());
   EXPECT_TRUE(feed.Trial(3, 5, nullptr).is_null());
   EXPECT_FALSE(feed.abandoned());
   feed.Abandon();
@@ -210,6 +211,26 @@ TEST(WorkerFeedTest, HandsOverEachTrialOnceItIsDone) {
 // its entry (a finalizer at exit, a thread of the candidate's) is not read.
 // A worker's report is the candidate's process's: a 2,000,000-deep array in it took the
 // engine down (SIGSEGV copying the DOM). It is read as no report.
+// A worker that stops reporting is described by how it ended: a forbidden system call (a
+// Triton candidate under seccomp died so, and its verdict said nothing) is named as such.
+TEST(WorkerFeedTest, AnEndedWorkerSaysHowAndInWhichTrial) {
+  WorkerRun run;
+  run.role = WorkerRole::kCandidate;
+  run.status.kind = ExitStatus::Kind::kSignaled;
+  run.status.signal = SIGSYS;
+  run.result = {{"stage", "trials"}, {"trials", {{{"name", "kernelbench_0"}, {"done", false}}}}};
+  run.output = "compiling\n";
+  std::string said = WorkerEnded(run);
+  EXPECT_NE(said.find("the candidate's process ended (killed by signal 31"), std::string::npos) << said;
+  EXPECT_NE(said.find("a system call its sandbox forbids"), std::string::npos) << said;
+  EXPECT_NE(said.find("in trial kernelbench_0: compiling"), std::string::npos) << said;
+  run.status = ExitStatus{};
+  run.status.kind = ExitStatus::Kind::kExited;
+  run.status.code = 3;
+  run.output.clear();
+  EXPECT_EQ(WorkerEnded(run), "the candidate's process ended (exited with code 3) in trial kernelbench_0");
+}
+
 TEST(WorkerFeedTest, ADeepReportIsReadAsNone) {
   TempDir dir("kforge-deep-report");
   WriteFileAtomic(dir.path() + "/result.json", std::string(2000000, '[') + std::string(2000000, ']'));

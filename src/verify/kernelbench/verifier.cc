@@ -671,6 +671,7 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
         candidate_on = false;
         candidate_failed = !WorkerProblem(*stopped_candidate).empty();
       }
+      if (stopped_candidate) reports.candidate_ended = WorkerEnded(*stopped_candidate);
       if (reference_on && !candidate_failed) {
         reports.reference_dir = reference.out_dir;
         reports.candidate_dir = candidate.out_dir;
