@@ -86,7 +86,18 @@ std::vector<std::string> SandboxSpec::Wrap(const std::vector<std::string>& comma
     if (FileExists(p)) argv.insert(argv.end(), {"--ro-bind", p, p});
   argv.insert(argv.end(), {"--proc", "/proc", "--dev", "/dev", "--bind", scratch_dir_, kScratchInside, "--bind",
                            scratch_dir_, "/tmp"});
-  for (const auto& [host, inside] : read_only_) argv.insert(argv.end(), {"--ro-bind", host, inside});
+  for (const auto& [host, inside] : read_only_) {
+    // A path shown where it is, under a system directory the jail already shows whole (the
+    // CUDA toolkit's /usr/local/cuda, a symlink to /usr/local/cuda-13.0), is there already:
+    // binding it again onto the symlink fails ("Can't bind mount ... No such file").
+    bool shown = false;
+    for (const char* p : kSystemPaths) {
+      std::error_code ec;
+      shown = shown || (host == inside && inside.rfind(std::string(p) + "/", 0) == 0 &&
+                        fs::is_directory(fs::symlink_status(p, ec)));
+    }
+    if (!shown) argv.insert(argv.end(), {"--ro-bind", host, inside});
+  }
   if (gpu_) {
     std::error_code ec;
     for (const auto& e : fs::directory_iterator("/dev", ec)) {

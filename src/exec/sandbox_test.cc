@@ -36,6 +36,29 @@ class ScanJailTest : public ::testing::Test {
   SandboxSpec spec_;
 };
 
+// A CUDA extension did not build under bubblewrap on a machine whose /usr/local/cuda is a
+// symlink (to /usr/local/cuda-13.0): the toolkit was bound again, onto the symlink, inside
+// the /usr the jail already shows. A path under a directory shown whole is not bound again.
+TEST(SandboxSpecTest, APathUnderAShownSystemDirectoryIsNotBoundAgain) {
+  TempDir dir("kforge-jail");
+  MakeDirs(dir.path() + "/jail");
+  SandboxSpec spec(SandboxMode::kBubblewrap, dir.path() + "/jail", dir.path() + "/scratch");
+  spec.AddReadOnly("/usr/local/cuda", "/usr/local/cuda");
+  spec.AddReadOnly("/opt/toolkit", "/opt/toolkit");
+  spec.AddReadOnly("/usr/bin/true", "/kforge/kforge-runner");
+  std::vector<std::string> argv = spec.Wrap({"true"});
+  auto bound = [&](const std::string& inside) {
+    for (size_t i = 0; i + 2 < argv.size(); ++i)
+      if (argv[i] == "--ro-bind" && argv[i + 2] == inside) return true;
+    return false;
+  };
+  if (!fs::is_directory(fs::symlink_status("/usr"))) GTEST_SKIP() << "/usr is not a directory here";
+  EXPECT_FALSE(bound("/usr/local/cuda"));
+  EXPECT_TRUE(bound("/opt/toolkit"));
+  EXPECT_TRUE(bound("/kforge/kforge-runner"));
+  EXPECT_TRUE(bound("/usr"));
+}
+
 TEST_F(ScanJailTest, AnUntouchedJailIsClean) {
   EscapeScan s = Scan();
   EXPECT_EQ(s.count, 0) << (s.first.empty() ? "" : s.first[0]);
