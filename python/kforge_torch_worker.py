@@ -621,6 +621,7 @@ class KernelCalls:
         self.replayed = 0  # calls seen while neutralising
         self.fill = 1000.0 + int.from_bytes(os.urandom(2), "little") / 7.0
         self.graph = None  # the CUDA graph being captured (wrap_graphs), if any
+        self.replays = 0  # replays of graphs holding calls of the candidate's kernels
 
     def around(self, call, args, kwargs):
         self.count += 1
@@ -699,6 +700,7 @@ class KernelCalls:
             tensors = getattr(graph, "_kforge_tensors", None)
             if not tensors:  # a graph of the framework's work only
                 return replay(graph, *args, **kwargs)
+            calls.replays += 1
             return calls.around(lambda: replay(graph, *args, **kwargs), tuple(tensors), {})
         replayed._kforge_counted = True
         try:
@@ -783,15 +785,15 @@ class ForwardAccount:
                 with record_function(MARKER_RANGE):
                     marker.fill_(0)
                 torch.cuda.synchronize()
-            calls = kernel_calls.count
+            calls, replays = kernel_calls.count, kernel_calls.replays
             with record_function(FORWARD_RANGE):
                 out = model(*inputs)
-            calls = kernel_calls.count - calls
+            calls, replays = kernel_calls.count - calls, kernel_calls.replays - replays
             if self.gpu:
                 torch.cuda.synchronize()
         self.count_ops(prof)
         if self.gpu:
-            self.count_kernels(prof)
+            self.count_kernels(prof, replays)
         self.forwards += 1
         self.fewest_calls = calls if self.fewest_calls is None else min(self.fewest_calls, calls)
         return out
@@ -817,7 +819,10 @@ class ForwardAccount:
             if e.name in self.ops or len(self.ops) < MAX_NAMES:
                 self.ops[e.name] = self.ops.get(e.name, 0) + 1
 
-    def count_kernels(self, prof):
+    def count_kernels(self, prof, replays):
+        """`replays`: graphs of the candidate's kernels this forward replayed. The profiler
+        may not record a graph's kernels one by one; such a replay counts as a launch (the
+        neutralised forward still shows whether what it wrote reaches the output)."""
         prof.export_chrome_trace(self.trace_path)
         with open(self.trace_path) as f:
             trace = json.load(f)
@@ -828,8 +833,9 @@ class ForwardAccount:
             raise RuntimeError("the profiler recorded no kernel, not even the worker's marker")
         current = kernels[0].get("args", {}).get("stream")
         ran = kernels[1:]
-        self.kernels += len(ran)
-        self.fewest = len(ran) if self.fewest is None else min(self.fewest, len(ran))
+        launched = len(ran) if ran else replays
+        self.kernels += launched
+        self.fewest = launched if self.fewest is None else min(self.fewest, launched)
         for k in ran:
             name = str(k.get("name", ""))[:300]
             if name in self.kernel_names or len(self.kernel_names) < MAX_NAMES:
