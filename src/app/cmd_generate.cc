@@ -96,10 +96,10 @@ CommandAction SetupGenerate(CLI::App& sub, Machine& machine, CancellationToken& 
     } else if (s.cancelled) {
       std::cout << fmt::format("INTERRUPTED {}: continue with 'kforge resume {}'\n", s.task_name, run.dir);
     } else {
-      std::cout << fmt::format("{} {} ({}): {} after {} rounds, {} validations ({})\n",
+      std::cout << fmt::format("{} {} ({}): {} after {} round{}, {} validations ({})\n",
                                s.success ? "GENERATED" : "NOT GENERATED", s.task_name, GenerateKindName(r.kind),
-                               s.success ? "certified on the full set" : "not certified", s.round, s.iterations,
-                               s.finish_reason);
+                               s.success ? "certified on the full set" : "not certified", s.round,
+                               s.round == 1 ? "" : "s", s.iterations, s.finish_reason);
       if (s.success) std::cout << "  kernel: " << run.dir << "/final" << s.config.SourceExtension() << "\n";
       std::cout << "  run directory: " << run.dir << "\n";
     }

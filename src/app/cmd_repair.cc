@@ -32,9 +32,10 @@ int Report(const RunResult& run, bool json) {
         "INTERRUPTED {}: stopped at round {} after {} validations; continue with 'kforge resume {}'\n", s.task_name,
         s.round, s.iterations, run.dir);
   } else {
-    std::cout << fmt::format(
-        "{} {}: {} after {} rounds, {} validations ({})\n", s.success ? "REPAIRED" : "NOT REPAIRED", s.task_name,
-        s.success ? "certified on the full set" : "not certified", s.round, s.iterations, s.finish_reason);
+    std::cout << fmt::format("{} {}: {} after {} round{}, {} validations ({})\n",
+                             s.success ? "REPAIRED" : "NOT REPAIRED", s.task_name,
+                             s.success ? "certified on the full set" : "not certified", s.round,
+                             s.round == 1 ? "" : "s", s.iterations, s.finish_reason);
     if (s.success)
       std::cout << "  final candidate: " << run.dir << "/final" << s.config.SourceExtension() << "\n";
     else if (s.best)
