@@ -51,6 +51,7 @@ Config Config::FromLookup(const Lookup& lookup) {
   set(&c.compute_sanitizer, "KFORGE_COMPUTE_SANITIZER");
   set(&c.cublas, "KFORGE_CUBLAS");
   set(&c.python, "KFORGE_PYTHON");
+  set(&c.cuda_visible_devices, "CUDA_VISIBLE_DEVICES");
   set(&c.llm_base_url, "OPENAI_BASE_URL");
   set(&c.llm_api_key, "OPENAI_API_KEY");
   set(&c.llm_model, "KFORGE_MODEL");

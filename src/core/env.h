@@ -53,6 +53,8 @@ struct Config {
   std::string compute_sanitizer;  ///< KFORGE_COMPUTE_SANITIZER
   std::string cublas;             ///< KFORGE_CUBLAS: libcublas for calibration
   std::string python;             ///< KFORGE_PYTHON: a Python with PyTorch (KernelBench tasks)
+  /// CUDA_VISIBLE_DEVICES: the GPUs this process may use (an experiment's device pool)
+  std::string cuda_visible_devices;
   // A model endpoint speaking the OpenAI chat-completions protocol (agent/chat_client.h).
   std::string llm_base_url;  ///< OPENAI_BASE_URL (e.g. https://api.openai.com/v1, http://localhost:8000/v1)
   std::string llm_api_key;   ///< OPENAI_API_KEY; never written to logs, events or messages

@@ -65,7 +65,7 @@ std::vector<std::string> DefaultDevices(Machine& machine, bool cuda) {
     for (unsigned i = 0; i < std::max(1u, cores / 2); ++i) out.push_back("cpu" + std::to_string(i));
     return out;
   }
-  if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES"); visible != nullptr && *visible != '\0')
+  if (const std::string& visible = machine.config().cuda_visible_devices; !visible.empty())
     return ParseDeviceList(visible);
   SpawnOptions spawn;
   spawn.argv = {"nvidia-smi", "--query-gpu=index", "--format=csv,noheader"};
