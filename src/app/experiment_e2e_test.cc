@@ -284,7 +284,8 @@ TEST_F(ExperimentE2ETest, SlurmRunsTheCellsRequeuesCancelledOnesAndSurvivesItsDr
   driver->Kill();
   auto resumed = RunCli({"experiment", "resume", out, "--executor", "slurm", "--quiet"}, "", 900);
   std::string errors;
-  for (const auto& c : json::parse(RunCli({"experiment", "status", out, "--json"}).out)["cells"])
+  const json status = json::parse(RunCli({"experiment", "status", out, "--json"}).out);
+  for (const auto& c : status["cells"])
     if (c.contains("result") && c["result"]["outcome"] == "error") errors += c["result"].dump() + "\n";
   ASSERT_EQ(resumed.exit_code, 0) << resumed.out << resumed.err << errors;
   json e = json::parse(Read(out + "/executor.json"));
