@@ -3,7 +3,7 @@
 set -euo pipefail
 PKGS=(g++ cmake ninja-build pkg-config git
       nlohmann-json3-dev libsqlite3-dev libcurl4-openssl-dev libssl-dev
-      libcli11-dev libfmt-dev libdlpack-dev
+      libcli11-dev libfmt-dev libdlpack-dev libcpp-httplib-dev
       libgtest-dev libgmock-dev libbenchmark-dev
       bubblewrap libseccomp-dev libtree-sitter-dev
       python3-torch libtorch-dev pybind11-dev

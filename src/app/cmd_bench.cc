@@ -12,7 +12,6 @@
 #include "app/commands.h"
 #include "app/run_flags.h"
 #include "core/error.h"
-#include "exec/machine.h"
 #include "service/kernel_records.h"
 #include "service/service.h"
 #include "verify/kernelbench/verifier.h"
@@ -36,7 +35,7 @@ std::string KernelBenchTimingText(const nlohmann::json& t) {
 
 }  // namespace
 
-CommandAction SetupBench(CLI::App& sub, Machine& machine, CancellationToken& interrupt) {
+CommandAction SetupBench(CLI::App& sub, Service& service, CancellationToken& interrupt) {
   struct Args {
     std::string task, candidate;
     BenchOptions options;
@@ -64,15 +63,14 @@ CommandAction SetupBench(CLI::App& sub, Machine& machine, CancellationToken& int
       "Needs an NVIDIA GPU (exit 2 without one). The candidate is verified first and never timed if it fails.\n"
       "Exit status: 0 timed and plausible, 1 the candidate failed verification or its timing is suspect, 2 usage or "
       "environment error.");
-  return [a, seed, reps, warmup, &machine, &interrupt]() -> int {
+  return [a, seed, reps, warmup, &service, &interrupt]() -> int {
     BenchRequest request{a->task, a->candidate, a->options};
     if (*seed) request.options.seed = a->seed;
     if (IsKernelBenchFile(a->task)) {
       if (!reps->count()) request.options.reps = 100;  // KernelBench's trials and warm-up
       if (!warmup->count()) request.options.warmup = 3;
-      Service service(machine);
       VerifyResult v = service.BenchKernelBench(request, ParseBackend(a->backend), interrupt);
-      service.RecordKernel(a->db.Resolve(machine.config()), RecordOfVerdict(v.verdict, RecordKind::kBench, 0));
+      service.RecordKernel(a->db.Resolve(service.config()), RecordOfVerdict(v.verdict, RecordKind::kBench, 0));
       const nlohmann::json& t = v.verdict.kernelbench.is_object()
                                     ? v.verdict.kernelbench.value("timing", nlohmann::json())
                                     : nlohmann::json();
@@ -86,9 +84,8 @@ CommandAction SetupBench(CLI::App& sub, Machine& machine, CancellationToken& int
     if (a->backend != "cuda")
       throw UsageError(
           "kforge bench times CUDA candidates of native tasks; --backend cpu applies to KernelBench files");
-    Service service(machine);
     BenchReport r = service.Bench(request, interrupt);
-    service.RecordKernel(a->db.Resolve(machine.config()), RecordOfBench(r, 0));
+    service.RecordKernel(a->db.Resolve(service.config()), RecordOfBench(r, 0));
     if (a->json)
       std::cout << r.ToJson().dump(2) << "\n";
     else

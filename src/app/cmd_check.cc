@@ -15,7 +15,7 @@
 
 namespace kforge {
 
-CommandAction SetupCheck(CLI::App& sub, Machine& machine, CancellationToken& interrupt) {
+CommandAction SetupCheck(CLI::App& sub, Service& service, CancellationToken& interrupt) {
   struct Args {
     std::string candidate, backend = "cpu", task;
     bool json = false, list = false;
@@ -28,13 +28,13 @@ CommandAction SetupCheck(CLI::App& sub, Machine& machine, CancellationToken& int
   sub.add_flag("--json", a->json, "print findings as JSON");
   sub.add_flag("--list", a->list, "list the checks and what each catches");
   sub.footer("Exit status: 0 clean, 1 integrity findings, 2 usage error.");
-  return [a, &machine, &interrupt]() -> int {
+  return [a, &service, &interrupt]() -> int {
     if (a->list) {
       for (const auto& c : StaticCheckCatalog()) std::cout << fmt::format("{:<30} {}\n", c.name, c.catches);
       return 0;
     }
     if (a->candidate.empty()) throw UsageError("check needs a candidate file (or --list)");
-    CheckResult r = Service(machine).Check({ReadCandidate(a->candidate), ParseBackend(a->backend), a->task});
+    CheckResult r = service.Check({ReadCandidate(a->candidate), ParseBackend(a->backend), a->task});
     if (a->json) {
       std::cout << r.ToJson().dump(2) << "\n";
     } else {

@@ -8,8 +8,8 @@
 
 #include "app/commands.h"
 #include "core/error.h"
-#include "exec/machine.h"
 #include "service/bundled.h"
+#include "service/service.h"
 
 namespace kforge {
 namespace {
@@ -152,14 +152,14 @@ std::string Zsh(const CLI::App& app) {
 
 }  // namespace
 
-CommandAction SetupCompletion(CLI::App& sub, Machine& machine, CancellationToken&) {
+CommandAction SetupCompletion(CLI::App& sub, Service& service, CancellationToken&) {
   auto shell = std::make_shared<std::string>();
   sub.add_option("shell", *shell, "bash or zsh")->required()->check(CLI::IsMember({"bash", "zsh"}));
   sub.footer("bash: source <(kforge completion bash)   zsh: kforge completion zsh > \"${fpath[1]}/_kforge\"");
-  return [shell, &sub, &machine]() -> int {
+  return [shell, &sub, &service]() -> int {
     const CLI::App& app = *sub.get_parent();
     std::string task_names;  // the bundled tasks, by the names the commands take
-    for (const std::string& f : BundledTaskFiles(machine.config()))
+    for (const std::string& f : BundledTaskFiles(service.config()))
       task_names += (task_names.empty() ? "" : " ") + std::filesystem::path(f).stem().string();
     std::cout << (*shell == "bash" ? Bash(app, task_names) : Zsh(app));
     return 0;

@@ -11,7 +11,6 @@
 #include "app/run_flags.h"
 #include "core/error.h"
 #include "core/fs.h"
-#include "exec/machine.h"
 #include "record/kernel_db.h"
 #include "service/service.h"
 
@@ -72,7 +71,7 @@ std::string RecordTable(const std::vector<KernelRecord>& rows) {
 
 }  // namespace
 
-CommandAction SetupDb(CLI::App& sub, Machine& machine, CancellationToken& interrupt) {
+CommandAction SetupDb(CLI::App& sub, Service& service, CancellationToken& interrupt) {
   struct Args {
     std::string question, task, device;
     DbFlag db;
@@ -91,9 +90,9 @@ CommandAction SetupDb(CLI::App& sub, Machine& machine, CancellationToken& interr
   query->add_option("--device", a->device, "best: only this device (\"cpu\" or a GPU's name)");
   query->add_flag("--json", a->json, "print the records as a JSON array");
   AddDbFlag(*query, a->db);
-  return [a, &machine, &interrupt]() -> int {
-    std::string path = a->db.Resolve(machine.config());
-    if (path.empty()) path = machine.config().kernel_db;
+  return [a, &service, &interrupt]() -> int {
+    std::string path = a->db.Resolve(service.config());
+    if (path.empty()) path = service.config().kernel_db;
     if (!FileExists(path))
       throw UsageError("no kernel database at " + path + "; record into one with --db on verify, repair or bench");
     auto db = KernelDb::Open(path);
@@ -118,7 +117,7 @@ CommandAction SetupDb(CLI::App& sub, Machine& machine, CancellationToken& interr
   };
 }
 
-CommandAction SetupRegress(CLI::App& sub, Machine& machine, CancellationToken& interrupt) {
+CommandAction SetupRegress(CLI::App& sub, Service& service, CancellationToken& interrupt) {
   struct Args {
     std::string golden;
     bool accept = false, json = false;
@@ -133,8 +132,8 @@ CommandAction SetupRegress(CLI::App& sub, Machine& machine, CancellationToken& i
       "Exit status: 0 no regression (or --accept), 1 a regression (a verdict lost, or slower than the noise band), "
       "2 the expectations are stale (new kernels, changed files, improvements): a person accepts them with "
       "--accept. Usage errors also exit 2, with a message on stderr.");
-  return [a, &machine, &interrupt]() -> int {
-    RegressReport r = Service(machine).Regress(a->golden, a->accept, interrupt, a->db.Resolve(machine.config()));
+  return [a, &service, &interrupt]() -> int {
+    RegressReport r = service.Regress(a->golden, a->accept, interrupt, a->db.Resolve(service.config()));
     std::cout << (a->json ? r.ToJson().dump(2) + "\n" : r.Text());
     switch (r.status()) {
       case RegressStatus::kSame:

@@ -22,7 +22,7 @@ std::string CeilingsText(const DeviceCeilings& c) {
 
 }  // namespace
 
-CommandAction SetupDevice(CLI::App& sub, Machine& machine, CancellationToken& interrupt) {
+CommandAction SetupDevice(CLI::App& sub, Service& service, CancellationToken& interrupt) {
   auto json = std::make_shared<bool>(false);
   sub.add_flag("--json", *json, "print as JSON");
   CLI::App* calibrate = sub.add_subcommand("calibrate",
@@ -32,8 +32,8 @@ CommandAction SetupDevice(CLI::App& sub, Machine& machine, CancellationToken& in
   sub.footer(
       "Exit status: 0 a GPU is usable, 2 none (with the reason on stderr).\n"
       "Ceilings are stored per device under the cache directory ($KFORGE_CACHE_DIR or ~/.cache/kforge).");
-  return [json, calibrate, &machine, &interrupt]() -> int {
-    DeviceReport r = Service(machine).Device(calibrate->parsed());
+  return [json, calibrate, &service, &interrupt]() -> int {
+    DeviceReport r = service.Device(calibrate->parsed());
     if (*json) {
       std::cout << r.ToJson().dump(2) << "\n";
       return 0;

@@ -13,7 +13,6 @@
 #include "core/cancel.h"
 #include "core/error.h"
 #include "core/fs.h"
-#include "exec/machine.h"
 #include "service/experiment/cell.h"
 #include "service/experiment/device_pool.h"
 #include "service/experiment/experiment_dir.h"
@@ -68,7 +67,7 @@ void PrintStatus(const ExperimentDir& dir) {
   if (dir.cancelled()) std::cout << "cancelled: continue with 'kforge experiment resume " << dir.dir() << "'\n";
 }
 
-int Drive(Machine& machine, const ExperimentDir& dir, ExecutorFlags f, CancellationToken& interrupt) {
+int Drive(Service& service, const ExperimentDir& dir, ExecutorFlags f, CancellationToken& interrupt) {
   const std::string before = dir.Executor().value("executor", "");
   if (f.executor.empty()) f.executor = before.empty() ? "local" : before;
   if (!before.empty() && f.executor != before)
@@ -84,7 +83,7 @@ int Drive(Machine& machine, const ExperimentDir& dir, ExecutorFlags f, Cancellat
     SlurmRunOptions options;
     options.kforge = ExecutableDir() + "/kforge";
     options.progress = progress;
-    SlurmRunSummary s = RunSlurm(machine, dir, options, interrupt);
+    SlurmRunSummary s = RunSlurm(service.machine(), dir, options, interrupt);
     if (s.cancelled) {
       std::cout << "INTERRUPTED: continue with 'kforge experiment resume " << dir.dir() << " --executor slurm'\n";
       return 130;
@@ -99,10 +98,10 @@ int Drive(Machine& machine, const ExperimentDir& dir, ExecutorFlags f, Cancellat
     } else if (f.jobs > 0) {
       for (int i = 0; i < f.jobs; ++i) options.devices.push_back("cpu" + std::to_string(i));
     } else {
-      options.devices = DefaultDevices(machine, cuda);
+      options.devices = DefaultDevices(service.machine(), cuda);
     }
     dir.WriteExecutor({{"executor", "local"}, {"devices", options.devices}, {"cuda", cuda}});
-    LocalRunSummary s = RunLocal(machine, dir, options, interrupt);
+    LocalRunSummary s = RunLocal(service.machine(), dir, options, interrupt);
     if (s.cancelled) {
       std::cout << "INTERRUPTED: " << ProgressLine(dir, 0, 0) << "\ncontinue with 'kforge experiment resume "
                 << dir.dir() << "'\n";
@@ -120,7 +119,7 @@ int Drive(Machine& machine, const ExperimentDir& dir, ExecutorFlags f, Cancellat
 
 }  // namespace
 
-CommandAction SetupExperiment(CLI::App& sub, Machine& machine, CancellationToken& interrupt) {
+CommandAction SetupExperiment(CLI::App& sub, Service& service, CancellationToken& interrupt) {
   struct Args {
     std::string plan, dir, cell, device;
     ExecutorFlags exec;
@@ -162,7 +161,7 @@ CommandAction SetupExperiment(CLI::App& sub, Machine& machine, CancellationToken
   cell->add_option("--device", a->device, "the device the executor leased it");
   cell->callback([action] { *action = "cell"; });
   cell->group("");  // hidden from help
-  return [a, action, &machine, &interrupt]() -> int {
+  return [a, action, &service, &interrupt]() -> int {
     const std::string& what = *action;
     if (what == "plan") {
       PrintPlan(LoadPlan(a->plan));
@@ -172,12 +171,12 @@ CommandAction SetupExperiment(CLI::App& sub, Machine& machine, CancellationToken
       ExperimentPlan plan = LoadPlan(a->plan);
       PrintPlan(plan);
       ExperimentDir dir = ExperimentDir::Create(a->dir, plan);
-      return Drive(machine, dir, a->exec, interrupt);
+      return Drive(service, dir, a->exec, interrupt);
     }
     ExperimentDir dir = ExperimentDir::Open(a->dir);
     if (what == "resume") {
       if (dir.cancelled()) std::remove((dir.dir() + "/cancelled").c_str());
-      return Drive(machine, dir, a->exec, interrupt);
+      return Drive(service, dir, a->exec, interrupt);
     }
     if (what == "status") {
       if (a->json) {
@@ -195,7 +194,7 @@ CommandAction SetupExperiment(CLI::App& sub, Machine& machine, CancellationToken
     }
     if (what == "cancel") {
       dir.MarkCancelled();  // persist first: an executor still running sees it and starts nothing more
-      int stopped = StopLocalCells(dir, 30000) + CancelSlurmCells(machine, dir);
+      int stopped = StopLocalCells(dir, 30000) + CancelSlurmCells(service.machine(), dir);
       std::cout << fmt::format("cancelled: {} running cells stopped; continue with 'kforge experiment resume {}'\n",
                                stopped, dir.dir());
       return 0;
@@ -216,7 +215,6 @@ CommandAction SetupExperiment(CLI::App& sub, Machine& machine, CancellationToken
       return kCellBusyExit;
     }
     if (dir.State(*c) == CellState::kDone) return 0;  // it finished while we waited for the lock
-    Service service(machine);
     auto progress = [](const std::string& line) { std::cerr << line << "\n"; };
     CellResult r = RunCell(service, dir, *c, a->device, interrupt, progress);
     if (interrupt.cancelled() && r.outcome.empty()) return 130;

@@ -14,12 +14,11 @@
 #include "app/run_flags.h"
 #include "core/backend_kind.h"
 #include "core/error.h"
-#include "exec/machine.h"
 #include "service/service.h"
 
 namespace kforge {
 
-CommandAction SetupGenerate(CLI::App& sub, Machine& machine, CancellationToken& interrupt) {
+CommandAction SetupGenerate(CLI::App& sub, Service& service, CancellationToken& interrupt) {
   struct Args {
     std::string request, candidate, from_run, out, backend;
     RunFlags run;
@@ -41,7 +40,7 @@ CommandAction SetupGenerate(CLI::App& sub, Machine& machine, CancellationToken& 
       "environment error, 130 interrupted (kforge resume RUN_DIR continues).\n"
       "Without --yes, a task written from a description is shown and confirmed on a terminal; elsewhere the run "
       "stops there and says how to continue.");
-  return [a, &machine, &interrupt]() -> int {
+  return [a, &service, &interrupt]() -> int {
     GenerateRequest request;
     request.request = a->request;
     request.candidate_path = a->candidate;
@@ -70,9 +69,8 @@ CommandAction SetupGenerate(CLI::App& sub, Machine& machine, CancellationToken& 
       std::cout << "NOT STARTED: declined\n";
       return 1;
     }
-    GenerateResult r =
-        Service(machine).Generate(request, interrupt, ProgressTo(a->run.quiet, a->run.progress, machine.config()),
-                                  confirm, dialogue.between_rounds());
+    GenerateResult r = service.Generate(request, interrupt, ProgressTo(a->run.quiet, a->run.progress, service.config()),
+                                        confirm, dialogue.between_rounds());
     if (!r.error.empty()) {
       std::cout << "NOT GENERATED: the model wrote no usable task: " << r.error << "\n";
       return 1;

@@ -10,12 +10,13 @@
 #include <nlohmann/json.hpp>
 
 #include "app/commands.h"
+#include "core/env.h"
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/task.h"
 #include "exec/compiler.h"
-#include "exec/machine.h"
 #include "service/bundled.h"
+#include "service/service.h"
 #include "verify/mutate.h"
 
 namespace kforge {
@@ -33,7 +34,7 @@ nlohmann::json LastMutationScores(const Config& config) {
   return j.is_object() ? j : nlohmann::json::object();
 }
 
-CommandAction SetupMutate(CLI::App& sub, Machine& machine, CancellationToken& interrupt) {
+CommandAction SetupMutate(CLI::App& sub, Service& service, CancellationToken& interrupt) {
   struct Args {
     std::string task, candidate;
     bool json = false, score = false;
@@ -52,13 +53,13 @@ CommandAction SetupMutate(CLI::App& sub, Machine& machine, CancellationToken& in
       "A mutant killed by the light or the full set counts as killed; one that survives the full set but fails\n"
       "one of the judge's seeds is a certification miss; one that passes everything is presumed equivalent.\n"
       "Score = killed / (killed + certification misses). Exit status: 0 no certification miss, 1 some, 2 usage.");
-  return [a, &machine, &interrupt]() -> int {
+  return [a, &service, &interrupt]() -> int {
     a->options.cancel = &interrupt;
     std::vector<std::pair<std::string, std::string>> work;
     if (a->score) {
       if (!a->task.empty())
         throw UsageError("--score takes no task or candidate: it scores every bundled correct kernel");
-      std::string dir = BundledTasksDir(machine.config()) + "/../examples/cpu/correct";
+      std::string dir = BundledTasksDir(service.config()) + "/../examples/cpu/correct";
       for (const auto& e : std::filesystem::directory_iterator(dir))
         if (e.path().extension() == ".cc") work.emplace_back(e.path().stem().string(), e.path().string());
       std::sort(work.begin(), work.end());
@@ -68,11 +69,11 @@ CommandAction SetupMutate(CLI::App& sub, Machine& machine, CancellationToken& in
       work.emplace_back(a->task, a->candidate);
     }
     nlohmann::json all = nlohmann::json::array();
-    nlohmann::json scores = LastMutationScores(machine.config());
+    nlohmann::json scores = LastMutationScores(service.config());
     int misses = 0;
     for (const auto& [task_name, path] : work) {
-      Task task = ResolveTask(task_name, machine.config());
-      MutationReport r = RunMutation(machine, task, path, a->options);
+      Task task = ResolveTask(task_name, service.config());
+      MutationReport r = RunMutation(service.machine(), task, path, a->options);
       misses += r.Count(MutantFate::kCertificationMiss);
       if (a->json)
         all.push_back(r.ToJson());
@@ -86,8 +87,8 @@ CommandAction SetupMutate(CLI::App& sub, Machine& machine, CancellationToken& in
     }
     if (a->json) std::cout << (a->score ? all : all[0]).dump(2) << "\n";
     if (a->score) {
-      MakeDirs(machine.config().cache_dir);
-      WriteFileAtomic(ScoresPath(machine.config()), scores.dump(2) + "\n");
+      MakeDirs(service.config().cache_dir);
+      WriteFileAtomic(ScoresPath(service.config()), scores.dump(2) + "\n");
     }
     return misses == 0 ? 0 : 1;
   };

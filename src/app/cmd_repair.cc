@@ -12,7 +12,6 @@
 #include "app/run_flags.h"
 #include "core/backend_kind.h"
 #include "core/error.h"
-#include "exec/machine.h"
 #include "service/kernel_records.h"
 #include "service/service.h"
 
@@ -48,7 +47,7 @@ int Report(const RunResult& run, bool json) {
 
 }  // namespace
 
-CommandAction SetupRepair(CLI::App& sub, Machine& machine, CancellationToken& interrupt) {
+CommandAction SetupRepair(CLI::App& sub, Service& service, CancellationToken& interrupt) {
   struct Args {
     std::string task, candidate, out, backend = "cpu";
     DbFlag db;
@@ -67,7 +66,7 @@ CommandAction SetupRepair(CLI::App& sub, Machine& machine, CancellationToken& in
       "Exit status: 0 repaired and certified, 1 not repaired, 2 usage or environment error.\n"
       "The run directory holds events.db, artifacts/, summary.json, final.cc (final.cu on cuda) and "
       "logs/iteration_N/.");
-  return [a, &machine, &interrupt]() -> int {
+  return [a, &service, &interrupt]() -> int {
     RepairRequest request;
     request.task = a->task;
     request.candidate_path = a->candidate;
@@ -78,7 +77,7 @@ CommandAction SetupRepair(CLI::App& sub, Machine& machine, CancellationToken& in
     std::string repairer = a->run.repairer;
     if (repairer.empty()) {  // recipes, then the model when one is configured; recipes alone otherwise
       RepairerSpec probe = config.repairer;
-      ResolveModelEndpoint(&probe, machine.config());
+      ResolveModelEndpoint(&probe, service.config());
       repairer = probe.has_model() ? "auto" : "recipe";
     }
     TryParseRepairerKind(repairer, &config.repairer.kind);
@@ -91,31 +90,29 @@ CommandAction SetupRepair(CLI::App& sub, Machine& machine, CancellationToken& in
       std::cout << "NOT STARTED: declined\n";
       return 1;
     }
-    Service service(machine);
-    RunResult run = service.Repair(request, interrupt, ProgressTo(a->run.quiet, a->run.progress, machine.config()),
+    RunResult run = service.Repair(request, interrupt, ProgressTo(a->run.quiet, a->run.progress, service.config()),
                                    dialogue.between_rounds());
-    if (!run.state.cancelled) service.RecordKernel(a->db.Resolve(machine.config()), RecordOfRun(run, 0));
+    if (!run.state.cancelled) service.RecordKernel(a->db.Resolve(service.config()), RecordOfRun(run, 0));
     return Report(run, a->run.json);
   };
 }
 
-CommandAction SetupResume(CLI::App& sub, Machine& machine, CancellationToken& interrupt) {
+CommandAction SetupResume(CLI::App& sub, Service& service, CancellationToken& interrupt) {
   auto a = std::make_shared<std::pair<std::string, RunFlags>>();
   sub.add_option("run_dir", a->first, "the run directory to continue")->required();
   sub.add_flag("--json", a->second.json, "print the run summary as JSON on stdout");
   AddProgressFlags(sub, &a->second.quiet, &a->second.progress);
   sub.add_flag("--interactive", a->second.interactive, "after each round: go on, stop, or add a requirement");
-  return [a, &machine, &interrupt]() -> int {
+  return [a, &service, &interrupt]() -> int {
     RunDialogue dialogue(a->second);
     dialogue.AskBetweenRounds();
-    return Report(
-        Service(machine).Resume(a->first, interrupt, ProgressTo(a->second.quiet, a->second.progress, machine.config()),
-                                dialogue.between_rounds()),
-        a->second.json);
+    return Report(service.Resume(a->first, interrupt, ProgressTo(a->second.quiet, a->second.progress, service.config()),
+                                 dialogue.between_rounds()),
+                  a->second.json);
   };
 }
 
-CommandAction SetupStatus(CLI::App& sub, Machine& machine, CancellationToken& interrupt) {
+CommandAction SetupStatus(CLI::App& sub, Service& service, CancellationToken& interrupt) {
   struct Args {
     std::string dir;
     bool json = false;
@@ -123,8 +120,8 @@ CommandAction SetupStatus(CLI::App& sub, Machine& machine, CancellationToken& in
   auto a = std::make_shared<Args>();
   sub.add_option("run_dir", a->dir, "a run directory")->required();
   sub.add_flag("--json", a->json, "print as JSON");
-  return [a, &machine, &interrupt]() -> int {
-    RunStatus status = Service(machine).Status(a->dir);
+  return [a, &service, &interrupt]() -> int {
+    RunStatus status = service.Status(a->dir);
     const RunState& s = status.state;
     nlohmann::json j = status.ToJson();
     if (a->json) {
@@ -150,7 +147,7 @@ CommandAction SetupStatus(CLI::App& sub, Machine& machine, CancellationToken& in
   };
 }
 
-CommandAction SetupLog(CLI::App& sub, Machine& machine, CancellationToken& interrupt) {
+CommandAction SetupLog(CLI::App& sub, Service& service, CancellationToken& interrupt) {
   struct Args {
     std::string dir;
     bool json = false, check = false;
@@ -161,8 +158,7 @@ CommandAction SetupLog(CLI::App& sub, Machine& machine, CancellationToken& inter
   sub.add_flag("--check", a->check,
                "re-derive every score and round decision from the record alone (no clock, no processes); exit 1 "
                "when one differs");
-  return [a, &machine, &interrupt]() -> int {
-    Service service(machine);
+  return [a, &service, &interrupt]() -> int {
     if (a->check) {
       DecisionReplay r = service.CheckDecisions(a->dir);
       std::cout << fmt::format("{} validations and {} round decisions re-derived from the record: {}\n", r.validations,

@@ -10,7 +10,6 @@
 #include "app/run_flags.h"
 #include "core/cancel.h"
 #include "core/error.h"
-#include "exec/machine.h"
 #include "service/service.h"
 
 namespace kforge {
@@ -44,7 +43,7 @@ void PrintComparisonCounts(const RunComparison& c) {
 
 }  // namespace
 
-CommandAction SetupReplay(CLI::App& sub, Machine& machine, CancellationToken& interrupt) {
+CommandAction SetupReplay(CLI::App& sub, Service& service, CancellationToken& interrupt) {
   struct Args {
     std::string run, out;
     std::vector<std::string> live, sets;
@@ -66,10 +65,9 @@ CommandAction SetupReplay(CLI::App& sub, Machine& machine, CancellationToken& in
       "Strict replay (no --live) compiles, runs and asks nothing: every value comes from the recording, and a "
       "value it lacks stops the replay.\nExit status: 0 the replay matched the recording, 1 it diverged or left "
       "the record, 2 usage or environment error.");
-  return [a, &machine, &interrupt]() -> int {
+  return [a, &service, &interrupt]() -> int {
     ReplayRequest request{a->run, ParseLayers(a->live), a->sets, a->out};
-    Service service(machine);
-    ReplayReport r = service.Replay(request, interrupt, ProgressTo(a->quiet, a->progress, machine.config()));
+    ReplayReport r = service.Replay(request, interrupt, ProgressTo(a->quiet, a->progress, service.config()));
     if (a->json) {
       std::cout << r.ToJson().dump(2) << "\n";
       return ExitCodeOf(r.outcome());
@@ -93,7 +91,7 @@ CommandAction SetupReplay(CLI::App& sub, Machine& machine, CancellationToken& in
   };
 }
 
-CommandAction SetupDiff(CLI::App& sub, Machine& machine, CancellationToken&) {
+CommandAction SetupDiff(CLI::App& sub, Service& service, CancellationToken&) {
   struct Args {
     std::string a, b;
     bool json = false;
@@ -103,8 +101,8 @@ CommandAction SetupDiff(CLI::App& sub, Machine& machine, CancellationToken&) {
   sub.add_option("run_b", a->b, "another run of the same task")->required();
   sub.add_flag("--json", a->json, "one JSON object on stdout");
   sub.footer("Exit status: 0 the runs recorded the same values, 1 they differ, 2 usage or environment error.");
-  return [a, &machine]() -> int {
-    RunComparison c = Service(machine).Diff(a->a, a->b);
+  return [a, &service]() -> int {
+    RunComparison c = service.Diff(a->a, a->b);
     const bool same = c.differences.empty() && !c.divergence;
     if (a->json) {
       std::cout << c.ToJson().dump(2) << "\n";
@@ -129,7 +127,7 @@ CommandAction SetupDiff(CLI::App& sub, Machine& machine, CancellationToken&) {
   };
 }
 
-CommandAction SetupBisect(CLI::App& sub, Machine& machine, CancellationToken& interrupt) {
+CommandAction SetupBisect(CLI::App& sub, Service& service, CancellationToken& interrupt) {
   struct Args {
     std::string good, bad, out;
     bool json = false, quiet = false, progress = false;
@@ -144,9 +142,9 @@ CommandAction SetupBisect(CLI::App& sub, Machine& machine, CancellationToken& in
       "Replays the good run strictly with mixes of the bad run's recorded values (verdicts, model answers, clock "
       "reads) and reports a minimal set that gives the bad outcome.\nExit status: 0 a minimal set was found, 1 "
       "the bisection could not conclude, 2 usage or environment error.");
-  return [a, &machine, &interrupt]() -> int {
-    BisectResult r = Service(machine).Bisect(a->good, a->bad, a->out, interrupt,
-                                             ProgressTo(a->quiet, a->progress, machine.config()));
+  return [a, &service, &interrupt]() -> int {
+    BisectResult r =
+        service.Bisect(a->good, a->bad, a->out, interrupt, ProgressTo(a->quiet, a->progress, service.config()));
     if (a->json) {
       std::cout << r.ToJson().dump(2) << "\n";
       return r.error.empty() ? 0 : 1;
@@ -165,7 +163,7 @@ CommandAction SetupBisect(CLI::App& sub, Machine& machine, CancellationToken& in
   };
 }
 
-CommandAction SetupAgree(CLI::App& sub, Machine& machine, CancellationToken&) {
+CommandAction SetupAgree(CLI::App& sub, Service& service, CancellationToken&) {
   struct Args {
     std::vector<std::string> runs, vs;
     bool json = false;
@@ -176,8 +174,8 @@ CommandAction SetupAgree(CLI::App& sub, Machine& machine, CancellationToken&) {
                  "runs of the same tasks under another configuration: how much of the pass-rate difference is "
                  "run-to-run noise");
   sub.add_flag("--json", a->json, "one JSON object on stdout");
-  return [a, &machine]() -> int {
-    AgreementReport r = Service(machine).Agree(a->runs, a->vs);
+  return [a, &service]() -> int {
+    AgreementReport r = service.Agree(a->runs, a->vs);
     if (a->json) {
       std::cout << r.ToJson().dump(2) << "\n";
       return 0;
@@ -213,33 +211,33 @@ CommandAction SetupAgree(CLI::App& sub, Machine& machine, CancellationToken&) {
   };
 }
 
-CommandAction SetupPack(CLI::App& sub, Machine& machine, CancellationToken&) {
+CommandAction SetupPack(CLI::App& sub, Service& service, CancellationToken&) {
   struct Args {
     std::string run, out;
   };
   auto a = std::make_shared<Args>();
   sub.add_option("run_dir", a->run, "a run directory")->required();
   sub.add_option("-o,--out", a->out, "the pack file (default: RUN_DIR.kfpack)");
-  return [a, &machine]() -> int {
+  return [a, &service]() -> int {
     std::string run = a->run;
     while (run.size() > 1 && run.back() == '/') run.pop_back();
     const std::string out = a->out.empty() ? run + ".kfpack" : a->out;
-    PackSummary s = Service(machine).Pack(a->run, out);
+    PackSummary s = service.Pack(a->run, out);
     std::cout << fmt::format("packed {} files ({} bytes) into {}; replay it anywhere with 'kforge replay {}'\n",
                              s.files, s.bytes, s.path, s.path);
     return 0;
   };
 }
 
-CommandAction SetupUnpack(CLI::App& sub, Machine& machine, CancellationToken&) {
+CommandAction SetupUnpack(CLI::App& sub, Service& service, CancellationToken&) {
   struct Args {
     std::string pack, out;
   };
   auto a = std::make_shared<Args>();
   sub.add_option("pack", a->pack, "a pack file (kforge pack)")->required();
   sub.add_option("-o,--out", a->out, "the run directory to unpack into")->required();
-  return [a, &machine]() -> int {
-    PackSummary s = Service(machine).Unpack(a->pack, a->out);
+  return [a, &service]() -> int {
+    PackSummary s = service.Unpack(a->pack, a->out);
     std::cout << fmt::format("unpacked {} files ({} bytes, every hash checked) into {}\n", s.files, s.bytes, s.path);
     return 0;
   };

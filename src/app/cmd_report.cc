@@ -9,7 +9,6 @@
 #include "app/report.h"
 #include "core/error.h"
 #include "core/fs.h"
-#include "exec/machine.h"
 #include "service/service.h"
 
 namespace kforge {
@@ -25,7 +24,7 @@ nlohmann::json ReadJsonFile(const std::string& path, const char* what, const cha
 
 }  // namespace
 
-CommandAction SetupReport(CLI::App& sub, Machine& machine, CancellationToken& interrupt) {
+CommandAction SetupReport(CLI::App& sub, Service& service, CancellationToken& interrupt) {
   struct Args {
     std::string run, verdict, bench, out;
   };
@@ -35,11 +34,10 @@ CommandAction SetupReport(CLI::App& sub, Machine& machine, CancellationToken& in
   sub.add_option("--bench", a->bench, "add a bench report (kforge bench --json > bench.json): its roofline plot");
   sub.add_option("-o,--out", a->out, "the page to write (default: RUN_DIR/report.html, or beside the verdict)");
   sub.footer("The page is self-contained (no network): open it in any browser.");
-  return [a, &machine, &interrupt]() -> int {
+  return [a, &service, &interrupt]() -> int {
     const int sources = !a->run.empty() + !a->verdict.empty();
     if (sources > 1 || (sources == 0 && a->bench.empty()))
       throw UsageError("kforge report takes a run directory, or --verdict FILE (and optionally --bench FILE)");
-    Service service(machine);
     const nlohmann::json bench =
         a->bench.empty() ? nlohmann::json() : ReadJsonFile(a->bench, "a bench report", "kforge bench --json", "timed");
     nlohmann::json data;

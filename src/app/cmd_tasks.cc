@@ -10,14 +10,14 @@
 
 #include "app/commands.h"
 #include "core/task.h"
-#include "exec/machine.h"
 #include "service/bundled.h"
+#include "service/service.h"
 #include "verify/certification.h"
 #include "verify/reference.h"
 
 namespace kforge {
 
-CommandAction SetupTasks(CLI::App& sub, Machine& machine, CancellationToken& interrupt) {
+CommandAction SetupTasks(CLI::App& sub, Service& service, CancellationToken& interrupt) {
   struct Args {
     bool json = false, references = false, coverage = false;
   };
@@ -26,7 +26,7 @@ CommandAction SetupTasks(CLI::App& sub, Machine& machine, CancellationToken& int
   sub.add_flag("--references", a->references, "list the built-in reference implementations");
   sub.add_flag("--coverage", a->coverage,
                "per task: the fixed adversarial inputs and random shapes every --full run adds to the published set");
-  return [a, &machine, &interrupt]() -> int {
+  return [a, &service, &interrupt]() -> int {
     if (a->references) {
       // With the intermediates each reference exposes to KFORGE_PROBE.
       for (const auto& n : ReferenceNames()) {
@@ -36,9 +36,9 @@ CommandAction SetupTasks(CLI::App& sub, Machine& machine, CancellationToken& int
       }
       return 0;
     }
-    const std::vector<std::string> files = BundledTaskFiles(machine.config());
+    const std::vector<std::string> files = BundledTaskFiles(service.config());
     nlohmann::json out = nlohmann::json::array();
-    const nlohmann::json scores = a->coverage ? LastMutationScores(machine.config()) : nlohmann::json::object();
+    const nlohmann::json scores = a->coverage ? LastMutationScores(service.config()) : nlohmann::json::object();
     if (!a->json && a->coverage)
       std::cout << fmt::format("{:<18} {:<14} {:>5} {:>6} {:>7} {:>9}  {}\n", "TASK", "CATEGORY", "FULL", "FIXED",
                                "RANDOM", "MUTATION", "FIXED INPUTS (on 2 full cases, whatever the seed)");

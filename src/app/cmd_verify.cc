@@ -11,8 +11,8 @@
 #include "app/run_flags.h"
 #include "core/backend_kind.h"
 #include "core/error.h"
+#include "core/fs.h"
 #include "core/task.h"
-#include "exec/machine.h"
 #include "service/kernel_records.h"
 #include "service/service.h"
 #include "verify/kernelbench/verifier.h"
@@ -44,12 +44,13 @@ std::string DeterminismText(const nlohmann::json& d) {
 
 }  // namespace
 
-CommandAction SetupVerify(CLI::App& sub, Machine& machine, CancellationToken& interrupt) {
+CommandAction SetupVerify(CLI::App& sub, Service& service, CancellationToken& interrupt) {
   struct Args {
     std::string task, candidate, backend = "cpu", dist, policy = "benchmark", procedure = "main";
     bool full = false, certified_only = false, json = false, forensics = false, probes = false, sanitize = false,
          determinism = false;
     uint64_t seed = 0;
+    std::string json_file;
     double timeout_s = 10;
     double memory_gib = 4;
     DbFlag db;
@@ -74,6 +75,9 @@ CommandAction SetupVerify(CLI::App& sub, Machine& machine, CancellationToken& in
                  "(atol=rtol=1e-4 for float32, 1e-2 for half types) or v0 (1e-2 for every dtype; also v0.1)")
       ->check(CLI::IsMember({"main", "v0", "v0.1"}));
   sub.add_flag("--json", a->json, "print the verdict as one JSON object on stdout");
+  sub.add_option("--json-file", a->json_file,
+                 "also write the verdict's JSON object to this file (what --json prints; for programs that read "
+                 "stdout and stderr together)");
   sub.add_flag("--forensics", a->forensics, "add the engine's diagnosis of a failing verdict");
   sub.add_flag("--probes", a->probes, "enable KFORGE_PROBE in the candidate (include <kforge/probe.h>)");
   sub.add_flag("--sanitize", a->sanitize,
@@ -95,7 +99,7 @@ CommandAction SetupVerify(CLI::App& sub, Machine& machine, CancellationToken& in
       "Exit status: 0 the candidate passed, 1 it failed, 2 usage or environment error.\n"
       "With --json, stdout holds one JSON object with at least 'passed', 'failure_class' and "
       "'level'.");
-  return [a, seed, &machine, &interrupt]() -> int {
+  return [a, seed, &service, &interrupt]() -> int {
     VerifyRequest request;
     request.task = a->task;
     request.candidate_path = a->candidate;
@@ -128,9 +132,9 @@ CommandAction SetupVerify(CLI::App& sub, Machine& machine, CancellationToken& in
       if (!TryParseDistribution(a->dist, &d)) throw UsageError("unknown distribution '" + a->dist + "'");
       opts.force_distribution = d;
     }
-    Service service(machine);
     VerifyResult r = service.Verify(request, interrupt);
-    service.RecordKernel(a->db.Resolve(machine.config()), RecordOfVerdict(r.verdict, RecordKind::kVerify, 0));
+    service.RecordKernel(a->db.Resolve(service.config()), RecordOfVerdict(r.verdict, RecordKind::kVerify, 0));
+    if (!a->json_file.empty()) WriteFileAtomic(a->json_file, r.ToJson().dump(2) + "\n");
     if (a->json)
       std::cout << r.ToJson().dump(2) << "\n";
     else

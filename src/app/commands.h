@@ -13,7 +13,7 @@ class App;
 namespace kforge {
 
 class CancellationToken;
-class Machine;
+class Service;
 enum class Outcome;
 
 /// The process exit status of an outcome: 0 passed, 1 failed, 130 interrupted, 2 error.
@@ -24,33 +24,34 @@ using CommandAction = std::function<int()>;
 struct Command {
   const char* name;
   const char* help;
-  CommandAction (*setup)(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
+  CommandAction (*setup)(CLI::App& sub, Service& service, CancellationToken& interrupt);
 };
 
-CommandAction SetupVerify(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
-CommandAction SetupTasks(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
-CommandAction SetupCheck(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
-CommandAction SetupDevice(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
-CommandAction SetupBench(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
-CommandAction SetupGenerate(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
-CommandAction SetupRepair(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
-CommandAction SetupResume(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
-CommandAction SetupStatus(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
-CommandAction SetupLog(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
-CommandAction SetupDoctor(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
-CommandAction SetupReplay(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
-CommandAction SetupDiff(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
-CommandAction SetupBisect(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
-CommandAction SetupAgree(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
-CommandAction SetupPack(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
-CommandAction SetupUnpack(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
-CommandAction SetupCompletion(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
-CommandAction SetupDb(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
-CommandAction SetupRegress(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
-CommandAction SetupReport(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
-CommandAction SetupMcp(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
-CommandAction SetupMutate(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
-CommandAction SetupExperiment(CLI::App& sub, Machine& machine, CancellationToken& interrupt);
+CommandAction SetupVerify(CLI::App& sub, Service& service, CancellationToken& interrupt);
+CommandAction SetupTasks(CLI::App& sub, Service& service, CancellationToken& interrupt);
+CommandAction SetupCheck(CLI::App& sub, Service& service, CancellationToken& interrupt);
+CommandAction SetupDevice(CLI::App& sub, Service& service, CancellationToken& interrupt);
+CommandAction SetupBench(CLI::App& sub, Service& service, CancellationToken& interrupt);
+CommandAction SetupGenerate(CLI::App& sub, Service& service, CancellationToken& interrupt);
+CommandAction SetupRepair(CLI::App& sub, Service& service, CancellationToken& interrupt);
+CommandAction SetupResume(CLI::App& sub, Service& service, CancellationToken& interrupt);
+CommandAction SetupStatus(CLI::App& sub, Service& service, CancellationToken& interrupt);
+CommandAction SetupLog(CLI::App& sub, Service& service, CancellationToken& interrupt);
+CommandAction SetupDoctor(CLI::App& sub, Service& service, CancellationToken& interrupt);
+CommandAction SetupReplay(CLI::App& sub, Service& service, CancellationToken& interrupt);
+CommandAction SetupDiff(CLI::App& sub, Service& service, CancellationToken& interrupt);
+CommandAction SetupBisect(CLI::App& sub, Service& service, CancellationToken& interrupt);
+CommandAction SetupAgree(CLI::App& sub, Service& service, CancellationToken& interrupt);
+CommandAction SetupPack(CLI::App& sub, Service& service, CancellationToken& interrupt);
+CommandAction SetupUnpack(CLI::App& sub, Service& service, CancellationToken& interrupt);
+CommandAction SetupCompletion(CLI::App& sub, Service& service, CancellationToken& interrupt);
+CommandAction SetupDb(CLI::App& sub, Service& service, CancellationToken& interrupt);
+CommandAction SetupRegress(CLI::App& sub, Service& service, CancellationToken& interrupt);
+CommandAction SetupReport(CLI::App& sub, Service& service, CancellationToken& interrupt);
+CommandAction SetupMcp(CLI::App& sub, Service& service, CancellationToken& interrupt);
+CommandAction SetupMutate(CLI::App& sub, Service& service, CancellationToken& interrupt);
+CommandAction SetupExperiment(CLI::App& sub, Service& service, CancellationToken& interrupt);
+CommandAction SetupServe(CLI::App& sub, Service& service, CancellationToken& interrupt);
 
 struct Config;
 /// The last `kforge mutate --score` result per task ({} when never run).

@@ -10,7 +10,6 @@
 #include "app/interrupt.h"
 #include "core/env.h"
 #include "core/error.h"
-#include "exec/machine.h"
 #include "service/service.h"
 #include "verify/verifier.h"
 
@@ -58,6 +57,8 @@ const Command kCommands[] = {
      SetupDb},
     {"regress", "re-verify and re-time a golden set of kernels; exit 1 on a regression, 2 when stale", SetupRegress},
     {"report", "write a run, a verdict or a bench as one self-contained HTML page", SetupReport},
+    {"serve", "serve verdicts over HTTP/JSON to RL trainers and agents: a persistent queue and a worker pool",
+     SetupServe},
     {"mcp", "serve kforge's tools to coding agents over the Model Context Protocol (stdio)", SetupMcp},
     {"doctor", "say what this machine can do: sandbox layers, GPU, nvcc, compute-sanitizer", SetupDoctor},
 };
@@ -80,7 +81,7 @@ std::string VersionText() {
 int Main(int argc, char** argv) {
   // The one live environment and machine of this process, passed to every command.
   LiveEnv live;
-  Machine machine(live.env());
+  Service service(live.env());
   CancellationToken interrupt;
   InstallInterruptHandlers(interrupt);
   CLI::App app{"kforge: generate, verify, debug and repair compute kernels"};
@@ -89,7 +90,7 @@ int Main(int argc, char** argv) {
   std::vector<std::pair<CLI::App*, CommandAction>> actions;
   for (const auto& c : kCommands) {
     CLI::App* sub = app.add_subcommand(c.name, c.help);
-    actions.emplace_back(sub, c.setup(*sub, machine, interrupt));
+    actions.emplace_back(sub, c.setup(*sub, service, interrupt));
   }
   if (argc > 1 && argv[1][0] != '-') {
     bool known = false;

@@ -5,7 +5,6 @@
 
 #include "app/mcp_tools.h"
 #include "core/fs.h"
-#include "exec/machine.h"
 #include "record/artifact_store.h"
 #include "service/service.h"
 
@@ -71,8 +70,7 @@ nlohmann::json KforgeMcp::ReadResource(const std::string& uri) const {
   auto it = known.find(name);
   if (it == known.end()) throw not_found("no run named '" + name + "' (resources/list names them)");
   const std::string& dir = it->second;
-  Machine machine(env_);
-  Service service(machine);
+  Service service(env_);
   std::string mime = "text/plain", text;
   if (what == "summary") {
     mime = "application/json";

@@ -9,7 +9,6 @@
 #include "app/error_text.h"
 #include "core/cancel.h"
 #include "core/error.h"
-#include "exec/machine.h"
 #include "service/kernel_records.h"
 
 namespace kforge {
@@ -17,8 +16,8 @@ namespace kforge {
 constexpr size_t kProgressLinesKept = 40;
 
 struct BackgroundRuns::Job {
-  explicit Job(Env& env) : machine(env) {}
-  Machine machine;  // its own: probes are cached per Machine
+  explicit Job(Env& env) : service(env) {}
+  Service service;  // its own Machine: probes are cached per Machine
   CancellationToken cancel;
   std::thread thread;
   mutable std::mutex mu;
@@ -52,7 +51,7 @@ BackgroundRuns::Job* BackgroundRuns::FindJob(const std::string& dir) const {
 }
 
 std::string BackgroundRuns::Launch(std::shared_ptr<Job> job, const std::function<StartedRun(Service&, Job&)>& start) {
-  Service service(job->machine);
+  Service& service = job->service;
   StartedRun run = start(service, *job);  // throws: the request is refused and nothing runs
   const std::string key = RunKey(run.dir());
   Job* j = job.get();
@@ -68,7 +67,7 @@ std::string BackgroundRuns::Launch(std::shared_ptr<Job> job, const std::function
       try {
         RunResult result = run.Drive();
         outcome = result.outcome();
-        if (!result.state.cancelled) Service(j->machine).RecordKernel(db, RecordOfRun(result, 0));
+        if (!result.state.cancelled) j->service.RecordKernel(db, RecordOfRun(result, 0));
       } catch (...) {
         error = DescribeCurrentException().text;
       }

@@ -12,7 +12,6 @@
 #include "core/error.h"
 #include "core/fs.h"
 #include "engine/events.h"
-#include "exec/machine.h"
 #include "record/artifact_store.h"
 #include "service/bundled.h"
 #include "service/kernel_records.h"
@@ -122,16 +121,16 @@ ToolResult ListTasks(KforgeMcp& mcp, const ToolArgs&, const CancellationToken&) 
 }
 
 ToolResult Check(KforgeMcp& mcp, const ToolArgs& a, const CancellationToken&) {
-  Machine machine(mcp.env());
+  Service service(mcp.env());
   CheckRequest request{ReadCandidate(a.Str("source_path")), a.Backend(), a.Str("task")};
-  CheckResult r = Service(machine).Check(request);
+  CheckResult r = service.Check(request);
   return Result(
       r.findings.empty() ? "clean: no integrity findings" : fmt::format("{} integrity findings", r.findings.size()),
       r.ToJson());
 }
 
 ToolResult Verify(KforgeMcp& mcp, const ToolArgs& a, const CancellationToken& cancel) {
-  Machine machine(mcp.env());
+  Service service(mcp.env());
   VerifyRequest request;
   request.task = a.Str("task");
   request.candidate_path = a.Str("candidate_path");
@@ -139,21 +138,19 @@ ToolResult Verify(KforgeMcp& mcp, const ToolArgs& a, const CancellationToken& ca
   request.options.full = a.Bool("full", false);
   request.options.seed = a.Seed("seed");
   request.forensics = a.Bool("forensics", true);
-  Service service(machine);
   VerifyResult r = service.Verify(request, cancel);
   service.RecordKernel(mcp.db_path(), RecordOfVerdict(r.verdict, RecordKind::kVerify, 0));
   return Result(r.verdict.Summary(), r.ToJson());
 }
 
 ToolResult Bench(KforgeMcp& mcp, const ToolArgs& a, const CancellationToken& cancel) {
-  Machine machine(mcp.env());
+  Service service(mcp.env());
   BenchRequest request;
   request.task = a.Str("task");
   request.candidate_path = a.Str("candidate_path");
   request.options.reps = static_cast<int>(a.Int("reps", 100, 1, 100000));
   request.options.full = a.Bool("full", false);
   request.options.seed = a.Seed("seed");
-  Service service(machine);
   if (IsKernelBenchFile(request.task)) {
     VerifyResult v = service.BenchKernelBench(request, a.Backend(), cancel);
     service.RecordKernel(mcp.db_path(), RecordOfVerdict(v.verdict, RecordKind::kBench, 0));
@@ -185,8 +182,8 @@ ToolResult StartRepair(KforgeMcp& mcp, const ToolArgs& a, const CancellationToke
 }
 
 nlohmann::json StatusJson(KforgeMcp& mcp, const std::string& dir) {
-  Machine machine(mcp.env());
-  const RunStatus status = Service(machine).Status(dir);
+  Service service(mcp.env());
+  const RunStatus status = service.Status(dir);
   nlohmann::json j = status.ToJson();
   j["run"] = RunKey(dir);
   std::optional<BackgroundRuns::Info> info = mcp.runs().Find(dir);
@@ -225,10 +222,10 @@ ToolResult ReadLog(KforgeMcp& mcp, const ToolArgs& a, const CancellationToken&) 
   const std::string dir = mcp.RunDir(a.Str("run"));
   const int64_t after = a.Int("after_seq", 0, 0, INT64_MAX), limit = a.Int("limit", 200, 1, 10000);
   const std::string type = a.Str("type");
-  Machine machine(mcp.env());
+  Service service(mcp.env());
   nlohmann::json events = nlohmann::json::array();
   int64_t last = after;
-  for (const Event& e : Service(machine).Log(dir)) {
+  for (const Event& e : service.Log(dir)) {
     if (e.seq <= after || (!type.empty() && e.type != type)) continue;
     if (static_cast<int64_t>(events.size()) == limit) break;
     events.push_back(e.ToJson());
@@ -240,10 +237,10 @@ ToolResult ReadLog(KforgeMcp& mcp, const ToolArgs& a, const CancellationToken&) 
 
 ToolResult ReadVerdicts(KforgeMcp& mcp, const ToolArgs& a, const CancellationToken&) {
   const std::string dir = mcp.RunDir(a.Str("run"));
-  Machine machine(mcp.env());
+  Service service(mcp.env());
   ArtifactStore store(dir + "/artifacts");
   nlohmann::json out = nlohmann::json::array();
-  for (const Event& e : Service(machine).Log(dir)) {
+  for (const Event& e : service.Log(dir)) {
     std::optional<RunEvent> typed = Decode(e);
     const auto* v = typed ? std::get_if<ValidatedEvent>(&*typed) : nullptr;
     if (!v) continue;
@@ -267,8 +264,8 @@ ToolResult ReadVerdicts(KforgeMcp& mcp, const ToolArgs& a, const CancellationTok
 
 ToolResult ReadFinal(KforgeMcp& mcp, const ToolArgs& a, const CancellationToken&) {
   const std::string dir = mcp.RunDir(a.Str("run"));
-  Machine machine(mcp.env());
-  const RunState state = Service(machine).Status(dir).state;
+  Service service(mcp.env());
+  const RunState state = service.Status(dir).state;
   const std::string final_path = dir + "/final" + state.config.SourceExtension();
   if (state.success && FileExists(final_path))
     return {

@@ -4,11 +4,11 @@
 
 #include "agent/registry.h"
 #include "core/backend_kind.h"
+#include "core/env.h"
 #include "core/fs.h"
 #include "core/subprocess.h"
 #include "engine/events.h"
 #include "engine/run_state.h"
-#include "exec/machine.h"
 #include "record/artifact_store.h"
 #include "service/service.h"
 #include "verify/verifier.h"
@@ -54,7 +54,7 @@ nlohmann::json RunReportData(Service& service, const std::string& run_dir) {
     return j;
   };
   std::string current;  // the candidate the next proposals derive from
-  Env& env = service.machine().env();
+  Env& env = service.env();
   for (const Event& e : events) {
     std::optional<RunEvent> typed = Decode(e);
     if (!typed) continue;

@@ -52,6 +52,12 @@ std::string TaskText(const Task& task) {
 
 }  // namespace
 
+Service::Service(Machine& machine) : machine_(machine) {}
+Service::Service(Env& env) : owned_(std::make_unique<Machine>(env)), machine_(*owned_) {}
+Service::~Service() = default;
+Env& Service::env() const { return machine_.env(); }
+const Config& Service::config() const { return machine_.config(); }
+
 std::string ReadCandidate(const std::string& path, const char* what) {
   std::string source, error;
   if (!TryReadFile(path, &source, &error))

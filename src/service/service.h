@@ -41,7 +41,9 @@
 namespace kforge {
 
 class CancellationToken;
+class Env;
 class Machine;
+struct Config;
 
 /// How a call ended, for any front end (the CLI maps it to its exit status).
 enum class Outcome {
@@ -205,7 +207,13 @@ class StartedRun {
 
 class Service {
  public:
-  explicit Service(Machine& machine) : machine_(machine) {}
+  /// A service on `machine`, which the caller keeps alive.
+  explicit Service(Machine& machine);
+  /// A service with a Machine of its own on `env` (what a front end builds once).
+  explicit Service(Env& env);
+  ~Service();
+  Service(const Service&) = delete;
+  Service& operator=(const Service&) = delete;
 
   /// A task by its bundled name ("softmax") or by a path to a task file.
   Task ResolveTask(const std::string& name_or_path) const;
@@ -262,6 +270,8 @@ class Service {
   void RecordKernel(const std::string& db_path, KernelRecord record) const;
 
   Machine& machine() { return machine_; }
+  Env& env() const;
+  const Config& config() const;
 
  private:
   /// The run directory asked for, or kforge-runs/<task>-<time>.
@@ -272,6 +282,7 @@ class Service {
                        RunConfig config, std::optional<uint64_t> seed, const std::string& out,
                        const CancellationToken& cancel, const ProgressFn& progress,
                        const BetweenRoundsFn& between_rounds);
+  std::unique_ptr<Machine> owned_;  ///< set by Service(Env&); declared before machine_
   Machine& machine_;
 };
 

@@ -1,0 +1,162 @@
+// What `kforge serve` costs and gives on this machine (the verdict service's benchmarks):
+//  1. latency of one verdict through the service, a cached candidate (submit to verdict,
+//     median of 20), against `kforge verify` run once per verdict;
+//  2. verdicts per minute for a batch of 64 distinct candidates of one problem (each a new
+//     build), through the service's 2 workers and through the one-shot CLI 2 at a time;
+//  3. a soak: 1,000 cached jobs, the server's resident memory before and after.
+//
+//   serve_bench [--out bench/results/serve_cpu.json]
+#include <fmt/format.h>
+#include <httplib.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "core/clock.h"
+#include "core/fs.h"
+#include "core/subprocess.h"
+
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+double Since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+int64_t RssKiB(pid_t pid) {
+  std::string text, error;
+  if (!kforge::TryReadFile("/proc/" + std::to_string(pid) + "/status", &text, &error)) return -1;
+  const size_t at = text.find("VmRSS:");
+  return at == std::string::npos ? -1 : std::stoll(text.substr(at + 6));
+}
+
+/// The bundled correct ReLU with a distinct constant: a distinct source, so a distinct build.
+std::string Distinct(const std::string& relu, int i) {
+  return relu + "\nint kforge_bench_variant_" + std::to_string(i) + ";\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string src = KFORGE_SOURCE_DIR;
+  std::string out_path = src + "/bench/results/serve_cpu.json";
+  for (int i = 1; i < argc; ++i)
+    if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out_path = argv[++i];
+  const std::string kforge = kforge::ExecutableDir() + "/kforge";
+  kforge::LiveClock clock;
+  kforge::TempDir work("kforge-serve-bench");
+  std::string relu, error;
+  kforge::TryReadFile(src + "/examples/cpu/correct/relu.cc", &relu, &error);
+  // Each run gets fresh builds: its own compile cache.
+  const std::string cache = "KFORGE_CACHE_DIR=" + work.path() + "/cache";
+
+  kforge::SpawnOptions spawn;
+  spawn.argv = {kforge, "serve", "--listen", "127.0.0.1:0", "--dir", work.path() + "/service", "--workers", "2"};
+  spawn.output_path = work.path() + "/serve.log";
+  spawn.add_env = {cache};
+  auto server = kforge::Subprocess::Start(spawn, clock);
+  std::string address;
+  for (int i = 0; i < 300 && !kforge::TryReadFile(work.path() + "/service/address", &address, &error); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  httplib::Client client("127.0.0.1", std::stoi(address.substr(address.rfind(':') + 1)));
+  client.set_read_timeout(120, 0);
+  auto submit = [&](const json& jobs) {
+    auto r = client.Post("/v1/verdicts", jobs.dump(), "application/json");
+    std::vector<std::string> ids;
+    if (r && r->status == 202)
+      for (const auto& id : json::parse(r->body)["ids"]) ids.push_back(id);
+    return ids;
+  };
+  auto wait = [&](const std::vector<std::string>& ids) {
+    for (const auto& id : ids)
+      for (;;) {
+        auto r = client.Get(("/v1/verdicts/" + id).c_str());
+        if (r && json::parse(r->body)["state"] == "done") break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+  };
+  auto job = [&](const std::string& candidate, int seed) {
+    return json{{"problem", "relu"}, {"candidate", candidate}, {"options", {{"seed", seed}}}};
+  };
+
+  // 1. One cached candidate, one verdict at a time.
+  wait(submit(job(relu, 0)));  // builds it once
+  std::vector<double> served, oneshot;
+  for (int i = 0; i < 20; ++i) {
+    auto start = Clock::now();
+    wait(submit(job(relu, i + 1)));
+    served.push_back(Since(start));
+  }
+  const std::string cached_path = work.path() + "/relu.cc";
+  kforge::WriteFileAtomic(cached_path, relu);
+  for (int i = 0; i < 20; ++i) {
+    kforge::SpawnOptions cli;
+    cli.argv = {kforge, "verify", "relu", cached_path, "--json", "--seed", std::to_string(i + 1)};
+    cli.add_env = {cache};
+    auto start = Clock::now();
+    kforge::Subprocess::Start(cli, clock)->Wait(120000);
+    oneshot.push_back(Since(start));
+  }
+
+  // 2. 64 distinct candidates: through the service, then through the CLI 2 at a time.
+  json batch = json::array();
+  for (int i = 0; i < 64; ++i) batch.push_back(job(Distinct(relu, i), i));
+  auto start = Clock::now();
+  wait(submit(batch));
+  const double served_batch_s = Since(start);
+  start = Clock::now();
+  for (int i = 0; i < 64; i += 2) {
+    std::vector<std::unique_ptr<kforge::Subprocess>> pair;
+    for (int k = i; k < i + 2; ++k) {
+      const std::string path = work.path() + "/c" + std::to_string(k) + ".cc";
+      kforge::WriteFileAtomic(path, Distinct(relu, 1000 + k));
+      kforge::SpawnOptions cli;
+      cli.argv = {kforge, "verify", "relu", path, "--json", "--seed", std::to_string(k)};
+      cli.add_env = {cache};
+      pair.push_back(kforge::Subprocess::Start(cli, clock));
+    }
+    for (auto& p : pair) p->Wait(120000);
+  }
+  const double oneshot_batch_s = Since(start);
+
+  // 3. Soak: 1,000 cached jobs.
+  const int64_t rss_before = RssKiB(server->pid());
+  json soak = json::array();
+  for (int i = 0; i < 1000; ++i) soak.push_back(job(relu, 10000 + i));
+  start = Clock::now();
+  wait(submit(soak));
+  const double soak_s = Since(start);
+  const int64_t rss_after = RssKiB(server->pid());
+  server->Kill();
+
+  json rows = {{"machine", "the 2-core CPU development machine (no GPU); serve with --workers 2"},
+               {"latency_cached_median_s", {{"serve", Median(served)}, {"one_shot_cli", Median(oneshot)}}},
+               {"batch_64_distinct",
+                {{"serve_s", served_batch_s},
+                 {"serve_per_min", 64 * 60 / served_batch_s},
+                 {"one_shot_cli_2_at_a_time_s", oneshot_batch_s},
+                 {"one_shot_per_min", 64 * 60 / oneshot_batch_s}}},
+               {"soak_1000_cached",
+                {{"seconds", soak_s},
+                 {"per_min", 1000 * 60 / soak_s},
+                 {"rss_kib_before", rss_before},
+                 {"rss_kib_after", rss_after}}}};
+  fmt::print("{:<44} {:>10} {:>14}\n", "kforge serve (CPU)", "serve", "one-shot CLI");
+  fmt::print("{:<44} {:>10.3f} {:>14.3f}\n", "verdict latency, cached candidate, median s", Median(served),
+             Median(oneshot));
+  fmt::print("{:<44} {:>10.1f} {:>14.1f}\n", "64 distinct candidates: verdicts per minute", 64 * 60 / served_batch_s,
+             64 * 60 / oneshot_batch_s);
+  fmt::print("{:<44} {:>10.1f}\n", "soak, 1000 cached jobs: verdicts per minute", 1000 * 60 / soak_s);
+  fmt::print("{:<44} {:>10} {:>14}\n", "server RSS KiB, before -> after the soak", rss_before, rss_after);
+  kforge::WriteFileAtomic(out_path, rows.dump(2) + "\n");
+  fmt::print("wrote {}\n", out_path);
+  return 0;
+}

@@ -1,0 +1,212 @@
+// kforge serve end to end: the real binary on loopback, driven by cpp-httplib's client.
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <signal.h>
+
+#include <chrono>
+#include <map>
+#include <thread>
+
+#include "core/fs.h"
+#include "core/subprocess.h"
+#include "testing/fakes.h"
+#include "testing/testing.h"
+
+namespace kforge {
+namespace {
+
+using nlohmann::json;
+using testing::BinaryPath;
+using testing::RunCli;
+using testing::SourceDir;
+
+std::string Example(const std::string& name) {
+  std::string text, error;
+  EXPECT_TRUE(TryReadFile(SourceDir() + "/examples/cpu/" + name, &text, &error)) << error;
+  return text;
+}
+
+/// The verdict less what differs between two runs of the same seed: process ids, times, paths.
+json Comparable(json v) {
+  if (v.is_object()) {
+    for (const char* key : {"pid", "reference_ms", "run_ms", "timing", "path"}) v.erase(key);
+    for (auto& [k, x] : v.items()) x = Comparable(x);
+  } else if (v.is_array()) {
+    for (auto& x : v) x = Comparable(x);
+  }
+  return v;
+}
+
+class Server {
+ public:
+  Server(const std::string& dir, std::vector<std::string> extra = {}) : dir_(dir) {
+    RemoveTree(dir + "/address");
+    SpawnOptions spawn;
+    spawn.argv = {BinaryPath("kforge"), "serve", "--listen", "127.0.0.1:0", "--dir", dir, "--workers", "2"};
+    spawn.argv.insert(spawn.argv.end(), extra.begin(), extra.end());
+    spawn.output_path = dir + ".log";
+    process_ = Subprocess::Start(spawn, testing::TestClock());
+    std::string address, error;
+    for (int i = 0; i < 300 && !TryReadFile(dir + "/address", &address, &error); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    port_ = std::stoi(address.substr(address.rfind(':') + 1));
+  }
+  ~Server() {
+    if (process_ && !process_->finished()) process_->Kill();
+  }
+  httplib::Client Client() const {
+    httplib::Client c("127.0.0.1", port_);
+    c.set_read_timeout(60, 0);
+    return c;
+  }
+  int port() const { return port_; }
+  /// SIGKILL to the server and every verifier it runs, as a node that dies.
+  void Kill() { process_->Kill(); }
+  ExitStatus Terminate() {
+    ::kill(process_->pid(), SIGTERM);
+    return process_->Wait(120000);
+  }
+  std::string Log() const { return ReadFileTail(dir_ + ".log", 4000); }
+
+ private:
+  std::string dir_;
+  std::unique_ptr<Subprocess> process_;
+  int port_ = 0;
+};
+
+json Get(const Server& s, const std::string& path) {
+  auto r = s.Client().Get(path.c_str());
+  if (!r) return json();
+  return json::parse(r->body, nullptr, false);
+}
+
+TEST(ServeE2E, ABatchSurvivesTheServersDeathAndEveryJobGetsOneVerdict) {
+  TempDir dir("kforge-serve-e2e");
+  const std::string service_dir = dir.path() + "/service";
+  // Correct, incorrect, hostile and malformed candidates, in the proportions a sampled RL
+  // batch has them; each is verified with its own seed.
+  const std::vector<std::pair<std::string, std::string>> kinds = {
+      {Example("correct/relu.cc"), ""},
+      {Example("nearmiss/relu_nan_dropped.cc"), "wrong_result"},
+      {Example("hostile/crash_null_deref.cc"), "runtime_error"},
+      {Example("hostile/fork_bomb.cc"), "integrity"},
+      {Example("hostile/exec_shell.cc"), "integrity"},
+      {Example("hostile/compile_error.cc"), "compile_error"},
+  };
+  constexpr int kJobs = 1000;
+  json batch = json::array();
+  for (int i = 0; i < kJobs; ++i)
+    batch.push_back(
+        {{"problem", "relu"}, {"candidate", kinds[i % kinds.size()].first}, {"options", {{"seed", 1000 + i}}}});
+  std::vector<std::string> ids;
+  {
+    Server server(service_dir);
+    auto c = server.Client();
+    // Malformed requests are refused whole, before anything is stored.
+    auto bad = c.Post("/v1/verdicts", "{not json", "application/json");
+    ASSERT_TRUE(bad) << server.Log();
+    EXPECT_EQ(bad->status, 400);
+    auto unknown =
+        c.Post("/v1/verdicts", json{{"problem", "relu"}, {"candidate", "x"}, {"options", {{"gpu", 1}}}}.dump(),
+               "application/json");
+    EXPECT_EQ(unknown->status, 400);
+    EXPECT_NE(unknown->body.find("\\\"gpu\\\" is not one kforge serve takes"), std::string::npos) << unknown->body;
+    EXPECT_EQ(c.Get("/v1/verdicts/424242")->status, 404);
+
+    auto accepted = c.Post("/v1/verdicts", batch.dump(), "application/json");
+    ASSERT_TRUE(accepted);
+    ASSERT_EQ(accepted->status, 202) << accepted->body;
+    for (const auto& id : json::parse(accepted->body)["ids"]) ids.push_back(id);
+    ASSERT_EQ(ids.size(), static_cast<size_t>(kJobs));
+    // Let some finish, then the server dies with jobs running.
+    for (int i = 0; i < 600; ++i) {
+      json h = Get(server, "/healthz");
+      if (h.is_object() && h.value("queued", kJobs) < kJobs - 50) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    server.Kill();
+  }
+  Server server(service_dir);
+  for (int i = 0; i < 3000; ++i) {
+    json h = Get(server, "/healthz");
+    if (h.is_object() && h["queued"] == 0 && h["running"] == 0) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  std::map<std::string, int> by_class;
+  for (int i = 0; i < kJobs; ++i) {
+    json j = Get(server, "/v1/verdicts/" + ids[i]);
+    ASSERT_EQ(j["state"], "done") << j.dump();
+    ASSERT_TRUE(j.contains("verdict")) << "job " << i << ": " << j.dump();
+    const json& v = j["verdict"];
+    const std::string& want = kinds[i % kinds.size()].second;
+    EXPECT_EQ(v["passed"], want.empty()) << "job " << i;
+    if (!want.empty()) EXPECT_EQ(v["failure_class"], want) << "job " << i;
+    EXPECT_EQ(v["seed"], 1000 + i);
+    ++by_class[want.empty() ? "pass" : want];
+  }
+  EXPECT_EQ(by_class["pass"], (kJobs + 5) / 6);
+  // The verdict is the one-shot CLI's for the same seed.
+  for (int i : {0, 1, 3}) {
+    const std::string path = dir.path() + "/candidate" + std::to_string(i) + ".cc";
+    WriteFileAtomic(path, kinds[i].first);
+    auto cli = RunCli({"verify", "relu", path, "--json", "--seed", std::to_string(1000 + i)});
+    EXPECT_EQ(Comparable(json::parse(cli.out)), Comparable(Get(server, "/v1/verdicts/" + ids[i])["verdict"]));
+  }
+  // The counts a scraper reads.
+  auto metrics = server.Client().Get("/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_NE(metrics->body.find("kforge_serve_queue_depth 0"), std::string::npos) << metrics->body;
+  EXPECT_NE(metrics->body.find("kforge_serve_jobs_done_total 1000"), std::string::npos) << metrics->body;
+  EXPECT_NE(metrics->body.find("kforge_serve_verdict_seconds_bucket{le=\"+Inf\"}"), std::string::npos);
+  // SIGTERM drains and exits 0.
+  ExitStatus st = server.Terminate();
+  EXPECT_TRUE(st.ok()) << st.Describe() << server.Log();
+  EXPECT_NE(server.Log().find("stopped; 0 jobs queued"), std::string::npos) << server.Log();
+}
+
+TEST(ServeE2E, EventsStreamTheVerdictAndATokenGuardsEveryRouteButHealth) {
+  TempDir dir("kforge-serve-e2e");
+  const std::string token_file = dir.path() + "/token";
+  WriteFileAtomic(token_file, "0123456789abcdef0123456789abcdef\n");
+  Server server(dir.path() + "/service", {"--token-file", token_file});
+  auto c = server.Client();
+  EXPECT_EQ(c.Get("/healthz")->status, 200);
+  auto refused = c.Post("/v1/verdicts", "{}", "application/json");
+  ASSERT_TRUE(refused) << server.Log();
+  EXPECT_EQ(refused->status, 401);
+  EXPECT_EQ(c.Get("/metrics")->status, 401);
+  c.set_bearer_token_auth("0123456789abcdef0123456789abcdef");
+  json job = {{"problem", "relu"}, {"candidate", Example("correct/relu.cc")}, {"options", {{"seed", 9}}}};
+  auto accepted = c.Post("/v1/verdicts", job.dump(), "application/json");
+  ASSERT_EQ(accepted->status, 202) << accepted->body;
+  const std::string id = json::parse(accepted->body)["ids"][0];
+  std::string stream;
+  auto r = c.Get(("/v1/verdicts/" + id + "/events").c_str(), [&](const char* data, size_t n) {
+    stream.append(data, n);
+    return true;
+  });
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->get_header_value("Content-Type"), "text/event-stream");
+  const size_t verdict = stream.find("event: verdict\ndata: ");
+  ASSERT_NE(verdict, std::string::npos) << stream;
+  json last = json::parse(stream.substr(verdict + 21, stream.find('\n', verdict + 21) - verdict - 21));
+  EXPECT_EQ(last["verdict"]["passed"], true);
+  EXPECT_EQ(last["verdict"]["seed"], 9);
+  // The standard-library client and the reward example, against the same server.
+  const std::string good = dir.path() + "/good.cc", bad = dir.path() + "/bad.cc";
+  WriteFileAtomic(good, Example("correct/relu.cc"));
+  WriteFileAtomic(bad, Example("hostile/exec_shell.cc"));
+  auto rewards = testing::RunProgram({"python3", SourceDir() + "/examples/serve/reward.py",
+                                      "http://127.0.0.1:" + std::to_string(server.port()), "relu", good, bad},
+                                     "", 300, {"KFORGE_SERVE_TOKEN=0123456789abcdef0123456789abcdef"});
+  EXPECT_EQ(rewards.exit_code, 0) << rewards.out << rewards.err;
+  EXPECT_NE(rewards.out.find(" 1.000  " + good + "  certified"), std::string::npos) << rewards.out;
+  EXPECT_NE(rewards.out.find(" 0.000  " + bad + "  integrity"), std::string::npos) << rewards.out;
+  // Off loopback the command refuses to start without a token.
+  auto open = RunCli({"serve", "--listen", "0.0.0.0:0", "--dir", dir.path() + "/other"});
+  EXPECT_EQ(open.exit_code, 2);
+  EXPECT_NE(open.err.find("give --token-file"), std::string::npos) << open.err;
+}
+
+}  // namespace
+}  // namespace kforge

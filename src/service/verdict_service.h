@@ -1,0 +1,122 @@
+#pragma once
+// The verdict service behind `kforge serve`: accepted jobs, a pool of workers, and the
+// counts a front end reports. HTTP is the front end's (app/serve_http.cc).
+//
+// Design note:
+//  - A job is what `kforge verify` takes: a problem (a bundled task name, a path, or the
+//    source of a task file or KernelBench reference), a candidate's source, and verify's
+//    options. Requests are validated here, before they are stored: a job that is accepted
+//    can run.
+//  - Persist first: Submit returns only after the jobs are committed (record/job_store.h).
+//  - Each job runs as one `kforge verify --json-file` process, in a slot of the device pool
+//    (CUDA_VISIBLE_DEVICES=<device> for GPU slots; never two jobs on one GPU). The verdict is
+//    the one-shot CLI's by construction, and a candidate that crashes, hangs, exhausts
+//    memory or kills its verifier costs only its own job: the worker thread records it and
+//    takes the next. A verifier that dies by a signal or its deadline counts as a worker
+//    restart; its job is tried again up to `max_attempts`, then ends with an error.
+//  - Drain (SIGTERM): no new job is taken; the running ones finish; queued jobs stay stored
+//    for the next start, which also queues again what a killed server left running.
+//  - Not yet: a warm zygote per device (torch imported once, a fresh confined child per
+//    candidate) and reuse of the reference's outputs across candidates; each verdict today
+//    pays the one-shot CLI's start-up.
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "record/job_store.h"
+
+namespace kforge {
+
+class Env;
+
+struct VerdictServiceOptions {
+  std::string dir;                 ///< jobs.db and jobs/<id>/ (the files each job's verifier reads)
+  std::string kforge;              ///< the kforge binary the verifiers run
+  std::vector<std::string> slots;  ///< one worker per slot: CUDA device numbers, or CPU slot names
+  bool cuda = false;               ///< slots are GPUs: each job sees only its own
+  int64_t max_queued = 10000;      ///< a batch that would queue more is refused (retry later)
+  int64_t per_client = 1000;       ///< unfinished jobs one client may have
+  int max_attempts = 3;            ///< tries of a job whose verifier dies
+  int64_t job_timeout_ms = 30 * 60 * 1000;
+};
+
+/// Why a batch was not accepted; kNone when it was.
+enum class SubmitRefusal { kNone, kQueueFull, kClientBusy, kDraining };
+
+struct SubmitResult {
+  SubmitRefusal refusal = SubmitRefusal::kNone;
+  std::vector<int64_t> ids;
+  std::string why;        ///< a sentence for the client when refused
+  int retry_after_s = 0;  ///< when refused for load: an estimate of when to try again
+};
+
+/// What the service has done since it started, for /metrics.
+struct VerdictMetrics {
+  JobCounts jobs;
+  int64_t workers = 0, busy = 0;
+  int64_t restarts = 0;                     ///< verifiers that died by a signal or their deadline
+  std::map<std::string, int64_t> verdicts;  ///< by class: "pass", a failure class, or "error"
+  std::vector<double> bucket_bounds;        ///< seconds: the latency histogram's upper bounds
+  std::vector<int64_t> bucket_counts;       ///< cumulative, one per bound, then +Inf
+  double latency_sum_s = 0;
+  int64_t latency_count = 0;
+};
+
+/// Checks one job of a request body and returns it as stored: {"problem": {"name"|"source",
+/// "format"}, "candidate", "options"}. Throws UsageError naming the field and what it takes.
+nlohmann::json ValidateVerdictJob(const nlohmann::json& job);
+
+/// The `kforge verify` command line of a stored job whose files are in `job_dir`.
+std::vector<std::string> VerifyCommand(const std::string& kforge, const nlohmann::json& job,
+                                       const std::string& job_dir);
+
+class VerdictService {
+ public:
+  /// Opens the job store in `options.dir` and queues again what a stopped server left
+  /// running. Call Start to begin working.
+  VerdictService(Env& env, VerdictServiceOptions options);
+  ~VerdictService();
+  VerdictService(const VerdictService&) = delete;
+  VerdictService& operator=(const VerdictService&) = delete;
+
+  /// One worker thread per slot.
+  void Start();
+  /// Validates and stores a batch (all or none). Throws UsageError on an invalid job.
+  SubmitResult Submit(const std::string& client, const nlohmann::json& jobs);
+  std::optional<JobRecord> Get(int64_t id) const;
+  VerdictMetrics Metrics() const;
+  /// Takes no new job; returns when the running ones have finished.
+  void Drain();
+  bool draining() const { return draining_; }
+  /// Jobs recovered from a stopped server when this one opened the store.
+  int recovered() const { return recovered_; }
+
+ private:
+  void Work(const std::string& slot);
+  void RunJob(const std::string& slot, const JobRecord& job);
+  void Count(const nlohmann::json& result, double seconds);
+
+  Env& env_;
+  VerdictServiceOptions options_;
+  std::unique_ptr<JobStore> store_;
+  int recovered_ = 0;
+  std::vector<std::thread> workers_;
+  std::atomic<bool> draining_{false};
+  mutable std::mutex mu_;
+  std::condition_variable wake_;
+  int64_t busy_ = 0, restarts_ = 0;
+  std::map<std::string, int64_t> verdicts_;
+  std::vector<int64_t> buckets_;
+  double latency_sum_s_ = 0;
+  int64_t latency_count_ = 0;
+};
+
+}  // namespace kforge

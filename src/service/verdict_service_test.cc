@@ -1,0 +1,211 @@
+#include "service/verdict_service.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <mutex>
+#include <thread>
+
+#include "core/env.h"
+#include "core/error.h"
+#include "core/fs.h"
+#include "core/subprocess.h"
+#include "testing/fakes.h"
+
+namespace kforge {
+namespace {
+
+using nlohmann::json;
+
+json Job(const std::string& candidate, json options = json::object()) {
+  return {{"problem", "relu"}, {"candidate", candidate}, {"options", std::move(options)}};
+}
+
+std::string UsageErrorOf(const json& job) {
+  try {
+    ValidateVerdictJob(job);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(VerdictJob, AValidJobIsStoredInOneShapeAndABadOneIsNamed) {
+  json stored = ValidateVerdictJob(Job("int x;", {{"seed", 7}, {"full", true}}));
+  EXPECT_EQ(stored["problem"], json({{"name", "relu"}}));
+  EXPECT_EQ(stored["options"]["seed"], 7);
+
+  json kb = ValidateVerdictJob({{"problem", {{"source", "import torch\nclass Model(torch.nn.Module): pass\n"}}},
+                                {"candidate", "class ModelNew: pass"}});
+  EXPECT_EQ(kb["problem"]["format"], "kernelbench");
+  EXPECT_EQ(kb["options"], json::object());
+
+  EXPECT_NE(UsageErrorOf(json::array()).find("must be an object"), std::string::npos);
+  EXPECT_NE(UsageErrorOf({{"problem", "relu"}}).find("\"candidate\" must be a string"), std::string::npos);
+  EXPECT_NE(UsageErrorOf(Job("")).find("is empty"), std::string::npos);
+  EXPECT_NE(UsageErrorOf(Job("x", {{"sandbox", "none"}})).find("not one kforge serve takes"), std::string::npos);
+  EXPECT_NE(UsageErrorOf(Job("x", {{"backend", "tpu"}})).find("\"cpu\" or \"cuda\""), std::string::npos);
+  EXPECT_NE(UsageErrorOf(Job("x", {{"seed", -1}})).find("non-negative integer"), std::string::npos);
+  EXPECT_NE(UsageErrorOf(Job("x", {{"timeout_s", 1e9}})).find("seconds from 0.1"), std::string::npos);
+  json extra = Job("x");
+  extra["reward"] = 1;
+  EXPECT_NE(UsageErrorOf(extra).find("\"reward\" is not known"), std::string::npos);
+  EXPECT_NE(
+      UsageErrorOf({{"problem", "ref.py"}, {"candidate", "x"}, {"options", {{"full", true}}}}).find("leave \"full\""),
+      std::string::npos);
+}
+
+TEST(VerdictJob, TheCommandIsKforgeVerifysWithTheJobsFlags) {
+  json job = ValidateVerdictJob(Job("x", {{"seed", 3}, {"backend", "cuda"}, {"full", true}, {"timeout_s", 2.5}}));
+  EXPECT_EQ(
+      VerifyCommand("/bin/kforge", job, "/d"),
+      (std::vector<std::string>{"/bin/kforge", "verify", "relu", "/d/candidate.cu", "--json-file", "/d/verdict.json",
+                                "--backend", "cuda", "--seed", "3", "--full", "--timeout", "2.5"}));
+  json kb = ValidateVerdictJob({{"problem", {{"source", "x"}, {"format", "kernelbench"}}},
+                                {"candidate", "y"},
+                                {"options", {{"certified_only", true}, {"kernelbench_policy", "strict"}}}});
+  EXPECT_EQ(VerifyCommand("k", kb, "/d"),
+            (std::vector<std::string>{"k", "verify", "/d/reference.py", "/d/candidate.py", "--json-file",
+                                      "/d/verdict.json", "--certified-only", "--kernelbench-policy", "strict"}));
+}
+
+/// Plays the verifier: the candidate's text says what it does. "pass"/"fail" write a verdict
+/// and exit 0/1, "refuse" exits 2 as kforge verify does on a task it cannot load, "crash"
+/// dies by SIGKILL every time, "crash-once" only on its first attempt.
+class ScriptedVerifier : public ProcessRunner {
+ public:
+  Result Run(const SpawnOptions& options, int64_t) override {
+    const std::string dir = options.argv[3].substr(0, options.argv[3].rfind('/'));
+    std::string candidate, error;
+    TryReadFile(options.argv[3], &candidate, &error);
+    Result r;
+    r.seconds = 0.1;
+    std::lock_guard<std::mutex> lock(mu_);
+    ++runs_[candidate];
+    if (candidate == "crash" || (candidate == "crash-once" && runs_[candidate] == 1)) {
+      r.status.kind = ExitStatus::Kind::kSignaled;
+      r.status.signal = 9;
+      r.output = "killed";
+      return r;
+    }
+    if (candidate == "refuse") {
+      r.status.code = 2;
+      r.output = "kforge: unknown task";
+      return r;
+    }
+    const bool pass = candidate == "pass" || candidate == "crash-once";
+    WriteFileAtomic(dir + "/verdict.json",
+                    json{{"passed", pass}, {"failure_class", pass ? "" : "wrong_result"}}.dump());
+    r.status.code = pass ? 0 : 1;
+    return r;
+  }
+  std::unique_ptr<Subprocess> Start(const SpawnOptions&) override { return nullptr; }
+  int runs(const std::string& candidate) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return runs_[candidate];
+  }
+
+ private:
+  std::mutex mu_;
+  std::map<std::string, int> runs_;
+};
+
+struct ScriptedEnv {
+  testing::FakeClock clock;
+  testing::FakeEntropy entropy;
+  ScriptedVerifier verifier;
+  testing::FakeHttpClient http;
+  Env env{clock, entropy, verifier, http, Config{}};
+};
+
+VerdictServiceOptions Options(const std::string& dir) {
+  VerdictServiceOptions o;
+  o.dir = dir;
+  o.kforge = "kforge";
+  o.slots = {"cpu0", "cpu1"};
+  return o;
+}
+
+void WaitAllDone(VerdictService& service, int64_t n) {
+  for (int i = 0; i < 1000 && service.Metrics().jobs.done < n; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_EQ(service.Metrics().jobs.done, n);
+}
+
+TEST(VerdictService, EveryJobGetsOneVerdictAndAVerifierThatDiesCostsOnlyItsJob) {
+  TempDir dir("kforge-serve");
+  ScriptedEnv e;
+  VerdictService service(e.env, Options(dir.path()));
+  service.Start();
+  SubmitResult r = service.Submit(
+      "c", json::array({Job("pass"), Job("fail"), Job("crash"), Job("refuse"), Job("crash-once"), Job("pass")}));
+  ASSERT_EQ(r.refusal, SubmitRefusal::kNone);
+  ASSERT_EQ(r.ids.size(), 6u);
+  WaitAllDone(service, 6);
+  auto result = [&](size_t i) { return service.Get(r.ids[i])->result; };
+  EXPECT_EQ(result(0)["verdict"]["passed"], true);
+  EXPECT_EQ(result(1)["verdict"]["failure_class"], "wrong_result");
+  EXPECT_NE(result(2)["error"].get<std::string>().find("on each of 3 attempts"), std::string::npos) << result(2);
+  EXPECT_EQ(e.verifier.runs("crash"), 3);
+  EXPECT_NE(result(3)["error"].get<std::string>().find("unknown task"), std::string::npos);
+  EXPECT_EQ(e.verifier.runs("refuse"), 1);  // kforge verify's own answer: not tried again
+  EXPECT_EQ(result(4)["verdict"]["passed"], true);
+  EXPECT_EQ(service.Get(r.ids[4])->attempts, 2);
+  const VerdictMetrics m = service.Metrics();
+  EXPECT_EQ(m.restarts, 4);  // three of "crash", one of "crash-once"
+  EXPECT_EQ(m.verdicts.at("pass"), 3);
+  EXPECT_EQ(m.verdicts.at("wrong_result"), 1);
+  EXPECT_EQ(m.verdicts.at("error"), 2);
+  EXPECT_EQ(m.latency_count, 6);
+  EXPECT_EQ(m.bucket_counts.back(), 6);
+  // A finished job's files are gone; an error's stay to look at.
+  EXPECT_FALSE(FileExists(dir.path() + "/jobs/" + std::to_string(r.ids[0])));
+  EXPECT_TRUE(FileExists(dir.path() + "/jobs/" + std::to_string(r.ids[2]) + "/candidate.cc"));
+}
+
+TEST(VerdictService, AFullQueueABusyClientAndADrainingServiceRefuseWithWhenToRetry) {
+  TempDir dir("kforge-serve");
+  ScriptedEnv e;
+  VerdictServiceOptions o = Options(dir.path());
+  o.max_queued = 3;
+  o.per_client = 2;
+  VerdictService service(e.env, o);  // not started: jobs stay queued
+  EXPECT_EQ(service.Submit("a", json::array({Job("pass"), Job("pass")})).ids.size(), 2u);
+  SubmitResult busy = service.Submit("a", Job("pass"));
+  EXPECT_EQ(busy.refusal, SubmitRefusal::kClientBusy);
+  EXPECT_GE(busy.retry_after_s, 1);
+  EXPECT_NE(busy.why.find("at most 2"), std::string::npos);
+  SubmitResult full = service.Submit("b", json::array({Job("pass"), Job("pass")}));
+  EXPECT_EQ(full.refusal, SubmitRefusal::kQueueFull);
+  EXPECT_TRUE(full.ids.empty());
+  EXPECT_EQ(service.Metrics().jobs.queued, 2);  // a refused batch stores nothing
+  // An invalid job refuses its whole batch, naming which one.
+  try {
+    service.Submit("b", json::array({Job("pass"), Job("pass", {{"seed", "x"}})}));
+    FAIL() << "accepted an invalid batch";
+  } catch (const UsageError& err) {
+    EXPECT_NE(std::string(err.what()).find("job 1 of the batch"), std::string::npos) << err.what();
+  }
+  service.Drain();
+  EXPECT_EQ(service.Submit("b", Job("pass")).refusal, SubmitRefusal::kDraining);
+}
+
+TEST(VerdictService, AServerThatDiedHasItsRunningJobsTakenUpAgain) {
+  TempDir dir("kforge-serve");
+  {
+    auto store = JobStore::Open(dir.path() + "/jobs.db");
+    store->Add({{"c", ValidateVerdictJob(Job("pass"))}, {"c", ValidateVerdictJob(Job("fail"))}}, 1);
+    ASSERT_TRUE(store->Claim(2));  // the first was running when the server died
+  }
+  ScriptedEnv e;
+  VerdictService service(e.env, Options(dir.path()));
+  EXPECT_EQ(service.recovered(), 1);
+  service.Start();
+  WaitAllDone(service, 2);
+  EXPECT_EQ(service.Get(1)->attempts, 2);
+  EXPECT_EQ(service.Get(1)->result["verdict"]["passed"], true);
+  EXPECT_EQ(service.Get(2)->result["verdict"]["passed"], false);
+}
+
+}  // namespace
+}  // namespace kforge
