@@ -71,8 +71,9 @@ int main(int argc, char** argv) {
   auto submit = [&](const json& jobs) {
     auto r = client.Post("/v1/verdicts", jobs.dump(), "application/json");
     std::vector<std::string> ids;
-    if (r && r->status == 202)
-      for (const auto& id : json::parse(r->body)["ids"]) ids.push_back(id);
+    if (!r || r->status != 202) return ids;
+    const json answer = json::parse(r->body);
+    for (const auto& id : answer["ids"]) ids.push_back(id);
     return ids;
   };
   auto wait = [&](const std::vector<std::string>& ids) {

@@ -50,7 +50,7 @@ json ValidateOptions(const json& options) {
       ok = one_of(v, {"cpu", "cuda"});
       takes = "\"cpu\" or \"cuda\"";
     } else if (key == "seed") {
-      ok = v.is_number_unsigned();
+      ok = v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0);
       takes = "a non-negative integer";
     } else if (key == "full" || key == "certified_only" || key == "forensics") {
       ok = v.is_boolean();
