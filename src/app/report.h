@@ -2,7 +2,7 @@
 // kforge report: one self-contained HTML page for a repair run or a single verification.
 //
 // Design note:
-//  - Two steps: the report's data model is built as JSON (this file's Report*Data), then
+//  - Two steps: the report's data model is built as JSON (service/run_report.h), then
 //    RenderReport writes it into a page whose own inline script draws it. No network:
 //    the styles and script are in the page.
 //  - Every string a candidate, a repairer or a model produced is hostile. The data goes into
@@ -18,16 +18,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "service/run_report.h"
+
 namespace kforge {
 
-class Service;
-
-/// A run's report data: its summary, the verdict (and forensics) of its final or best
-/// candidate, and its timeline, each proposal with its unified diff against the candidate
-/// it was derived from.
-nlohmann::json RunReportData(Service& service, const std::string& run_dir);
-/// A single verification's report data (a verdict JSON as kforge verify --json writes it).
-nlohmann::json VerdictReportData(const nlohmann::json& verdict);
 /// The page.
 std::string RenderReport(const nlohmann::json& data);
 

@@ -1,4 +1,4 @@
-#include "app/report.h"
+#include "service/run_report.h"
 
 #include <map>
 
