@@ -35,23 +35,7 @@ JobRecord RowOf(sqlite3_stmt* s) {
 std::string_view JobStateName(JobState s) { return NameIn(kStateNames, s); }
 
 std::unique_ptr<JobStore> JobStore::Open(const std::string& path) {
-  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-  if (!parent.empty()) MakeDirs(parent.string());
-  sqlite3* raw = nullptr;
-  const int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
-  SqliteDb db(raw);
-  if (rc != SQLITE_OK)
-    throw EnvironmentError("cannot open the job store " + path + ": " + sqlite3_errmsg(raw) +
-                           "; give the service another --dir");
-  sqlite3_busy_timeout(db.get(), 10000);
-  SqliteStmt version = Prepare(db.get(), "PRAGMA user_version");
-  if (!version || sqlite3_step(version.get()) != SQLITE_ROW)
-    throw UsageError(path + " is not an SQLite database; give the service another --dir");
-  const int found = sqlite3_column_int(version.get(), 0);
-  version.reset();
-  if (found > kSchemaVersion)
-    throw UsageError(path + " was written by a newer kforge (job store schema " + std::to_string(found) +
-                     ", this kforge reads up to " + std::to_string(kSchemaVersion) + "); upgrade kforge");
+  SqliteDb db = OpenSchemaDb(path, "job store", kSchemaVersion, "give the service another --dir");
   std::unique_ptr<JobStore> store(new JobStore(std::move(db), path));
   store->Exec("PRAGMA journal_mode=WAL;");
   store->Exec(

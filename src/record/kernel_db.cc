@@ -35,15 +35,7 @@ void BindOptional(sqlite3_stmt* st, int i, const std::optional<double>& v) {
 std::string_view RecordKindName(RecordKind k) { return NameIn(kKindNames, k); }
 
 std::unique_ptr<KernelDb> KernelDb::Open(const std::string& path) {
-  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-  if (!parent.empty()) MakeDirs(parent.string());
-  sqlite3* raw = nullptr;
-  const int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
-  SqliteDb db(raw);
-  if (rc != SQLITE_OK)
-    throw EnvironmentError("cannot open the kernel database " + path + ": " + sqlite3_errmsg(raw) +
-                           "; give another --db path");
-  sqlite3_busy_timeout(db.get(), 10000);
+  SqliteDb db = OpenSchemaDb(path, "kernel database", kSchemaVersion, "give another --db path");
   auto exec = [&](const char* sql) {
     char* err = nullptr;
     if (sqlite3_exec(db.get(), sql, nullptr, nullptr, &err) != SQLITE_OK) {
@@ -52,14 +44,6 @@ std::unique_ptr<KernelDb> KernelDb::Open(const std::string& path) {
       throw UsageError(path + " is not a kforge kernel database (" + why + "); give another --db path");
     }
   };
-  SqliteStmt version = Prepare(db.get(), "PRAGMA user_version");
-  if (!version || sqlite3_step(version.get()) != SQLITE_ROW)
-    throw UsageError(path + " is not an SQLite database; give another --db path");
-  const int found = sqlite3_column_int(version.get(), 0);
-  version.reset();
-  if (found > kSchemaVersion)
-    throw UsageError(path + " was written by a newer kforge (kernel database schema " + std::to_string(found) +
-                     ", this kforge reads up to " + std::to_string(kSchemaVersion) + "); upgrade kforge");
   exec("PRAGMA journal_mode=WAL;");
   exec(
       "CREATE TABLE IF NOT EXISTS kernels ("

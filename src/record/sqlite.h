@@ -18,6 +18,13 @@ struct SqliteFinalizer {
 };
 using SqliteStmt = std::unique_ptr<sqlite3_stmt, SqliteFinalizer>;
 
+/// Opens (creating it and its directory when missing) the SQLite file at `path` that holds
+/// `what` ("kernel database"), of schema versions up to `max_version` (PRAGMA user_version; 0
+/// for a new file). `remedy` is what the user can do instead ("give another --db path").
+/// Throws EnvironmentError when it cannot be opened, UsageError when it is not an SQLite
+/// database or a newer kforge wrote it.
+SqliteDb OpenSchemaDb(const std::string& path, const std::string& what, int max_version, const std::string& remedy);
+
 /// The prepared statement, or null when `sql` does not compile against `db`.
 inline SqliteStmt Prepare(sqlite3* db, const char* sql) {
   sqlite3_stmt* st = nullptr;
