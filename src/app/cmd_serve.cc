@@ -47,7 +47,8 @@ std::string ReadToken(const std::string& path) {
 
 CommandAction SetupServe(CLI::App& sub, Service& service, CancellationToken& interrupt) {
   struct Args {
-    std::string listen = "127.0.0.1:8077", dir = "kforge-serve", devices, token_file;
+    std::string listen = "127.0.0.1:8077", dir = "kforge-serve", devices, token_file, tasks_dir;
+    bool trust_client_header = false;
     int workers = 2;
     int64_t queue = 10000, per_client = 1000;
     double job_timeout_s = 1800;
@@ -62,6 +63,12 @@ CommandAction SetupServe(CLI::App& sub, Service& service, CancellationToken& int
       ->excludes(workers);
   sub.add_option("--token-file", a->token_file,
                  "a file holding the bearer token clients must send (required off loopback)");
+  sub.add_option("--tasks-dir", a->tasks_dir,
+                 "let jobs name task files and KernelBench references under this directory (default: bundled "
+                 "task names and sources sent in the job only)");
+  sub.add_flag("--trust-client-header", a->trust_client_header,
+               "count per-client limits by the X-Kforge-Client header (only behind a proxy that sets it) instead of "
+               "the client's address");
   sub.add_option("--queue", a->queue, "most jobs queued; a batch beyond it is answered 429 with Retry-After")
       ->check(CLI::Range(int64_t{1}, int64_t{10000000}));
   sub.add_option("--per-client", a->per_client, "most unfinished jobs of one client (429 beyond)")
@@ -76,6 +83,7 @@ CommandAction SetupServe(CLI::App& sub, Service& service, CancellationToken& int
     ServeHttpOptions http;
     ParseListen(a->listen, &http);
     if (!a->token_file.empty()) http.token = ReadToken(a->token_file);
+    http.trust_client_header = a->trust_client_header;
     if (http.token.empty() && !IsLoopbackHost(http.host))
       throw UsageError("--listen " + a->listen +
                        " is not a loopback address: give --token-file so only your clients can submit code to run");
@@ -89,6 +97,7 @@ CommandAction SetupServe(CLI::App& sub, Service& service, CancellationToken& int
     } else {
       for (int i = 0; i < a->workers; ++i) options.slots.push_back("cpu" + std::to_string(i));
     }
+    options.tasks_dir = a->tasks_dir;
     options.max_queued = a->queue;
     options.per_client = a->per_client;
     options.job_timeout_ms = static_cast<int64_t>(a->job_timeout_s * 1000);
@@ -106,6 +115,10 @@ CommandAction SetupServe(CLI::App& sub, Service& service, CancellationToken& int
     std::atomic<bool> stopped{false};
     std::thread watcher([&] {
       while (!stopped && !interrupt.cancelled()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      // Draining from now: new batches get 503 and /healthz says so for a moment before the
+      // listener closes.
+      verdicts.BeginDrain();
+      if (!stopped) std::this_thread::sleep_for(std::chrono::seconds(1));
       server.Stop();
     });
     server.Listen();

@@ -1,6 +1,9 @@
 // kforge verify TASK CANDIDATE [--full] [--json]
 // kforge verify REFERENCE.py MODELNEW.py [--full] [--json]   (KernelBench files)
 #include <fmt/format.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <iostream>
@@ -51,6 +54,7 @@ CommandAction SetupVerify(CLI::App& sub, Service& service, CancellationToken& in
          determinism = false;
     uint64_t seed = 0;
     std::string json_file;
+    bool die_with_parent = false;
     double timeout_s = 10;
     double memory_gib = 4;
     DbFlag db;
@@ -75,6 +79,8 @@ CommandAction SetupVerify(CLI::App& sub, Service& service, CancellationToken& in
                  "(atol=rtol=1e-4 for float32, 1e-2 for half types) or v0 (1e-2 for every dtype; also v0.1)")
       ->check(CLI::IsMember({"main", "v0", "v0.1"}));
   sub.add_flag("--json", a->json, "print the verdict as one JSON object on stdout");
+  sub.add_flag("--die-with-parent", a->die_with_parent,
+               "end (SIGKILL) when the process that started this one ends: for services that run verify per job");
   sub.add_option("--json-file", a->json_file,
                  "also write the verdict's JSON object to this file (what --json prints; for programs that read "
                  "stdout and stderr together)");
@@ -100,6 +106,12 @@ CommandAction SetupVerify(CLI::App& sub, Service& service, CancellationToken& in
       "With --json, stdout holds one JSON object with at least 'passed', 'failure_class' and "
       "'level'.");
   return [a, seed, &service, &interrupt]() -> int {
+    if (a->die_with_parent) {
+      // The kernel signals us when the thread that started us ends; a parent already gone
+      // (re-parented to init or a subreaper before the call) is checked once.
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() == 1) return 2;
+    }
     VerifyRequest request;
     request.task = a->task;
     request.candidate_path = a->candidate;

@@ -180,6 +180,18 @@ TEST(ServeE2E, EventsStreamTheVerdictAndATokenGuardsEveryRouteButHealth) {
   EXPECT_EQ(refused->status, 401);
   EXPECT_EQ(c.Get("/metrics")->status, 401);
   c.set_bearer_token_auth("0123456789abcdef0123456789abcdef");
+  // Hostile bodies are refused whole and the server stays up: a document 300,000 levels deep
+  // (its copy would recurse off the stack), a batch bigger than any limit, a server path.
+  auto deep = c.Post("/v1/verdicts", std::string(300000, '[') + std::string(300000, ']'), "application/json");
+  ASSERT_TRUE(deep) << server.Log();
+  EXPECT_EQ(deep->status, 400);
+  EXPECT_NE(deep->body.find("within the service's limits"), std::string::npos) << deep->body;
+  json huge = json::array();
+  for (int i = 0; i < 1001; ++i) huge.push_back({{"problem", "relu"}, {"candidate", "x"}});
+  EXPECT_EQ(c.Post("/v1/verdicts", huge.dump(), "application/json")->status, 413);
+  auto path = c.Post("/v1/verdicts", json{{"problem", "/etc/shadow"}, {"candidate", "x"}}.dump(), "application/json");
+  EXPECT_EQ(path->status, 400);
+  EXPECT_EQ(path->body.find("root:"), std::string::npos);
   json job = {{"problem", "relu"}, {"candidate", Example("correct/relu.cc")}, {"options", {{"seed", 9}}}};
   auto accepted = c.Post("/v1/verdicts", job.dump(), "application/json");
   ASSERT_EQ(accepted->status, 202) << accepted->body;

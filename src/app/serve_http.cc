@@ -4,11 +4,13 @@
 #include <httplib.h>
 #include <openssl/crypto.h>
 
+#include <atomic>
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <thread>
 
 #include "core/error.h"
+#include "core/untrusted_json.h"
 #include "service/verdict_service.h"
 
 namespace kforge {
@@ -16,7 +18,10 @@ namespace {
 
 using nlohmann::json;
 
-constexpr size_t kMaxBodyBytes = 64 << 20;
+constexpr size_t kMaxBodyBytes = 32 << 20;
+constexpr int kHttpThreads = 32;
+constexpr int kMaxStreams = 24;
+constexpr int kStreamSeconds = 60;
 
 void Answer(httplib::Response& res, int status, const json& body) {
   res.status = status;
@@ -84,6 +89,7 @@ struct ServeHttp::Impl {
   VerdictService& service;
   ServeHttpOptions options;
   httplib::Server server;
+  std::atomic<int> streams{0};
 
   Impl(VerdictService& s, ServeHttpOptions o) : service(s), options(std::move(o)) {}
 
@@ -94,13 +100,14 @@ struct ServeHttp::Impl {
     return given.size() == want.size() && CRYPTO_memcmp(given.data(), want.data(), want.size()) == 0;
   }
 
-  static std::string ClientOf(const httplib::Request& req) {
-    std::string name = req.get_header_value("X-Kforge-Client");
+  std::string ClientOf(const httplib::Request& req) const {
+    std::string name = options.trust_client_header ? req.get_header_value("X-Kforge-Client") : "";
     if (name.size() > 200) name.resize(200);
     return name.empty() ? req.remote_addr : name;
   }
 
   void Routes() {
+    server.new_task_queue = [] { return new httplib::ThreadPool(kHttpThreads); };
     server.set_payload_max_length(kMaxBodyBytes);
     server.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
       if (req.path == "/healthz" || Authorized(req)) return httplib::Server::HandlerResponse::Unhandled;
@@ -143,9 +150,16 @@ struct ServeHttp::Impl {
   }
 
   void Submit(const httplib::Request& req, httplib::Response& res) {
-    json body = json::parse(req.body, nullptr, false);
+    JsonLimits limits;
+    limits.max_bytes = kMaxBodyBytes;
+    limits.max_depth = 16;
+    limits.max_values = size_t{1} << 20;
+    std::string why;
+    json body = ParseUntrustedJson(req.body, limits, &why);
     if (body.is_discarded())
-      return Refuse(res, 400, "the body is not JSON; send a job {\"problem\", \"candidate\", \"options\"} or a list");
+      return Refuse(res, 400,
+                    "the body is not JSON within the service's limits (" + why +
+                        "); send a job {\"problem\", \"candidate\", \"options\"} or a list");
     SubmitResult r;
     try {
       r = service.Submit(ClientOf(req), body);
@@ -154,6 +168,7 @@ struct ServeHttp::Impl {
     }
     if (r.refusal != SubmitRefusal::kNone) {
       res.set_header("Retry-After", std::to_string(r.retry_after_s));
+      if (r.refusal == SubmitRefusal::kTooLarge) return Refuse(res, 413, r.why);
       return Refuse(res, r.refusal == SubmitRefusal::kDraining ? 503 : 429, r.why);
     }
     json ids = json::array();
@@ -165,30 +180,42 @@ struct ServeHttp::Impl {
     int64_t id = 0;
     if (!ParseId(req.matches[1], &id) || !service.Get(id))
       return Refuse(res, 404, "no job " + std::string(req.matches[1]) + " on this service");
+    if (streams.fetch_add(1) >= kMaxStreams) {
+      streams.fetch_sub(1);
+      res.set_header("Retry-After", "5");
+      return Refuse(res, 429,
+                    "too many event streams are open; poll GET /v1/verdicts/" + std::to_string(id) +
+                        " or retry the stream later");
+    }
     auto last = std::make_shared<std::string>();
+    const auto ends = std::chrono::steady_clock::now() + std::chrono::seconds(kStreamSeconds);
     res.set_header("Cache-Control", "no-cache");
-    res.set_chunked_content_provider("text/event-stream", [this, id, last](size_t, httplib::DataSink& sink) {
-      for (int waited = 0; waited < 50; ++waited) {  // at most 10 s a call; the client keeps it open
-        std::optional<JobRecord> job = service.Get(id);
-        if (!job) return false;
-        const std::string state(JobStateName(job->state));
-        if (state != *last) {
-          *last = state;
-          const std::string kind = job->state == JobState::kDone ? "verdict" : "state";
-          const std::string event = "event: " + kind + "\ndata: " + JobJson(*job).dump() + "\n\n";
-          if (!sink.write(event.data(), event.size())) return false;
-          if (job->state == JobState::kDone) {
-            sink.done();
-            return true;
+    res.set_chunked_content_provider(
+        "text/event-stream",
+        [this, id, last, ends](size_t, httplib::DataSink& sink) {
+          if (std::chrono::steady_clock::now() > ends) return false;  // the client reconnects
+          for (int waited = 0; waited < 50; ++waited) {               // at most 10 s a call
+            std::optional<JobRecord> job = service.Get(id);
+            if (!job) return false;
+            const std::string state(JobStateName(job->state));
+            if (state != *last) {
+              *last = state;
+              const std::string kind = job->state == JobState::kDone ? "verdict" : "state";
+              const std::string event = "event: " + kind + "\ndata: " + JobJson(*job).dump() + "\n\n";
+              if (!sink.write(event.data(), event.size())) return false;
+              if (job->state == JobState::kDone) {
+                sink.done();
+                return true;
+              }
+              return true;
+            }
+            if (service.draining()) return false;
+            std::this_thread::sleep_for(std::chrono::milliseconds(200));
           }
-          return true;
-        }
-        if (service.draining()) return false;
-        std::this_thread::sleep_for(std::chrono::milliseconds(200));
-      }
-      static const char kComment[] = ": waiting\n\n";  // keeps proxies from closing an idle stream
-      return sink.write(kComment, sizeof kComment - 1);
-    });
+          static const char kComment[] = ": waiting\n\n";  // keeps proxies from closing an idle stream
+          return sink.write(kComment, sizeof kComment - 1);
+        },
+        [this](bool) { streams.fetch_sub(1); });
   }
 };
 

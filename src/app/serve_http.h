@@ -12,8 +12,12 @@
 //   GET  /metrics                Prometheus text: queue depth, verdicts by class, latency
 //                                histogram, worker restarts
 // A bearer token (Authorization: Bearer ...) is required on every route but /healthz when
-// one is set; the command refuses a non-loopback address without one. A client is named by
-// its X-Kforge-Client header, else its address: the per-client limit counts by that name.
+// one is set; the command refuses a non-loopback address without one. A client is its
+// address (its X-Kforge-Client header only with --trust-client-header, behind a proxy that
+// sets it): the per-client limit counts by that name. Bodies are parsed within limits (32
+// MiB, 16 levels deep) before anything is copied; 413 for a batch that can never fit. At most
+// 24 event streams are open at once (429 beyond), each for at most 60 s (reconnect), so the
+// 32 HTTP threads always have room for the other routes.
 #include <memory>
 #include <string>
 
@@ -23,8 +27,9 @@ class VerdictService;
 
 struct ServeHttpOptions {
   std::string host = "127.0.0.1";
-  int port = 8077;    ///< 0: any free port
-  std::string token;  ///< "" = none (loopback only)
+  int port = 8077;                   ///< 0: any free port
+  std::string token;                 ///< "" = none (loopback only)
+  bool trust_client_header = false;  ///< name clients by X-Kforge-Client (behind a proxy that sets it)
 };
 
 class ServeHttp {

@@ -1,8 +1,12 @@
 #include "service/verdict_service.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 
 #include "core/clock.h"
 #include "core/env.h"
@@ -105,7 +109,26 @@ std::string VerdictClass(const json& result) {
 
 }  // namespace
 
-json ValidateVerdictJob(const json& job) {
+std::string ValidProblemName(const std::string& name, const std::string& tasks_dir) {
+  if (name[0] == '-') throw UsageError("a job's \"problem\" may not start with '-'");
+  if (name.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") ==
+          std::string::npos &&
+      name.find('.') == std::string::npos)
+    return name;  // a bundled task's name
+  if (tasks_dir.empty())
+    throw UsageError(
+        "a job's \"problem\" names a file, and this service takes bundled task names and "
+        "{\"source\": ...} only (start it with --tasks-dir to allow files under one directory)");
+  std::error_code ec;
+  const std::filesystem::path root = std::filesystem::weakly_canonical(tasks_dir, ec);
+  const std::filesystem::path full = std::filesystem::weakly_canonical(std::filesystem::path(tasks_dir) / name, ec);
+  const std::string r = root.string() + "/";
+  if (ec || full.string().compare(0, r.size(), r) != 0)
+    throw UsageError("a job's \"problem\" " + name + " is not a file under the service's --tasks-dir");
+  return full.string();
+}
+
+json ValidateVerdictJob(const json& job, const std::string& tasks_dir) {
   if (!job.is_object())
     throw UsageError("a job must be an object {\"problem\": ..., \"candidate\": ..., \"options\": {...}}");
   for (const auto& [key, v] : job.items())
@@ -116,7 +139,7 @@ json ValidateVerdictJob(const json& job) {
   json out;
   const json& p = job["problem"];
   if (p.is_string()) {
-    out["problem"] = {{"name", RequireString(job, "problem", kMaxNameBytes)}};
+    out["problem"] = {{"name", ValidProblemName(RequireString(job, "problem", kMaxNameBytes), tasks_dir)}};
   } else if (p.is_object()) {
     const std::string source = RequireString(p, "source", kMaxSourceBytes);
     std::string format;
@@ -141,6 +164,7 @@ json ValidateVerdictJob(const json& job) {
 std::vector<std::string> VerifyCommand(const std::string& kforge, const json& job, const std::string& job_dir) {
   std::vector<std::string> argv = {kforge,
                                    "verify",
+                                   "--die-with-parent",
                                    ProblemArg(job, job_dir),
                                    job_dir + "/" + CandidateFile(job),
                                    "--json-file",
@@ -164,6 +188,11 @@ VerdictService::VerdictService(Env& env, VerdictServiceOptions options)
     : env_(env), options_(std::move(options)), buckets_(std::size(kBucketBounds) + 1, 0) {
   if (options_.slots.empty()) throw UsageError("the verdict service needs at least one worker slot");
   MakeDirs(options_.dir + "/jobs");
+  std::filesystem::permissions(options_.dir, std::filesystem::perms::owner_all, std::filesystem::perm_options::replace);
+  lock_ = ScopedFd(::open((options_.dir + "/lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+  if (!lock_.valid() || ::flock(lock_.get(), LOCK_EX | LOCK_NB) != 0)
+    throw UsageError("another kforge serve uses " + options_.dir +
+                     " (its lock is held); stop it first, or give this one another --dir");
   store_ = JobStore::Open(options_.dir + "/jobs.db");
   recovered_ = store_->Recover();
 }
@@ -175,24 +204,35 @@ void VerdictService::Start() {
 }
 
 SubmitResult VerdictService::Submit(const std::string& client, const json& jobs) {
-  const json list = jobs.is_array() ? jobs : json::array({jobs});
+  const json single = jobs.is_array() ? json() : json::array({jobs});
+  const json& list = jobs.is_array() ? jobs : single;
   if (list.empty()) throw UsageError("the batch is empty; send a job or a list of jobs");
+  SubmitResult r;
+  const int64_t n = static_cast<int64_t>(list.size());
+  if (list.size() > options_.max_batch || n > options_.max_queued || n > options_.per_client) {
+    r.refusal = SubmitRefusal::kTooLarge;
+    r.why = "a batch of " + std::to_string(n) + " jobs is more than this service takes at once (at most " +
+            std::to_string(std::min<int64_t>(
+                {static_cast<int64_t>(options_.max_batch), options_.max_queued, options_.per_client})) +
+            "); split it";
+    return r;
+  }
   std::vector<std::pair<std::string, json>> rows;
   for (size_t i = 0; i < list.size(); ++i) {
     try {
-      rows.emplace_back(client, ValidateVerdictJob(list[i]));
+      rows.emplace_back(client, ValidateVerdictJob(list[i], options_.tasks_dir));
     } catch (const UsageError& e) {
       throw UsageError(list.size() == 1 ? std::string(e.what())
                                         : "job " + std::to_string(i) + " of the batch: " + e.what());
     }
   }
-  SubmitResult r;
   if (draining_) {
     r.refusal = SubmitRefusal::kDraining;
     r.why = "the service is shutting down; send the batch to another server or after it restarts";
     r.retry_after_s = 30;
     return r;
   }
+  std::lock_guard<std::mutex> one_at_a_time(submit_mu_);
   const JobCounts counts = store_->Counts();
   const VerdictMetrics m = Metrics();
   const double mean_s = m.latency_count ? m.latency_sum_s / m.latency_count : 1.0;
@@ -270,7 +310,7 @@ void VerdictService::Work(const std::string& slot) {
 
 void VerdictService::RunJob(const std::string& slot, const JobRecord& job) {
   const json& request = job.request;
-  const std::string job_dir = options_.dir + "/jobs/" + std::to_string(job.id);
+  const std::string job_dir = options_.dir + "/jobs/" + std::to_string(job.id) + "." + std::to_string(job.attempts);
   RemoveTree(job_dir);
   MakeDirs(job_dir);
   WriteFileAtomic(job_dir + "/" + CandidateFile(request), request["candidate"].get<std::string>());
@@ -299,6 +339,11 @@ void VerdictService::RunJob(const std::string& slot, const JobRecord& job) {
     // job's answer, not a worker's failure.
     result["error"] = run.output.empty() ? "kforge verify " + st.Describe() : run.output;
     result["exit_code"] = st.code;
+  } else if (st.kind == ExitStatus::Kind::kTimedOut) {
+    // The service's own deadline, not a worker's failure: trying again would cost it again.
+    result["error"] =
+        "the verifier ran past the service's job time limit (" + std::to_string(options_.job_timeout_ms / 1000) +
+        " s; kforge serve --job-timeout) and was stopped: give the job a smaller timeout_s or fewer cases";
   } else {
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -307,13 +352,15 @@ void VerdictService::RunJob(const std::string& slot, const JobRecord& job) {
     if (job.attempts < options_.max_attempts && !draining_) {
       store_->Requeue(job.id, job.attempts);
       wake_.notify_one();
+      RemoveTree(job_dir);
       return;
     }
     result["error"] =
         "the verifier " + st.Describe() + " on each of " + std::to_string(job.attempts) +
         " attempts; the last printed: " + run.output.substr(run.output.size() > 2000 ? run.output.size() - 2000 : 0);
   }
-  if (store_->Finish(job.id, job.attempts, result, env_.clock().WallMicros())) Count(result, run.seconds);
+  if (!store_->Finish(job.id, job.attempts, result, env_.clock().WallMicros())) return;  // not this attempt's
+  Count(result, run.seconds);
   if (!result.contains("error")) RemoveTree(job_dir);  // the verdict is stored; an error's files stay to look at
 }
 

@@ -14,6 +14,9 @@
 //    memory or kills its verifier costs only its own job: the worker thread records it and
 //    takes the next. A verifier that dies by a signal or its deadline counts as a worker
 //    restart; its job is tried again up to `max_attempts`, then ends with an error.
+//  - One service per directory (an exclusive lock on DIR/lock); each attempt of a job has its
+//    own files (jobs/<id>.<attempt>/), removed once its verdict is stored. The verifiers are
+//    started with --die-with-parent: a killed server leaves none running.
 //  - Drain (SIGTERM): no new job is taken; the running ones finish; queued jobs stay stored
 //    for the next start, which also queues again what a killed server left running.
 //  - Not yet: a warm zygote per device (torch imported once, a fresh confined child per
@@ -31,6 +34,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/fs.h"
 #include "record/job_store.h"
 
 namespace kforge {
@@ -38,18 +42,28 @@ namespace kforge {
 class Env;
 
 struct VerdictServiceOptions {
-  std::string dir;                 ///< jobs.db and jobs/<id>/ (the files each job's verifier reads)
-  std::string kforge;              ///< the kforge binary the verifiers run
-  std::vector<std::string> slots;  ///< one worker per slot: CUDA device numbers, or CPU slot names
-  bool cuda = false;               ///< slots are GPUs: each job sees only its own
-  int64_t max_queued = 10000;      ///< a batch that would queue more is refused (retry later)
-  int64_t per_client = 1000;       ///< unfinished jobs one client may have
-  int max_attempts = 3;            ///< tries of a job whose verifier dies
-  int64_t job_timeout_ms = 30 * 60 * 1000;
+  std::string dir;                          ///< jobs.db and jobs/<id>/ (the files each job's verifier reads)
+  std::string kforge;                       ///< the kforge binary the verifiers run
+  std::vector<std::string> slots;           ///< one worker per slot: CUDA device numbers, or CPU slot names
+  bool cuda = false;                        ///< slots are GPUs: each job sees only its own
+  int64_t max_queued = 10000;               ///< a batch that would queue more is refused (retry later)
+  int64_t per_client = 1000;                ///< unfinished jobs one client may have
+  int max_attempts = 3;                     ///< tries of a job whose verifier dies
+  int64_t job_timeout_ms = 30 * 60 * 1000;  ///< a verifier past it ends its job (not retried)
+  size_t max_batch = 1000;                  ///< jobs in one request
+  /// Problems given as paths must resolve under this directory ("" = none: bundled task
+  /// names and sources only). A client never names an arbitrary file of the server.
+  std::string tasks_dir;
 };
 
 /// Why a batch was not accepted; kNone when it was.
-enum class SubmitRefusal { kNone, kQueueFull, kClientBusy, kDraining };
+enum class SubmitRefusal {
+  kNone,
+  kQueueFull,   ///< retry later
+  kClientBusy,  ///< retry later
+  kDraining,    ///< retry after the restart, or elsewhere
+  kTooLarge,    ///< the batch alone exceeds a limit: it will never be accepted as it is
+};
 
 struct SubmitResult {
   SubmitRefusal refusal = SubmitRefusal::kNone;
@@ -71,8 +85,10 @@ struct VerdictMetrics {
 };
 
 /// Checks one job of a request body and returns it as stored: {"problem": {"name"|"source",
-/// "format"}, "candidate", "options"}. Throws UsageError naming the field and what it takes.
-nlohmann::json ValidateVerdictJob(const nlohmann::json& job);
+/// "format"}, "candidate", "options"}. A problem name is a bundled task's ([A-Za-z0-9_.-],
+/// not starting with '-'), or a path that resolves under `tasks_dir` when one is given.
+/// Throws UsageError naming the field and what it takes.
+nlohmann::json ValidateVerdictJob(const nlohmann::json& job, const std::string& tasks_dir = "");
 
 /// The `kforge verify` command line of a stored job whose files are in `job_dir`.
 std::vector<std::string> VerifyCommand(const std::string& kforge, const nlohmann::json& job,
@@ -93,6 +109,8 @@ class VerdictService {
   SubmitResult Submit(const std::string& client, const nlohmann::json& jobs);
   std::optional<JobRecord> Get(int64_t id) const;
   VerdictMetrics Metrics() const;
+  /// Refuses new jobs from now on (a front end still answers /healthz with it).
+  void BeginDrain() { draining_ = true; }
   /// Takes no new job; returns when the running ones have finished.
   void Drain();
   bool draining() const { return draining_; }
@@ -106,7 +124,9 @@ class VerdictService {
 
   Env& env_;
   VerdictServiceOptions options_;
+  ScopedFd lock_;  ///< DIR/lock, held while this service has the directory
   std::unique_ptr<JobStore> store_;
+  std::mutex submit_mu_;  ///< the limits' check and the insert are one step
   int recovered_ = 0;
   std::vector<std::thread> workers_;
   std::atomic<bool> draining_{false};

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
 #include <mutex>
 #include <thread>
 
@@ -50,23 +51,42 @@ TEST(VerdictJob, AValidJobIsStoredInOneShapeAndABadOneIsNamed) {
   json extra = Job("x");
   extra["reward"] = 1;
   EXPECT_NE(UsageErrorOf(extra).find("\"reward\" is not known"), std::string::npos);
-  EXPECT_NE(
-      UsageErrorOf({{"problem", "ref.py"}, {"candidate", "x"}, {"options", {{"full", true}}}}).find("leave \"full\""),
-      std::string::npos);
+  // A problem naming a server file is refused unless the service was given a tasks directory,
+  // and then only under it; nothing that reads as a flag is taken.
+  EXPECT_NE(UsageErrorOf({{"problem", "/etc/shadow"}, {"candidate", "x"}}).find("bundled task names"),
+            std::string::npos);
+  EXPECT_NE(UsageErrorOf({{"problem", "--help"}, {"candidate", "x"}}).find("may not start with '-'"),
+            std::string::npos);
+  TempDir tasks("kforge-tasks");
+  EXPECT_EQ(ValidateVerdictJob({{"problem", "ref.py"}, {"candidate", "x"}}, tasks.path())["problem"]["name"],
+            std::filesystem::weakly_canonical(tasks.path() + "/ref.py").string());
+  try {
+    ValidateVerdictJob({{"problem", "../../etc/passwd"}, {"candidate", "x"}}, tasks.path());
+    ADD_FAILURE() << "took a path outside the tasks directory";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("not a file under"), std::string::npos) << e.what();
+  }
+  try {
+    ValidateVerdictJob({{"problem", "ref.py"}, {"candidate", "x"}, {"options", {{"full", true}}}}, tasks.path());
+    ADD_FAILURE() << "took full for a KernelBench job";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("leave \"full\""), std::string::npos) << e.what();
+  }
 }
 
 TEST(VerdictJob, TheCommandIsKforgeVerifysWithTheJobsFlags) {
   json job = ValidateVerdictJob(Job("x", {{"seed", 3}, {"backend", "cuda"}, {"full", true}, {"timeout_s", 2.5}}));
   EXPECT_EQ(
       VerifyCommand("/bin/kforge", job, "/d"),
-      (std::vector<std::string>{"/bin/kforge", "verify", "relu", "/d/candidate.cu", "--json-file", "/d/verdict.json",
-                                "--backend", "cuda", "--seed", "3", "--full", "--timeout", "2.5"}));
+      (std::vector<std::string>{"/bin/kforge", "verify", "--die-with-parent", "relu", "/d/candidate.cu", "--json-file",
+                                "/d/verdict.json", "--backend", "cuda", "--seed", "3", "--full", "--timeout", "2.5"}));
   json kb = ValidateVerdictJob({{"problem", {{"source", "x"}, {"format", "kernelbench"}}},
                                 {"candidate", "y"},
                                 {"options", {{"certified_only", true}, {"kernelbench_policy", "strict"}}}});
-  EXPECT_EQ(VerifyCommand("k", kb, "/d"),
-            (std::vector<std::string>{"k", "verify", "/d/reference.py", "/d/candidate.py", "--json-file",
-                                      "/d/verdict.json", "--certified-only", "--kernelbench-policy", "strict"}));
+  EXPECT_EQ(
+      VerifyCommand("k", kb, "/d"),
+      (std::vector<std::string>{"k", "verify", "--die-with-parent", "/d/reference.py", "/d/candidate.py", "--json-file",
+                                "/d/verdict.json", "--certified-only", "--kernelbench-policy", "strict"}));
 }
 
 /// Plays the verifier: the candidate's text says what it does. "pass"/"fail" write a verdict
@@ -75,9 +95,10 @@ TEST(VerdictJob, TheCommandIsKforgeVerifysWithTheJobsFlags) {
 class ScriptedVerifier : public ProcessRunner {
  public:
   Result Run(const SpawnOptions& options, int64_t) override {
-    const std::string dir = options.argv[3].substr(0, options.argv[3].rfind('/'));
+    const std::string& path = options.argv[4];  // kforge verify --die-with-parent TASK CANDIDATE ...
+    const std::string dir = path.substr(0, path.rfind('/'));
     std::string candidate, error;
-    TryReadFile(options.argv[3], &candidate, &error);
+    TryReadFile(path, &candidate, &error);
     Result r;
     r.seconds = 0.1;
     std::lock_guard<std::mutex> lock(mu_);
@@ -159,8 +180,9 @@ TEST(VerdictService, EveryJobGetsOneVerdictAndAVerifierThatDiesCostsOnlyItsJob) 
   EXPECT_EQ(m.latency_count, 6);
   EXPECT_EQ(m.bucket_counts.back(), 6);
   // A finished job's files are gone; an error's stay to look at.
-  EXPECT_FALSE(FileExists(dir.path() + "/jobs/" + std::to_string(r.ids[0])));
-  EXPECT_TRUE(FileExists(dir.path() + "/jobs/" + std::to_string(r.ids[2]) + "/candidate.cc"));
+  EXPECT_FALSE(FileExists(dir.path() + "/jobs/" + std::to_string(r.ids[0]) + ".1"));
+  EXPECT_TRUE(FileExists(dir.path() + "/jobs/" + std::to_string(r.ids[2]) + ".3/candidate.cc"));
+  EXPECT_FALSE(FileExists(dir.path() + "/jobs/" + std::to_string(r.ids[2]) + ".1"));  // a retried attempt's files go
 }
 
 TEST(VerdictService, AFullQueueABusyClientAndADrainingServiceRefuseWithWhenToRetry) {
@@ -179,6 +201,9 @@ TEST(VerdictService, AFullQueueABusyClientAndADrainingServiceRefuseWithWhenToRet
   EXPECT_EQ(full.refusal, SubmitRefusal::kQueueFull);
   EXPECT_TRUE(full.ids.empty());
   EXPECT_EQ(service.Metrics().jobs.queued, 2);  // a refused batch stores nothing
+  SubmitResult never = service.Submit("c", json::array({Job("pass"), Job("pass"), Job("pass")}));
+  EXPECT_EQ(never.refusal, SubmitRefusal::kTooLarge);  // more than one client may ever have: not "retry"
+  EXPECT_NE(never.why.find("split it"), std::string::npos);
   // An invalid job refuses its whole batch, naming which one.
   try {
     service.Submit("b", json::array({Job("pass"), Job("pass", {{"seed", "x"}})}));
@@ -188,6 +213,18 @@ TEST(VerdictService, AFullQueueABusyClientAndADrainingServiceRefuseWithWhenToRet
   }
   service.Drain();
   EXPECT_EQ(service.Submit("b", Job("pass")).refusal, SubmitRefusal::kDraining);
+}
+
+TEST(VerdictService, OneServiceADirectory) {
+  TempDir dir("kforge-serve");
+  ScriptedEnv e;
+  VerdictService first(e.env, Options(dir.path()));
+  try {
+    VerdictService second(e.env, Options(dir.path()));
+    FAIL() << "two services share " << dir.path();
+  } catch (const UsageError& err) {
+    EXPECT_NE(std::string(err.what()).find("another kforge serve uses"), std::string::npos) << err.what();
+  }
 }
 
 TEST(VerdictService, AServerThatDiedHasItsRunningJobsTakenUpAgain) {
