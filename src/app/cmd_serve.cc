@@ -51,7 +51,7 @@ CommandAction SetupServe(CLI::App& sub, Service& service, CancellationToken& int
     bool trust_client_header = false;
     int workers = 2;
     int64_t queue = 10000, per_client = 1000;
-    double job_timeout_s = 1800;
+    double job_timeout_s = 1800, max_memory_gib = 16;
   };
   auto a = std::make_shared<Args>();
   sub.add_option("--listen", a->listen, "address to serve on, HOST:PORT (loopback by default; port 0: any free one)");
@@ -73,6 +73,9 @@ CommandAction SetupServe(CLI::App& sub, Service& service, CancellationToken& int
       ->check(CLI::Range(int64_t{1}, int64_t{10000000}));
   sub.add_option("--per-client", a->per_client, "most unfinished jobs of one client (429 beyond)")
       ->check(CLI::Range(int64_t{1}, int64_t{10000000}));
+  sub.add_option("--max-memory-gib", a->max_memory_gib,
+                 "the most address space a job may ask for its candidate (memory_gib; verify's default is 4)")
+      ->check(CLI::Range(0.25, 1024.0));
   sub.add_option("--job-timeout", a->job_timeout_s, "wall-clock limit of one job's verifier, in seconds")
       ->check(CLI::Range(1.0, 86400.0));
   sub.footer(
@@ -98,6 +101,7 @@ CommandAction SetupServe(CLI::App& sub, Service& service, CancellationToken& int
       for (int i = 0; i < a->workers; ++i) options.slots.push_back("cpu" + std::to_string(i));
     }
     options.tasks_dir = a->tasks_dir;
+    options.max_memory_gib = a->max_memory_gib;
     options.max_queued = a->queue;
     options.per_client = a->per_client;
     options.job_timeout_ms = static_cast<int64_t>(a->job_timeout_s * 1000);

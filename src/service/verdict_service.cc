@@ -220,7 +220,14 @@ SubmitResult VerdictService::Submit(const std::string& client, const json& jobs)
   std::vector<std::pair<std::string, json>> rows;
   for (size_t i = 0; i < list.size(); ++i) {
     try {
-      rows.emplace_back(client, ValidateVerdictJob(list[i], options_.tasks_dir));
+      json job = ValidateVerdictJob(list[i], options_.tasks_dir);
+      json& o = job["options"];
+      if (o.contains("memory_gib") && o["memory_gib"].get<double>() > options_.max_memory_gib)
+        throw UsageError("a job's option \"memory_gib\" asks " + o["memory_gib"].dump() +
+                         " GiB; this service gives a candidate at most " + json(options_.max_memory_gib).dump() +
+                         " (kforge serve --max-memory-gib)");
+      if (!o.contains("memory_gib") && options_.max_memory_gib < 4) o["memory_gib"] = options_.max_memory_gib;
+      rows.emplace_back(client, std::move(job));
     } catch (const UsageError& e) {
       throw UsageError(list.size() == 1 ? std::string(e.what())
                                         : "job " + std::to_string(i) + " of the batch: " + e.what());

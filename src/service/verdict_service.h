@@ -51,6 +51,7 @@ struct VerdictServiceOptions {
   int max_attempts = 3;                     ///< tries of a job whose verifier dies
   int64_t job_timeout_ms = 30 * 60 * 1000;  ///< a verifier past it ends its job (not retried)
   size_t max_batch = 1000;                  ///< jobs in one request
+  double max_memory_gib = 16;               ///< the most address space a job may ask for its candidate
   /// Problems given as paths must resolve under this directory ("" = none: bundled task
   /// names and sources only). A client never names an arbitrary file of the server.
   std::string tasks_dir;

@@ -204,6 +204,13 @@ TEST(VerdictService, AFullQueueABusyClientAndADrainingServiceRefuseWithWhenToRet
   SubmitResult never = service.Submit("c", json::array({Job("pass"), Job("pass"), Job("pass")}));
   EXPECT_EQ(never.refusal, SubmitRefusal::kTooLarge);  // more than one client may ever have: not "retry"
   EXPECT_NE(never.why.find("split it"), std::string::npos);
+  // A job may not ask for more memory than the service gives a candidate.
+  try {
+    service.Submit("d", Job("pass", {{"memory_gib", 64}}));
+    ADD_FAILURE() << "took 64 GiB";
+  } catch (const UsageError& err) {
+    EXPECT_NE(std::string(err.what()).find("at most 16"), std::string::npos) << err.what();
+  }
   // An invalid job refuses its whole batch, naming which one.
   try {
     service.Submit("b", json::array({Job("pass"), Job("pass", {{"seed", "x"}})}));
