@@ -86,3 +86,12 @@ def cuda_cu(n):
         return ""
     return "\n".join(["#include <torch/types.h>", "#include <cuda.h>", "#include <cuda_runtime.h>"] +
                      list(n["cuda_sources"]))
+
+
+def extension_entry(n, line):
+    """One extension as the checker reports it to the engine: what kforge builds, keyed."""
+    return {"key": extension_key(n), "name": n["name"], "line": line, "main_cpp": main_cpp(n),
+            "thunks_cpp": thunks_cpp(n), "functions": list(n["functions"] or []), "cuda_cu": cuda_cu(n),
+            "extra_cflags": n["extra_cflags"], "extra_cuda_cflags": n["extra_cuda_cflags"],
+            "extra_ldflags": n["extra_ldflags"], "extra_include_paths": n["extra_include_paths"],
+            "normalised": n}

@@ -181,12 +181,7 @@ def load_inline_calls(c):
             unresolved.append(node.lineno)
             continue
         n = kb.normalise(args)
-        extensions.append({"key": kb.extension_key(n), "name": n["name"], "line": node.lineno,
-                           "main_cpp": kb.main_cpp(n), "thunks_cpp": kb.thunks_cpp(n),
-                           "functions": list(n["functions"] or []), "cuda_cu": kb.cuda_cu(n),
-                           "extra_cflags": n["extra_cflags"], "extra_cuda_cflags": n["extra_cuda_cflags"],
-                           "extra_ldflags": n["extra_ldflags"],
-                           "extra_include_paths": n["extra_include_paths"]})
+        extensions.append(kb.extension_entry(n, node.lineno))
     # Names the extension modules are bound to at module level: ext = load_inline(...)
     for node in c.tree.body:
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
@@ -242,8 +237,13 @@ def check_candidate(source, path):
     methods = {n.name: n for n in model_new.body if isinstance(n, ast.FunctionDef)}
     if "forward" not in methods:
         return {"ok": False, "problem": "ModelNew has no forward method"}
-    # Module-level functions that reach a kernel (fixpoint), then ModelNew's attributes and methods.
+    # Module-level functions that reach a kernel (fixpoint; a function that calls load_inline
+    # builds one, and a module-level name bound to what such a function returns holds one),
+    # then ModelNew's attributes and methods.
     reaching = set(kernels)
+    for name, fn in functions.items():
+        if any(isinstance(n, ast.Call) and (c.resolve(n.func) or "").endswith("load_inline") for n in ast.walk(fn)):
+            reaching.add(name)
     changed = True
     while changed:
         changed = False
@@ -251,6 +251,12 @@ def check_candidate(source, path):
             if name not in reaching and names_in(fn) & reaching:
                 reaching.add(name)
                 changed = True
+        for node in c.tree.body:
+            if isinstance(node, ast.Assign) and names_in(node.value) & reaching:
+                for t in node.targets:
+                    if isinstance(t, ast.Name) and t.id not in reaching:
+                        reaching.add(t.id)
+                        changed = True
     init = methods.get("__init__")
     framework_layers = set()
     if init is not None:
@@ -258,7 +264,9 @@ def check_candidate(source, path):
             if isinstance(node, ast.Assign):
                 for t in node.targets:
                     if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
-                        if names_in(node.value) & reaching:
+                        builds = isinstance(node.value, ast.Call) and (c.resolve(node.value.func) or "").endswith(
+                            "load_inline")
+                        if builds or names_in(node.value) & reaching:
                             reaching.add("self." + t.attr)
                         if isinstance(node.value, ast.Call):
                             target = c.resolve(node.value.func) or ""

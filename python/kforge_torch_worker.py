@@ -578,6 +578,10 @@ def forward_profiler(gpu):
 
 
 FORWARD_RANGE, MARKER_RANGE = "forward", "marker"
+# Around CUDAGraph.capture_begin: PyTorch itself runs a few kernels there, on the graph's
+# capture stream (its generators' state filled before the capture), which are not the
+# candidate's work on a stream of its own (ForwardAccount.count_kernels).
+CAPTURE_RANGE = "capture_begin"
 
 
 def torch_module():
@@ -688,9 +692,11 @@ class KernelCalls:
         begin, end, replay, calls = cls.capture_begin, cls.capture_end, cls.replay, self
 
         def capture_begin(graph, *args, **kwargs):
+            from torch.autograd.profiler import record_function
             graph._kforge_tensors = []
             calls.graph = graph
-            return begin(graph, *args, **kwargs)
+            with record_function(CAPTURE_RANGE):
+                return begin(graph, *args, **kwargs)
 
         def capture_end(graph, *args, **kwargs):
             calls.graph = None
@@ -808,7 +814,7 @@ class ForwardAccount:
             raise RuntimeError("the profiler's record of the forward is incomplete (it was stopped inside it)")
         begin, end = ranges[0].time_range.start, ranges[0].time_range.end
         for e in events:
-            if e.name in (FORWARD_RANGE, MARKER_RANGE):
+            if e.name in (FORWARD_RANGE, MARKER_RANGE, CAPTURE_RANGE):
                 continue
             root = root_of(e)
             # The forward's own operators, and any another thread ran meanwhile; not the
@@ -833,6 +839,14 @@ class ForwardAccount:
             raise RuntimeError("the profiler recorded no kernel, not even the worker's marker")
         current = kernels[0].get("args", {}).get("stream")
         ran = kernels[1:]
+        # Kernels PyTorch launched inside CUDAGraph.capture_begin (on the host, within that
+        # range): the graph's own setup on its capture stream.
+        events = [e for e in trace.get("traceEvents", []) if isinstance(e, dict)]
+        captures = [(e.get("ts", 0), e.get("ts", 0) + e.get("dur", 0)) for e in events
+                    if e.get("cat") == "user_annotation" and e.get("name") == CAPTURE_RANGE]
+        setup = {e.get("args", {}).get("correlation") for e in events
+                 if e.get("cat") in ("cuda_runtime", "cuda_driver") and e.get("args", {}).get("correlation") is not None
+                 and any(b <= e.get("ts", 0) <= end for b, end in captures)}
         launched = len(ran) if ran else replays
         self.kernels += launched
         self.fewest = launched if self.fewest is None else min(self.fewest, launched)
@@ -842,7 +856,7 @@ class ForwardAccount:
                 n, us = self.kernel_names.get(name, [0, 0.0])
                 self.kernel_names[name] = [n + 1, us + float(k.get("dur", 0) or 0)]
             stream = k.get("args", {}).get("stream")
-            if stream != current:
+            if stream != current and k.get("args", {}).get("correlation") not in setup:
                 self.other_streams.add(str(stream))
                 if len(self.other_names) < 5:
                     self.other_names.append(name[:200])

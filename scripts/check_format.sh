@@ -8,7 +8,7 @@ if [ -z "$fmt" ]; then
   echo "clang-format is not installed (apt-get install clang-format); scripts/install-deps.sh installs it" >&2
   exit 1
 fi
-mapfile -t files < <(git ls-files 'src/*.cc' 'src/*.h' 'bench/*.cc' 'include/*.h' 2>/dev/null || find src bench include -name '*.cc' -o -name '*.h')
+mapfile -t files < <(git ls-files 'src/*.cc' 'src/*.h' 'src/*.cu' 'bench/*.cc' 'include/*.h' 2>/dev/null || find src bench include -name '*.cc' -o -name '*.h' -o -name '*.cu')
 if [ "${1:-}" = "--fix" ]; then
   "$fmt" -i "${files[@]}"
   exit 0

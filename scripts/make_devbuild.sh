@@ -17,4 +17,5 @@ done | sort -u | grep -v -E '/libc\.so|/libm\.so|/libgcc_s|/libstdc\+\+|/ld-linu
 # CUPTI (launch accounting) from this toolkit, in case the GPU machine keeps it elsewhere.
 cp -L /usr/local/cuda/lib64/libcupti.so.13 devbuild/devlibs/ 2>/dev/null || cp -L /usr/local/cuda/lib/libcupti.so.13 devbuild/devlibs/
 cp -r /usr/include/dlpack devbuild/dlpack-include/
+git rev-parse --short HEAD >devbuild/COMMIT
 du -sh devbuild

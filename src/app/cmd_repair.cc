@@ -26,6 +26,10 @@ int Report(const RunResult& run, bool json) {
                              run.dir);
   if (json) {
     std::cout << run.summary.dump(2) << "\n";
+    // stdout is for programs then; why the run failed is still said to the person.
+    if (!s.cancelled && !s.success)
+      std::cerr << fmt::format("kforge: {} not repaired after {} round{} ({}); see 'kforge log {}'\n", s.task_name,
+                               s.round, s.round == 1 ? "" : "s", s.finish_reason, run.dir);
   } else if (s.cancelled) {
     std::cout << fmt::format(
         "INTERRUPTED {}: stopped at round {} after {} validations; continue with 'kforge resume {}'\n", s.task_name,

@@ -148,9 +148,11 @@ TEST_F(LlmE2ETest, AModelThatAnswersBadlyIsStoppedByTheGuardsWithinBudget) {
   ScriptedHttpServer server({refusal, dropped, denied});
   const std::string run = dir_->path() + "/bad";
   auto r = RunCli(Args(server, {"repair", "relu", SourceDir() + "/examples/cpu/nearmiss/relu_nan_dropped.cc",
-                                "--repairer", "llm", "--out", run, "--rounds", "3", "--attempts", "1"}),
+                                "--repairer", "llm", "--out", run, "--rounds", "3", "--attempts", "1", "--json"}),
                   "", 300, Env("bad"));
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_TRUE(json::parse(r.out, nullptr, false).is_object()) << r.out;     // stdout: the summary alone
+  EXPECT_NE(r.err.find("not repaired after"), std::string::npos) << r.err;  // stderr: why
   EXPECT_LE(server.received().size(), 3u);
   std::string events = RunCli({"log", run, "--json"}).out;
   EXPECT_NE(events.find("without a tool call or a code block"), std::string::npos);

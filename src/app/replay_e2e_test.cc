@@ -156,6 +156,17 @@ TEST_F(ReplayTest, AScriptedAgentRunReplaysAndAChangedValueGivesItsFirstDivergen
   EXPECT_EQ(j["pinned"]["turns"], 2);
   EXPECT_EQ(j["pinned"]["clock_reads"], 2);
 
+  // Two replays with the default folder, started within the same second: two folders.
+  const std::string cwd = Dir("cwd");
+  MakeDirs(cwd);
+  for (int i = 0; i < 2; ++i) {
+    auto again = RunCli({"replay", run, "--json"}, cwd, 120, DeadSources("default" + std::to_string(i)));
+    EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
+  }
+  size_t made = 0;
+  for (const auto& e : std::filesystem::directory_iterator(cwd + "/kforge-runs")) made += e.is_directory();
+  EXPECT_EQ(made, 2u);
+
   // The tensor layer live: compiled and run again here, the same verdicts, other timings.
   r = RunCli({"replay", run, "--live", "tensor", "--out", Dir("live-tensor"), "--json"}, "", 300,
              {"KFORGE_KB_STATE=" + Dir("kb-lt")});

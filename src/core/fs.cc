@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -129,6 +130,46 @@ int OpenDirNoFollow(int at, const char* name) {
 }
 
 }  // namespace
+
+bool ReadFileBeneath(const std::string& root, const std::string& relative, size_t max_bytes, std::string* out,
+                     std::string* why) {
+  ScopedFd dir(OpenDirNoFollow(AT_FDCWD, root.c_str()));
+  size_t at = 0;
+  std::string name;
+  for (;;) {
+    const size_t slash = relative.find('/', at);
+    name = relative.substr(at, slash == std::string::npos ? std::string::npos : slash - at);
+    if (name.empty() || name == "." || name == "..") {
+      *why = relative + ": not a plain relative path";
+      return false;
+    }
+    if (slash == std::string::npos || !dir.valid()) break;
+    dir = ScopedFd(OpenDirNoFollow(dir.get(), name.c_str()));
+    at = slash + 1;
+  }
+  ScopedFd fd(dir.valid() ? ::openat(dir.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK) : -1);
+  struct stat st {};
+  if (!fd.valid() || ::fstat(fd.get(), &st) != 0) {
+    *why = relative + ": " + std::strerror(errno);
+    return false;
+  }
+  if (!S_ISREG(st.st_mode) || static_cast<uint64_t>(st.st_size) > max_bytes) {
+    *why = relative + ": not a regular file of at most " + std::to_string(max_bytes) + " bytes";
+    return false;
+  }
+  out->resize(static_cast<size_t>(st.st_size));
+  size_t done = 0;
+  while (done < out->size()) {
+    ssize_t n = ::read(fd.get(), out->data() + done, out->size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      *why = relative + ": cut short while read";
+      return false;
+    }
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
 
 std::string RemoveTree(const std::string& path) {
   ScopedFd top(OpenDirNoFollow(AT_FDCWD, path.c_str()));

@@ -41,6 +41,12 @@ void WriteFileAtomic(const std::string& path, std::string_view data, Sync sync =
 /// Copies `from` to `to` the same way (temporary file, then rename).
 void CopyFileAtomic(const std::string& from, const std::string& to);
 bool FileExists(const std::string& path);
+/// Reads `root`/`relative` (components separated by '/', no "..") into `out` through no
+/// symbolic link at any component below `root`, only when it is a regular file of at most
+/// `max_bytes`: for files something untrusted left in a directory it could write (a link
+/// there would have the engine read whatever it can). False with `why` said otherwise.
+bool ReadFileBeneath(const std::string& root, const std::string& relative, size_t max_bytes, std::string* out,
+                     std::string* why);
 enum class LockMode { kShared, kExclusive };
 /// An advisory lock (flock(2)) on `path`, created when missing, held while the returned fd
 /// is open; an invalid fd when another process holds it in a conflicting mode.

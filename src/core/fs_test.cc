@@ -54,5 +54,27 @@ TEST(RemoveTreeTest, MissingPathIsFineAndRemoveEmptiesTheDirectory) {
   EXPECT_FALSE(FileExists(t.path()));
 }
 
+TEST(ReadFileBeneathTest, ReadsAPlainFileAndNothingThroughALink) {
+  TempDir dir("kforge-beneath");
+  const std::string root = dir.path();
+  MakeDirs(root + "/build");
+  WriteFileAtomic(root + "/build/m.so", "module");
+  WriteFileAtomic(root + "/secret", "secret");
+  std::string out, why;
+  ASSERT_TRUE(ReadFileBeneath(root, "build/m.so", 1024, &out, &why)) << why;
+  EXPECT_EQ(out, "module");
+  // A link as the file, and a link as a folder on the way, are refused.
+  ASSERT_EQ(::symlink((root + "/secret").c_str(), (root + "/build/link.so").c_str()), 0);
+  EXPECT_FALSE(ReadFileBeneath(root, "build/link.so", 1024, &out, &why));
+  ASSERT_EQ(::symlink(root.c_str(), (root + "/up").c_str()), 0);
+  EXPECT_FALSE(ReadFileBeneath(root, "up/secret", 1024, &out, &why));
+  EXPECT_FALSE(ReadFileBeneath(root, "../secret", 1024, &out, &why));
+  EXPECT_FALSE(ReadFileBeneath(root, "build/", 1024, &out, &why));
+  // Too large, and not a regular file.
+  EXPECT_FALSE(ReadFileBeneath(root, "build/m.so", 3, &out, &why));
+  EXPECT_NE(why.find("at most 3 bytes"), std::string::npos) << why;
+  EXPECT_FALSE(ReadFileBeneath(root, "build", 1024, &out, &why));
+}
+
 }  // namespace
 }  // namespace kforge

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "core/backend_kind.h"
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/hash.h"
@@ -24,10 +25,10 @@ const std::vector<std::string> kCpuFlags = {
 
 namespace {
 
-/// Compiles `source` (written as candidate.<ext>) in the sandbox with `compiler` and
-/// `flags`, caching the shared object under cache/<kind>/<hash>.so.
+/// Compiles `source` (written as candidate.cc or .cu) in the sandbox with `compiler` and
+/// `flags`, caching the shared object under cache/<backend>/<hash>.so.
 CompileResult CompileInSandbox(Machine& machine, const std::string& source, const CompilerOptions& options,
-                               const std::string& kind, const std::string& ext, CompileResult result,
+                               BackendKind backend, CompileResult result,
                                const std::vector<std::pair<std::string, std::string>>& extra_ro) {
   std::string include_dir = machine.IncludeDir();
   std::string probe_header, ignored;
@@ -36,7 +37,8 @@ CompileResult CompileInSandbox(Machine& machine, const std::string& source, cons
   for (const auto& f : result.flags) key_material += '\0' + f;
   result.cache_key = Sha256Hex(key_material);
 
-  std::string cache_dir = (options.cache_dir.empty() ? machine.config().cache_dir : options.cache_dir) + "/" + kind;
+  std::string cache_dir = (options.cache_dir.empty() ? machine.config().cache_dir : options.cache_dir) + "/" +
+                          std::string(BackendName(backend));
   MakeDirs(cache_dir);
   result.so_path = cache_dir + "/" + result.cache_key + ".so";
   std::string log_path = cache_dir + "/" + result.cache_key + ".log";
@@ -53,7 +55,7 @@ CompileResult CompileInSandbox(Machine& machine, const std::string& source, cons
   std::string scratch = work.path() + "/scratch", jail = work.path() + "/jail";
   MakeDirs(scratch);
   MakeDirs(jail);
-  std::string src_name = "candidate." + ext;
+  std::string src_name = "candidate" + std::string(SourceExtension(backend));
   WriteFileAtomic(scratch + "/" + src_name, source);
   SandboxSpec spec(mode, jail, scratch);
   std::string runner = machine.RunnerPath();
@@ -65,7 +67,7 @@ CompileResult CompileInSandbox(Machine& machine, const std::string& source, cons
   for (const auto& [host, inside] : extra_ro) spec.AddReadOnly(host, inside);
   std::vector<std::string> cmd = {bwrap ? "/kforge/kforge-runner" : runner, "exec"};
   SandboxLimits limits = options.limits;
-  if (kind == "cuda") limits.address_space_bytes = 0;  // nvcc's tools reserve large ranges
+  if (backend == BackendKind::kCuda) limits.address_space_bytes = 0;  // nvcc's tools reserve large ranges
   for (const auto& a : LimitArgs(limits)) cmd.push_back(a);
   cmd.push_back("--");
   cmd.push_back(result.compiler);
@@ -109,7 +111,7 @@ CompileResult CompileCpuCandidate(Machine& machine, const std::string& source, c
   result.compiler_version = cxx.version;
   result.flags = kCpuFlags;
   if (options.probes) result.flags.push_back("-DKFORGE_PROBES=1");
-  return CompileInSandbox(machine, source, options, "cpu", "cc", std::move(result), {});
+  return CompileInSandbox(machine, source, options, BackendKind::kCpu, std::move(result), {});
 }
 
 CompileResult CompileCudaCandidate(Machine& machine, const std::string& source, const CompilerOptions& options) {
@@ -133,7 +135,8 @@ CompileResult CompileCudaCandidate(Machine& machine, const std::string& source, 
     result.flags.insert(result.flags.end(), options.extra_flags.begin(), options.extra_flags.end());
     for (const char* lib : {"/lib64", "/lib"}) result.flags.push_back("-Xlinker=-rpath=" + root.string() + lib);
   }
-  return CompileInSandbox(machine, source, options, "cuda", "cu", std::move(result), {{root.string(), root.string()}});
+  return CompileInSandbox(machine, source, options, BackendKind::kCuda, std::move(result),
+                          {{root.string(), root.string()}});
 }
 
 }  // namespace kforge

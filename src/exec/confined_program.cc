@@ -69,6 +69,14 @@ std::string ConfinedProgram::OutputTail(size_t max_bytes) const {
   return ReadTextTail(dir_->path() + "/program.log", max_bytes);
 }
 
+void ConfinedProgram::AddReadOnly(const std::string& path) {
+  std::error_code ec;
+  std::string real = std::filesystem::canonical(path, ec).string();
+  if (ec) return;
+  for (const std::string& p : {path, real})
+    if (std::find(read_only_.begin(), read_only_.end(), p) == read_only_.end()) read_only_.push_back(p);
+}
+
 void ConfinedProgram::PassFd(ScopedFd fd, int as) {
   KF_CHECK(as > kCgroupFd);
   passed_.emplace_back(std::move(fd), as);
@@ -90,20 +98,13 @@ ExitStatus ConfinedProgram::Run(const std::vector<std::string>& argv, const std:
   }
   std::string runner = machine_.RunnerPath();
   spec.AddReadOnly(runner, "/kforge/kforge-runner");
-  std::vector<std::string> toolkit;
   SandboxLimits limits = limits_;
   if (gpu_) {
     spec.AllowGpu();
-    for (const char* root : {"/usr/local/cuda"}) {
-      std::error_code ec;
-      std::string real = std::filesystem::canonical(root, ec).string();
-      if (ec) continue;
-      toolkit.push_back(root);
-      if (real != root) toolkit.push_back(real);
-    }
-    for (const auto& path : toolkit) spec.AddReadOnly(path, path);
+    AddReadOnly("/usr/local/cuda");
     limits.address_space_bytes = 0;  // the CUDA driver reserves large virtual ranges
   }
+  for (const auto& path : read_only_) spec.AddReadOnly(path, path);
   unsigned uid = 0;
   const Config& config = machine_.config();
   if (!bwrap && config.candidate_uid != 0 && ::geteuid() == 0) {
@@ -132,7 +133,7 @@ ExitStatus ConfinedProgram::Run(const std::vector<std::string>& argv, const std:
     cmd.push_back("--gpu");
     for (const auto& layer : machine_.config().gpu_worker_without) cmd.insert(cmd.end(), {"--without", layer});
   }
-  for (const auto& path : toolkit) cmd.insert(cmd.end(), {"--read", path});
+  for (const auto& path : read_only_) cmd.insert(cmd.end(), {"--read", path});
   std::string no_cgroup;
   if (limits_.max_tasks > 0) {
     cmd.insert(cmd.end(), {"--tasks", std::to_string(limits_.max_tasks)});

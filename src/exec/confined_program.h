@@ -35,6 +35,9 @@ class ConfinedProgram {
   std::string Provide(const std::string& host, const std::string& name);
   /// Writes `text` to scratch/`name`; returns the path the program sees.
   std::string Write(const std::string& name, const std::string& text);
+  /// Lets the program read `path` (and what it links to), where it exists: a toolkit its
+  /// compilers need. The GPU's program reads /usr/local/cuda.
+  void AddReadOnly(const std::string& path);
   /// Hands `fd` to the program as descriptor `as` (above 4: 3 and 4 are the runner's) when it
   /// runs; this object holds it until then.
   void PassFd(ScopedFd fd, int as);
@@ -64,6 +67,7 @@ class ConfinedProgram {
   std::unique_ptr<TempDir> dir_;
   std::string scratch_, jail_;
   std::vector<std::string> layers_;
+  std::vector<std::string> read_only_;
   EscapeScan escapes_;
   int64_t pid_ = -1;
   std::unique_ptr<CandidateUid> uid_;

@@ -532,7 +532,10 @@ TorchExtension CompileTorchExtension(Machine& machine, const TorchToolchain& tor
     return ext.binding == ExtensionBinding::kThunks ? light_step("main", source.thunks_cpp) : pybind_step();
   };
   // nvcc on cuda.cu (whole, as load_inline builds it) or on its kernels' half (no torch).
-  auto nvcc_step = [&](const std::string& name, const std::string& text) {
+  // cuda.cu whole (with torch's headers), or the kernels' half of its split (without them).
+  enum class CudaPart { kWhole, kKernels };
+  auto nvcc_step = [&](CudaPart part, const std::string& text) {
+    const std::string name = part == CudaPart::kWhole ? "cuda" : "kernels";
     const ToolInfo& nvcc = machine.Nvcc();
     WriteFileAtomic(scratch + "/" + name + ".cu", text);
     // nvcc's -O is the host code's level (device code is optimised regardless): the host
@@ -550,7 +553,7 @@ TorchExtension CompileTorchExtension(Machine& machine, const TorchToolchain& tor
                                    "-DTORCH_EXTENSION_NAME=" + source.name};
     nv.insert(nv.end(), std::begin(kNoHalfOperators), std::end(kNoHalfOperators));
     nv.insert(nv.end(), source.extra_cuda_cflags.begin(), source.extra_cuda_cflags.end());
-    if (name == "cuda")
+    if (part == CudaPart::kWhole)
       nv.insert(nv.end(), b.includes.begin(), b.includes.end());
     else  // the kernels' half sees no torch header: what needs one is not split
       nv.insert(nv.end(), {"-isystem", cuda_root + "/include"});
@@ -563,10 +566,10 @@ TorchExtension CompileTorchExtension(Machine& machine, const TorchToolchain& tor
   // Everything at once: the build takes as long as its longest step, not their sum.
   std::vector<std::function<Step()>> steps = {main_step};
   if (split) {
-    steps.push_back([&] { return nvcc_step("kernels", source.cuda_kernels_cu); });
+    steps.push_back([&] { return nvcc_step(CudaPart::kKernels, source.cuda_kernels_cu); });
     steps.push_back([&] { return light_step("host", source.cuda_host_cpp); });
   } else if (cuda) {
-    steps.push_back([&] { return nvcc_step("cuda", source.cuda_cu); });
+    steps.push_back([&] { return nvcc_step(CudaPart::kWhole, source.cuda_cu); });
   }
   std::vector<Step> done = RunTogether(steps);
   b.seconds += Longest(done);
@@ -586,7 +589,7 @@ TorchExtension CompileTorchExtension(Machine& machine, const TorchToolchain& tor
   if (cuda_again) {
     b.log += "(cuda.cu split in two did not build; building it whole)\n";
     split = false;
-    again.push_back([&] { return nvcc_step("cuda", source.cuda_cu); });
+    again.push_back([&] { return nvcc_step(CudaPart::kWhole, source.cuda_cu); });
   }
   std::vector<Step> redone = RunTogether(again);
   b.seconds += Longest(redone);

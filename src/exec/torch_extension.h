@@ -46,6 +46,9 @@ struct ExtensionSource {
   std::string cuda_kernels_cu, cuda_host_cpp;
   std::vector<std::string> functions;  ///< the names load_inline binds
   std::vector<std::string> extra_cflags, extra_cuda_cflags, extra_ldflags;
+  /// Directories load_inline adds with -I: kforge's own build has none, so a source naming
+  /// any is built by torch's load_inline (verify/kernelbench/load_inline_build.h).
+  std::vector<std::string> extra_include_paths;
 };
 
 /// Why an extra flag is refused ("" when it is allowed): kforge builds the extension itself,

@@ -1,6 +1,10 @@
 #include "service/service.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include "agent/knowledge_base.h"
 #include "agent/llm_config.h"
@@ -203,7 +207,15 @@ StartedRun Service::StartRepair(const RepairRequest& request, const Cancellation
 
 std::string Service::OutDir(const std::string& requested, const std::string& task_name) const {
   if (!requested.empty()) return requested;
-  return fmt::format("kforge-runs/{}-{}", task_name, machine_.env().clock().WallMicros() / 1000000);
+  // TASK-<seconds>, then -2, -3, ...: the folder is made here (mkdir fails on one that
+  // exists), so two runs started in the same second, in one process or two, never share it.
+  MakeDirs("kforge-runs");
+  const std::string base = fmt::format("kforge-runs/{}-{}", task_name, machine_.env().clock().WallMicros() / 1000000);
+  for (int n = 1;; ++n) {
+    std::string dir = n == 1 ? base : fmt::format("{}-{}", base, n);
+    if (::mkdir(dir.c_str(), 0755) == 0) return dir;
+    if (errno != EEXIST) throw EnvironmentError("cannot create the run directory " + dir + ": " + std::strerror(errno));
+  }
 }
 
 StartedRun Service::CreateRun(const std::string& task_text, const std::string& task_origin,

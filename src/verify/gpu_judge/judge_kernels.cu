@@ -1,5 +1,3 @@
-#include "verify/gpu_judge/judge_kernels.h"
-
 #include <cuda_runtime.h>
 
 #include <cmath>
@@ -7,6 +5,8 @@
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 #include <stdexcept>
+
+#include "verify/gpu_judge/judge_kernels.h"
 
 namespace kforge::gpu_judge {
 namespace {
@@ -362,7 +362,8 @@ __global__ void LeafKernel(const uint32_t* words, size_t bytes, unsigned char* d
   }
   // The tail: the words left, the 0x80 byte, zeros, the length in bits (big-endian).
   const size_t left_words = (length - whole * 64) / 4;
-  for (int t = 0; t < 16; ++t) block[t] = t < static_cast<int>(left_words) ? __byte_perm(w[whole * 16 + t], 0, 0x0123) : 0;
+  for (int t = 0; t < 16; ++t)
+    block[t] = t < static_cast<int>(left_words) ? __byte_perm(w[whole * 16 + t], 0, 0x0123) : 0;
   block[left_words] = 0x80000000u;
   if (left_words >= 14) {
     Compress(h, block);

@@ -31,6 +31,8 @@ CandidateExtensions ReadCandidateExtensions(const nlohmann::json& extensions) {
     Strings(e, "extra_cflags", &s.extra_cflags);
     Strings(e, "extra_cuda_cflags", &s.extra_cuda_cflags);
     Strings(e, "extra_ldflags", &s.extra_ldflags);
+    Strings(e, "extra_include_paths", &s.extra_include_paths);
+    if (auto n = e.find("normalised"); n != e.end() && n->is_object()) out.load_inline_args[s.key] = *n;
     int line = e.value("line", 0);
     if (s.name.empty() || s.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") !=
                               std::string::npos) {

@@ -17,6 +17,9 @@ struct CandidateExtensions {
   std::map<std::string, std::string> not_split;  ///< key -> why cuda.cu is built whole
   std::vector<IntegrityFinding> findings;
   bool own_code = false;  ///< some extension has code of its own (ExtensionHasOwnCode)
+  /// key -> the call's arguments as python/eval_utils.py normalises them (for a build by
+  /// torch's own load_inline).
+  std::map<std::string, nlohmann::json> load_inline_args;
 };
 
 /// Reads the checker's "extensions" list (untrusted: every field is checked).

@@ -22,15 +22,12 @@
 #include "core/parallel.h"
 #include "core/text.h"
 #include "verify/compare.h"
+#include "verify/kernelbench/worker_report.h"
 
 namespace kforge {
 namespace {
 
 using nlohmann::json;
-
-/// Per output, as read back from a worker: well past 2^31 (a float16 output of 2^33 elements
-/// is 16 GiB), within what one host holds for the three forms judged on it.
-constexpr int64_t kMaxElements = int64_t{1} << 34;
 
 struct Tensor {
   DType dtype = DType::kFloat32;
@@ -91,26 +88,14 @@ std::string ReadOutputFile(const std::string& path, size_t size, unsigned thread
   return "";
 }
 
-/// An output's description (file, dtype, shape) as a worker wrote it, into `t` (no data
-/// yet) and `file`; "" or why it cannot be used.
-std::string Describe(const json& d, Tensor* t, std::string* file) {
-  if (!d.is_object()) return "an output description is not an object";
-  *file = JsonString(d, "file");
-  t->on_device = JsonTrue(d, "device");
-  std::string dtype = JsonString(d, "dtype");
-  if (!t->on_device && !IsOutputFileName(*file)) return "an output names an unexpected file";
-  if (!TryParseDType(dtype, &t->dtype)) return "an output has dtype '" + dtype + "', which kforge does not compare";
-  auto shape = d.find("shape");
-  if (shape == d.end() || !shape->is_array() || shape->size() > 8) return "an output has no usable shape";
-  t->shape.clear();
-  int64_t n = 1;
-  for (const auto& v : *shape) {
-    if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > kMaxElements)
-      return "an output has a bad dimension";
-    t->shape.push_back(v.get<int64_t>());
-    n *= std::max<int64_t>(1, t->shape.back());
-    if (n > kMaxElements) return "an output has more elements than kforge compares";
-  }
+/// What a worker's description of an output says, into `t` (no data yet); "" or why it
+/// cannot be used.
+std::string Describe(const OutputReport& d, Tensor* t) {
+  if (d.exact) return "an output description is not an object";
+  if (!d.problem.empty()) return d.problem;
+  t->on_device = d.on_device;
+  t->dtype = d.dtype;
+  t->shape = d.shape;
   return "";
 }
 
@@ -120,10 +105,11 @@ std::string Read(const std::string& dir, const std::string& file, unsigned threa
 }
 
 /// Describe, then Read.
-std::string LoadTensor(const std::string& dir, const json& d, unsigned threads, const Destination& to, Tensor* t) {
-  std::string file, problem = Describe(d, t, &file);
+std::string LoadTensor(const std::string& dir, const OutputReport& d, unsigned threads, const Destination& to,
+                       Tensor* t) {
+  std::string problem = Describe(d, t);
   if (problem.empty() && t->on_device) return "";  // judged where it lies
-  return problem.empty() ? Read(dir, file, threads, to, t) : problem;
+  return problem.empty() ? Read(dir, d.file, threads, to, t) : problem;
 }
 
 std::vector<double> AsDoubles(const Tensor& t, unsigned threads) {
@@ -331,35 +317,36 @@ void JudgeKernelBenchTrial(const KernelBenchTrial& t, const TrialReports& report
   c.name = t.name;
   c.distribution = t.distribution;
   c.seed = t.seed;
-  const json& r = reports.reference;
-  if (!r.is_object() || !JsonTrue(r, "ok")) {
+  // Both entries read once, through one schema (worker_report.h); nothing below reads JSON.
+  const WorkerTrialReport r = ParseWorkerTrial(reports.reference);
+  if (!r.present || !r.ok) {
     // The reference cannot run these inputs (sizes it does not support): not a trial.
     if (t.set == TrialSet::kFull && t.name.rfind("sizes", 0) == 0) return;
-    throw UsageError("the reference failed on trial " + t.name + ": " + TracebackTail(JsonString(r, "error"), 3));
+    throw UsageError("the reference failed on trial " + t.name + ": " + TracebackTail(r.error, 3));
   }
-  if (r.contains("seed") && r["seed"].is_number_unsigned()) c.seed = r["seed"].get<uint64_t>();
-  c.reference_ms = JsonNumber(r, "forward_ms");
-  const json& k = reports.candidate;
+  if (r.seed) c.seed = *r.seed;
+  c.reference_ms = r.forward_ms.value_or(0);
+  const WorkerTrialReport k = ParseWorkerTrial(reports.candidate);
   auto fail = [&](FailureClass f, std::string message) {
     c.failure = f;
     c.message = std::move(message);
   };
-  if (!k.is_object()) {
+  if (!k.present) {
     fail(FailureClass::kRuntimeError, reports.candidate_ended.empty()
                                           ? "the candidate's process stopped before this trial"
                                           : reports.candidate_ended + ", before this trial was over");
     return AddCase(v, std::move(c));
   }
-  if (k.contains("forward_ms") && k["forward_ms"].is_number()) c.run_ms = k["forward_ms"].get<double>();
-  if (!JsonTrue(k, "ok")) {
+  if (k.forward_ms) c.run_ms = *k.forward_ms;
+  if (!k.ok) {
     // The class comes from what the engine observed (the candidate's trial raised), never
     // from the exception's text: "out of memory" is a sentence the candidate's code can
     // write over a wrong result. (A process the memory limit ended is the worker's problem,
     // classed from its exit status.)
-    fail(FailureClass::kRuntimeError, TracebackTail(JsonString(k, "error"), 3));
+    fail(FailureClass::kRuntimeError, TracebackTail(k.error, 3));
     return AddCase(v, std::move(c));
   }
-  if (JsonString(k, "inputs_sha256") != JsonString(r, "inputs_sha256")) {
+  if (k.inputs_sha256 != r.inputs_sha256) {
     fail(FailureClass::kIntegrity, "the candidate's process drew different inputs than the reference's");
     AddFinding(&v->integrity, "runtime.inputs_differ",
                "trial " + t.name + ": the inputs in the candidate's process differ from the reference's");
@@ -368,29 +355,30 @@ void JudgeKernelBenchTrial(const KernelBenchTrial& t, const TrialReports& report
   // Input mutation, decided here: the candidate's inputs as they were after its forward
   // against the reference's before its own (the candidate's process reports digests; no
   // comparison made there is believed). Fails closed when the digests are missing.
-  const json before = r.value("input_digests", json()), after = k.value("input_digests_after", json());
-  if (!before.is_array() || !after.is_array() || after.size() != before.size()) {
+  if (!r.input_digests || !k.input_digests_after || k.input_digests_after->size() != r.input_digests->size()) {
     fail(FailureClass::kIntegrity, "the candidate's worker gave no account of its inputs after the forward");
     AddFinding(&v->integrity, "runtime.inputs_unaccounted",
                "trial " + t.name + ": no digest of the inputs after ModelNew's forward");
     return AddCase(v, std::move(c));
   }
+  const std::vector<std::string>& before = *r.input_digests;
   for (size_t i = 0; i < before.size(); ++i)
-    if (!before[i].is_string() || after[i] != before[i]) c.mutated_inputs.push_back("input" + std::to_string(i));
+    if (before[i].empty() || (*k.input_digests_after)[i] != before[i])
+      c.mutated_inputs.push_back("input" + std::to_string(i));
   // The certified verdict fails on it; KernelBench's procedure compares the outputs anyway
   // (its trial does not look at the inputs), so they are still judged for the compatible one.
   if (!c.mutated_inputs.empty())
     fail(FailureClass::kInputMutated, "the candidate wrote into its inputs (" + c.mutated_inputs.front() + ")");
-  const json ro = r.value("outputs", json::array());
-  const json r64 = r.contains("reference64") ? r["reference64"] : ro;
-  if (!ro.is_array() || !r64.is_array() || r64.size() != ro.size())
+  if (!r.outputs || (r.reference64 && r.reference64->size() != r.outputs->size()))
     throw EnvironmentError("the reference's worker described its outputs inconsistently (trial " + t.name + ")");
-  const json& co = k.contains("outputs") ? k["outputs"] : json();
-  if (!co.is_array() || co.size() != ro.size()) {
-    fail(FailureClass::kWrongResult, "the candidate returned " + std::to_string(co.is_array() ? co.size() : 0) +
+  const std::vector<OutputReport>& ro = *r.outputs;
+  const std::vector<OutputReport>& r64 = r.reference64 ? *r.reference64 : ro;
+  if (!k.outputs || k.outputs->size() != ro.size()) {
+    fail(FailureClass::kWrongResult, "the candidate returned " + std::to_string(k.outputs ? k.outputs->size() : 0) +
                                          " outputs; the reference returns " + std::to_string(ro.size()));
     return AddCase(v, std::move(c));
   }
+  const std::vector<OutputReport>& co = *k.outputs;
   const unsigned threads = std::max(1u, reports.threads);
   json kb_trial = {{"trial", t.name}, {"seed", c.seed}, {"passed", true}};
   for (size_t o = 0; o < ro.size(); ++o) {
@@ -399,7 +387,7 @@ void JudgeKernelBenchTrial(const KernelBenchTrial& t, const TrialReports& report
     std::string problem = LoadTensor(reports.reference_dir, ro[o], threads, slot(0), &ref32);
     // A null float64 entry: the float64 output equals the float32 one (an exact operator),
     // which is read once and serves as both.
-    const bool exact = r64[o].is_null();
+    const bool exact = r64[o].exact;
     if (problem.empty() && !exact) problem = LoadTensor(reports.reference_dir, r64[o], threads, slot(1), &ref64);
     if (problem.empty() && !exact && ref64.shape != ref32.shape)
       problem = "its float64 and float32 outputs differ in shape";
@@ -415,8 +403,8 @@ void JudgeKernelBenchTrial(const KernelBenchTrial& t, const TrialReports& report
     if (!problem.empty()) throw EnvironmentError("the reference's output cannot be read: " + problem);
     // The candidate's description is checked against the reference's before its file is
     // read: a shape it made up must not make the engine allocate gigabytes.
-    std::string got_file;
-    problem = Describe(co[o], &got, &got_file);
+    const std::string& got_file = co[o].file;
+    problem = Describe(co[o], &got);
     std::string name = "output" + std::to_string(o);
     if (problem.empty() && got.shape != ref32.shape)
       problem = name + " has shape " + ShapeText(got.shape) + "; the reference's is " + ShapeText(ref32.shape);

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 
 #include "core/cancel.h"
 #include "core/clock.h"
@@ -15,12 +16,14 @@
 #include "core/fs.h"
 #include "core/hash.h"
 #include "core/text.h"
+#include "core/untrusted_json.h"
 #include "exec/confined_program.h"
 #include "exec/machine.h"
 #include "exec/torch_extension.h"
 #include "verify/kernelbench/attribution.h"
 #include "verify/kernelbench/extensions.h"
 #include "verify/kernelbench/judge.h"
+#include "verify/kernelbench/load_inline_build.h"
 #include "verify/kernelbench/torch_worker.h"
 #include "verify/kernelbench/worker_progress.h"
 #include "verify/verifier.h"
@@ -36,6 +39,11 @@ constexpr int kExportsFd = 5;
 /// How long a candidate's worker may wait for its extensions to build (the engine's builds
 /// have their own limits; it always says when they are done).
 constexpr int64_t kBuildAllowanceMs = 30 * 60 * 1000;
+/// How long the candidate's module may take to load when its load_inline arguments are read
+/// by running it (ResolveByRunning): torch's import and the module's top level.
+constexpr int64_t kResolveTimeoutMs = 120000;
+/// How long one extension's build may take (kforge's own, or torch's load_inline).
+constexpr int64_t kExtensionBuildTimeoutMs = 300000;
 // Distributions of the certified trials beyond KernelBench's own (python/kforge_torch_worker.py).
 const char* const kLightDistributions[] = {"normal", "all_negative", "negative_offset"};
 const char* const kFullDistributions[] = {"uniform", "large_magnitude", "large_offset", "small_magnitude",
@@ -69,6 +77,10 @@ class KernelBenchVerifier {
 
  private:
   json Check(const std::string& reference, const std::string& candidate);
+  /// Runs the candidate's module with a load_inline that records its arguments
+  /// (python/kforge_load_inline.py, "resolve"), confined as its worker is: the extensions
+  /// the checker could not read from the source. Untrusted, and only ever build input.
+  json ResolveByRunning();
   WorkerRun Worker(WorkerRole role, const std::vector<KernelBenchTrial>& trials, const json& constants,
                    const json& timing = json());
   /// A worker's process with its job written, not yet run. With `extensions_later`, the
@@ -184,6 +196,24 @@ json KernelBenchVerifier::Check(const std::string& reference, const std::string&
   if (!status.ok() || !j.is_object())
     throw EnvironmentError("kforge's static check of the KernelBench files did not finish (" + status.Describe() +
                            "): " + UntrustedText(program.OutputTail(2000)));
+  return j;
+}
+
+json KernelBenchVerifier::ResolveByRunning() {
+  ConfinedProgram program(machine_, options_.limits, false);
+  Prepare(&program, true);
+  std::string script = program.Provide(python_dir_ + "/kforge_load_inline.py", "build_ext.py");
+  program.Write(
+      "job.json",
+      json{{"mode", "resolve"}, {"reference", kReferenceFile}, {"candidate", kCandidateFile}, {"out", "resolved.json"}}
+          .dump());
+  ExitStatus status = program.Run({torch_.python, "-I", script, "job.json"}, WorkerEnv(false), kResolveTimeoutMs);
+  std::string text, why;
+  json j = TryReadFile(program.ScratchPath("resolved.json"), &text, &why) ? ParseUntrustedJsonOrNull(text) : json();
+  if (!j.is_object()) j = json::object();
+  if (!status.ok() && !j.contains("error"))
+    j["error"] = "the candidate's module did not finish loading (" + status.Describe() + ")";
+  if (!j.contains("extensions") || !j["extensions"].is_array()) j["extensions"] = json::array();
   return j;
 }
 
@@ -485,10 +515,39 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
     v.message = cc.is_object() ? JsonString(cc, "problem") : "the candidate could not be analysed";
     return finish(v);
   }
-  CandidateExtensions extensions = ReadCandidateExtensions(cc.value("extensions", json::array()));
-  std::vector<IntegrityFinding> found;
+  json read_extensions = cc.value("extensions", json::array());
+  if (!read_extensions.is_array()) read_extensions = json::array();
+  // load_inline calls whose arguments only running the module gives (an f-string, a
+  // template filled in): run it confined, with load_inline recording, and build what it
+  // asked for. A call the run did not reach stays a finding.
+  std::set<int> unresolved, resolved;
   for (const auto& f : cc.value("findings", json::array()))
-    if (f.is_object()) AddFinding(&found, JsonString(f, "check"), JsonString(f, "detail"), f.value("line", 0));
+    if (f.is_object() && JsonString(f, "check") == "wrapper.unresolved_extension" && f["line"].is_number_integer())
+      unresolved.insert(f["line"].get<int>());
+  if (!unresolved.empty()) {
+    reference_inputs_ = JsonString(rc, "inputs_source");
+    json run = ResolveByRunning();
+    std::set<std::string> keys;
+    for (const auto& e : read_extensions)
+      if (e.is_object()) keys.insert(JsonString(e, "key"));
+    for (const auto& e : run["extensions"]) {
+      if (!e.is_object() || !e.contains("line") || !e["line"].is_number_integer()) continue;
+      int line = e["line"].get<int>();
+      if (!unresolved.count(line)) continue;  // the checker read that call itself
+      resolved.insert(line);
+      if (keys.insert(JsonString(e, "key")).second) read_extensions.push_back(e);
+    }
+    kb["extensions_resolved_by_running"] = {{"lines", resolved}, {"stopped", JsonString(run, "error")}};
+  }
+  CandidateExtensions extensions = ReadCandidateExtensions(read_extensions);
+  std::vector<IntegrityFinding> found;
+  for (const auto& f : cc.value("findings", json::array())) {
+    if (!f.is_object()) continue;
+    const std::string check = JsonString(f, "check");
+    const int line = f.contains("line") && f["line"].is_number_integer() ? f["line"].get<int>() : 0;
+    if (check == "wrapper.unresolved_extension" && resolved.count(line)) continue;
+    AddFinding(&found, check, JsonString(f, "detail"), line);
+  }
   found.insert(found.end(), extensions.findings.begin(), extensions.findings.end());
   // Kernels by name are not kernels: an extension whose every function only calls the
   // framework or a library (however spelled) is the framework's compute behind a wrapper.
@@ -591,7 +650,7 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
   // L1: every extension built before any candidate code runs.
   CompilerOptions co;
   co.cache_dir = options_.cache_dir;
-  co.timeout_ms = 300000;
+  co.timeout_ms = kExtensionBuildTimeoutMs;
   co.limits = options_.limits;
   if (options_.backend == BackendKind::kCuda) co.cuda_arch = machine_.Device().arch;
   v.compile.attempted = true;
@@ -601,7 +660,12 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
   kb["extensions"] = json::array();
   for (const auto& s : sources) {
     if (options_.cancel && options_.cancel->cancelled()) throw CancelledError(options_.cancel->reason());
-    TorchExtension built = CompileTorchExtension(machine_, torch_, s, co);
+    // What kforge's own build does not take (include paths, a linker flag), torch's
+    // load_inline builds, confined as the candidate is.
+    const std::string by_load_inline = WhyLoadInlineBuild(s);
+    TorchExtension built = by_load_inline.empty() ? CompileTorchExtension(machine_, torch_, s, co)
+                                                  : BuildWithLoadInline(machine_, torch_, python_dir_, s,
+                                                                        extensions.load_inline_args[s.key], co);
     const CompileResult& r = built.compile;
     v.compile.seconds += r.seconds;
     v.compile.cached = v.compile.cached && r.cached;
@@ -616,10 +680,11 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
       return finish(v);
     }
     json report = {{"name", s.name},
-                   {"binding", ExtensionBindingName(built.binding)},
+                   {"binding", by_load_inline.empty() ? ExtensionBindingName(built.binding) : "load_inline"},
                    {"cached", r.cached},
                    {"seconds", r.seconds}};
-    if (!s.cuda_cu.empty()) {
+    if (!by_load_inline.empty()) report["load_inline_because"] = by_load_inline;
+    if (!s.cuda_cu.empty() && by_load_inline.empty()) {
       report["cuda_split"] = built.split;
       if (!built.split)
         report["cuda_whole_because"] =

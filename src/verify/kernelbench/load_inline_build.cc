@@ -1,0 +1,107 @@
+#include "verify/kernelbench/load_inline_build.h"
+
+#include <filesystem>
+
+#include "core/clock.h"
+#include "core/env.h"
+#include "core/error.h"
+#include "core/fs.h"
+#include "core/hash.h"
+#include "core/text.h"
+#include "core/untrusted_json.h"
+#include "exec/confined_program.h"
+#include "exec/machine.h"
+
+namespace kforge {
+namespace {
+
+constexpr size_t kMaxModuleBytes = size_t{1} << 30;  // a module bigger than this is not one
+constexpr size_t kLogBytes = 64 * 1024;
+
+}  // namespace
+
+std::string WhyLoadInlineBuild(const ExtensionSource& source) {
+  for (const auto* list : {&source.extra_cflags, &source.extra_cuda_cflags, &source.extra_ldflags})
+    if (std::string why = ExtensionFlagsProblem(*list); !why.empty()) return why;
+  if (!source.extra_include_paths.empty())
+    return "it names include paths (extra_include_paths), which kforge's own build does not add";
+  return "";
+}
+
+std::string TorchArchList(const std::string& cuda_arch) {
+  std::string digits;
+  for (char c : cuda_arch)
+    if (c >= '0' && c <= '9') digits += c;
+  if (digits.size() < 2) return "9.0";
+  return digits.substr(0, digits.size() - 1) + "." + digits.substr(digits.size() - 1);
+}
+
+TorchExtension BuildWithLoadInline(Machine& machine, const TorchToolchain& torch, const std::string& python_dir,
+                                   const ExtensionSource& source, const nlohmann::json& args,
+                                   const CompilerOptions& options) {
+  TorchExtension ext;
+  ext.binding = ExtensionBinding::kPybind11;
+  CompileResult& r = ext.compile;
+  r.compiler = "torch.utils.cpp_extension.load_inline";
+  r.compiler_version = "torch " + torch.torch_version;
+  const std::string script = python_dir + "/kforge_load_inline.py";
+  std::string script_text;
+  std::string unused;
+  if (!TryReadFile(script, &script_text, &unused)) throw EnvironmentError("cannot read " + script);
+  r.cache_key = Sha256Hex("load_inline\n" + args.dump() + "\n" + torch.python + "\n" + torch.torch_version + "\n" +
+                          options.cuda_arch + "\n" + script_text);
+  const std::string cache_dir =
+      (options.cache_dir.empty() ? machine.config().cache_dir : options.cache_dir) + "/torch-ext";
+  MakeDirs(cache_dir);
+  const std::string so = cache_dir + "/" + r.cache_key + ".load_inline.so";
+  const std::string log = cache_dir + "/" + r.cache_key + ".load_inline.log";
+  if (FileExists(so)) {
+    r.ok = r.cached = true;
+    r.so_path = so;
+    r.log = ReadFileTail(log, kLogBytes);
+    return ext;
+  }
+
+  ConfinedProgram program(machine, options.limits, false);
+  program.AddReadOnly("/usr/local/cuda");
+  std::string run_script = program.Provide(script, "build_ext.py");
+  program.Provide(python_dir + "/eval_utils.py", "eval_utils.py");
+  program.Write(
+      "job.json",
+      nlohmann::json{{"mode", "build"}, {"extension", args}, {"build_directory", "build"}, {"out", "built.json"}}
+          .dump());
+  const std::string python_bin = std::filesystem::path(torch.python).parent_path().string();
+  std::vector<std::string> env = {"PATH=" + python_bin + ":/usr/local/cuda/bin:/usr/local/bin:/usr/bin:/bin",
+                                  "HOME=.",
+                                  "PYTHONDONTWRITEBYTECODE=1",
+                                  "CUDA_HOME=/usr/local/cuda",
+                                  "TORCH_CUDA_ARCH_LIST=" + TorchArchList(options.cuda_arch),
+                                  "MAX_JOBS=2",
+                                  "LC_ALL=C.UTF-8"};
+  Clock& clock = machine.env().clock();
+  const int64_t started = clock.MonotonicNanos();
+  ExitStatus status = program.Run({torch.python, "-I", run_script, "job.json"}, env, options.timeout_ms);
+  r.seconds = (clock.MonotonicNanos() - started) / 1e9;
+  r.timed_out = status.kind == ExitStatus::Kind::kTimedOut;
+  r.log = UntrustedText(program.OutputTail(kLogBytes));
+  std::string text;
+  nlohmann::json built =
+      TryReadFile(program.ScratchPath("built.json"), &text, &unused) ? ParseUntrustedJsonOrNull(text) : nullptr;
+  if (built.is_object() && built.contains("error") && built["error"].is_string())
+    r.log += "\n" + UntrustedText(built["error"].get<std::string>());
+  std::string module;
+  std::string why;
+  if (!status.ok() || !built.is_object() || !built.contains("so") ||
+      !ReadFileBeneath(program.ScratchPath(""), "build/" + source.name + ".so", kMaxModuleBytes, &module, &why)) {
+    if (!why.empty()) r.log += "\n" + why;
+    if (!status.ok()) r.log += "\ntorch's load_inline build ended: " + status.Describe();
+    return ext;
+  }
+  WriteFileAtomic(so, module);
+  WriteFileAtomic(log, r.log, Sync::kNo);
+  r.ok = true;
+  r.so_path = so;
+  return ext;
+}
+
+}  // namespace kforge
