@@ -52,6 +52,9 @@ DYNAMIC = {"exec", "eval", "compile", "__import__", "importlib", "open", "os", "
            "subprocess", "multiprocessing", "threading", "signal", "pickle", "marshal",
            "builtins", "shutil", "socket", "sys", "runpy"}
 TIMING = {"time", "perf_counter", "Event", "elapsed_time", "timeit"}
+# Modules other modules hold as attributes (torch.os, numpy.sys): the same routes as importing them.
+MODULE_ROUTES = {"os", "sys", "subprocess", "importlib", "builtins", "shutil", "socket", "runpy", "pickle",
+                 "marshal", "multiprocessing", "pathlib", "__import__", "posix", "_io"}
 # Files, module loading and code run at exit without open(), os or importlib: a candidate's
 # process could rewrite its worker's report, read another worker's files or load the
 # reference again through them. (Its worker seals its report and holds no reference; these
@@ -355,6 +358,9 @@ def check_candidate(source, path):
                    "candidate's to touch", node)
         elif name in INTROSPECTION:
             c.find("wrapper.introspection", f"{name}: reading other objects' frames, globals or memory", node)
+        elif isinstance(node, ast.Attribute) and name in MODULE_ROUTES:
+            c.find("wrapper.dynamic_code", f"{dotted(node) or name}: a module reached through another's attribute "
+                   "(torch.os, np.sys): no files, processes or dynamic code in a candidate", node)
         elif isinstance(node, ast.Name) and name in DYNAMIC and node.id not in c.aliases:
             c.find("wrapper.dynamic_code", f"{name}: no dynamic code, files or processes in a candidate", node)
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
@@ -438,8 +444,45 @@ def guarded(fn, path):
         return {"ok": False, "problem": f"{path} cannot be analysed: {type(e).__name__}"}
 
 
+def plain_arguments(args):
+    """load_inline's arguments as a run of the candidate's module recorded them (untrusted):
+    the normalised dict with every field of its type, or None."""
+    if not isinstance(args, dict) or not isinstance(args.get("name"), str):
+        return None
+    lists = ("cpp_sources", "cuda_sources", "extra_cflags", "extra_cuda_cflags", "extra_ldflags",
+             "extra_include_paths")
+    for key in lists:
+        v = args.get(key, [])
+        if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+            return None
+    functions = args.get("functions")
+    if functions is not None and not (isinstance(functions, dict) and all(
+            isinstance(k, str) and isinstance(v, str) for k, v in functions.items())):
+        return None
+    if args.get("with_cuda") not in (None, True, False) or not isinstance(
+            args.get("with_pytorch_error_handling", True), bool):
+        return None
+    return kb.normalise({k: args.get(k) for k in kb.KEY_ARGUMENTS if k in args})
+
+
+def derive_extensions(text, path):
+    """The extensions to build from recorded load_inline calls (`text`, JSON): key and sources
+    made here, in kforge's process, from the arguments alone (never taken from the run that
+    recorded them)."""
+    calls = json.loads(text)
+    out = []
+    for call in calls if isinstance(calls, list) else []:
+        line = call.get("line") if isinstance(call, dict) else None
+        n = plain_arguments(call.get("args")) if isinstance(call, dict) else None
+        if isinstance(line, int) and n is not None:
+            out.append(kb.extension_entry(n, line))
+    return {"ok": True, "extensions": out}
+
+
 def main(argv):
     out = {}
+    if "--derive" in argv:
+        out["derived"] = guarded(derive_extensions, argv[argv.index("--derive") + 1])
     for flag, fn in (("--reference", check_reference), ("--candidate", check_candidate)):
         if flag in argv:
             out[flag[2:]] = guarded(fn, argv[argv.index(flag) + 1])

@@ -10,13 +10,15 @@ because both steps run what the candidate wrote:
   it. Its module is executed with a stand-in load_inline that records each call's arguments
   (normalised as eval_utils does, with the line of the call) and returns a module whose
   functions cannot be called; then ModelNew is made on torch's meta device with the
-  reference's init inputs, for extensions loaded in __init__. Out: {"extensions": [entries as
-  the checker writes them], "error": "what stopped the module, if anything"}. What is
-  recorded is only ever build input: the engine builds it, runs its static checks on the
-  sources, and a candidate that loads something else when judged finds nothing built.
+  reference's init inputs, for extensions loaded in __init__. Out: {"calls": [{"line", "args":
+  the normalised arguments}], "error": "what stopped the module, if anything"}. What is
+  recorded is only ever data: kforge's checker makes the keys and sources from the arguments
+  alone (kforge_check_modelnew.py --derive), the engine runs its static checks on them and
+  builds them, and a candidate that loads something else when judged finds nothing built.
 - "build": one extension built by torch.utils.cpp_extension.load_inline itself, for what
   kforge's own fast build does not take (include paths, linker flags, any flag load_inline
-  passes on). Out: {"so": path of the module}.
+  passes on; kforge refuses what would run code of the candidate's at build time, since
+  load_inline's build line goes through a shell). Out: {"so": path of the module}.
 
 Standard library and torch only.
 """
@@ -57,15 +59,19 @@ def recording_load_inline(recorded: list, candidate_path: str):
                 break
             frame = frame.f_back
         n = kb.normalise(call)
-        recorded.append(kb.extension_entry(n, line))
+        recorded.append({"line": line, "args": n})
         return NotCallableWhileResolving(n["name"] or "extension")
     return load_inline
 
 
 def resolve(job: dict) -> dict:
     import torch
+    import torch.utils.cpp_extension as real
     recorded: list = []
+    # Every other name the candidate may import from it (include_paths, CUDA_HOME, ...) is
+    # the real module's.
     stand_in = types.ModuleType("torch.utils.cpp_extension")
+    stand_in.__dict__.update({k: v for k, v in vars(real).items() if not k.startswith("__")})
     stand_in.load_inline = recording_load_inline(recorded, job["candidate"])
     sys.modules["torch.utils.cpp_extension"] = stand_in
     torch.utils.cpp_extension = stand_in
@@ -82,7 +88,7 @@ def resolve(job: dict) -> dict:
                 candidate.ModelNew(*reference.get_init_inputs())
     except BaseException as e:  # whatever stopped it: what was recorded until then stands
         error = "".join(traceback.format_exception_only(type(e), e)).strip()[-400:]
-    return {"extensions": recorded, "error": error}
+    return {"calls": recorded, "error": error}
 
 
 def kb_load(name: str, path: str) -> types.ModuleType:

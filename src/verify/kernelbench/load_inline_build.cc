@@ -1,6 +1,9 @@
 #include "verify/kernelbench/load_inline_build.h"
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
+#include <string_view>
 
 #include "core/clock.h"
 #include "core/env.h"
@@ -25,6 +28,70 @@ std::string WhyLoadInlineBuild(const ExtensionSource& source) {
     if (std::string why = ExtensionFlagsProblem(*list); !why.empty()) return why;
   if (!source.extra_include_paths.empty())
     return "it names include paths (extra_include_paths), which kforge's own build does not add";
+  return "";
+}
+
+std::string LoadInlineBuildProblem(const ExtensionSource& source) {
+  static const char* kRunsCode[] = {"-B",
+                                    "-wrapper",
+                                    "-fplugin",
+                                    "-specs",
+                                    "--specs",
+                                    "-include",
+                                    "--include",
+                                    "-imacros",
+                                    "-Xclang",
+                                    "-save-temps",
+                                    "-o",
+                                    "--output",
+                                    "-M",
+                                    "-dump",
+                                    "-fdump",
+                                    "-ccbin",
+                                    "--compiler-bindir",
+                                    "-plugin",
+                                    "--plugin",
+                                    "-T",
+                                    "--script",
+                                    "--wrap",
+                                    "-wrap",
+                                    "--defsym",
+                                    "--dynamic-linker",
+                                    "-fprofile",
+                                    "-fauto-profile",
+                                    "--keep",
+                                    "-keep",
+                                    "--run"};
+  auto piece_problem = [&](const std::string& piece) -> bool {
+    for (const char* p : kRunsCode)
+      if (piece.rfind(p, 0) == 0) return true;
+    return false;
+  };
+  auto token_problem = [&](const std::string& token, const char* what) -> std::string {
+    for (char c : token)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && std::string_view("_./=,+-:").find(c) == std::string::npos)
+        return std::string(what) + " '" + token +
+               "' is refused: torch's build runs its command line through a shell, so only letters, digits and "
+               "_ . / = , + - : are taken in what kforge does not build itself";
+    // -Xcompiler=-fplugin=x, -Wl,-plugin,x: every piece between ',' and '=' is judged.
+    size_t at = 0;
+    while (at <= token.size()) {
+      const size_t end = std::min(token.find_first_of(",=", at), token.size());
+      const std::string piece = token.substr(at, end - at);
+      if (!piece.empty() && piece_problem(piece))
+        return std::string(what) + " '" + token +
+               "' is refused: it runs or loads code in the compiler or linker, or writes beside the build";
+      at = end + 1;
+    }
+    return "";
+  };
+  for (const auto* list : {&source.extra_cflags, &source.extra_cuda_cflags, &source.extra_ldflags})
+    for (const auto& f : *list)
+      if (std::string why = token_problem(f, "the extra build flag"); !why.empty()) return why;
+  for (const auto& p : source.extra_include_paths) {
+    if (p.empty() || p[0] != '/') return "the include path '" + p + "' is refused: give an absolute path";
+    if (std::string why = token_problem(p, "the include path"); !why.empty()) return why;
+  }
   return "";
 }
 
@@ -55,6 +122,10 @@ TorchExtension BuildWithLoadInline(Machine& machine, const TorchToolchain& torch
   MakeDirs(cache_dir);
   const std::string so = cache_dir + "/" + r.cache_key + ".load_inline.so";
   const std::string log = cache_dir + "/" + r.cache_key + ".load_inline.log";
+  if (std::string why = LoadInlineBuildProblem(source); !why.empty()) {
+    r.log = why;
+    return ext;
+  }
   if (FileExists(so)) {
     r.ok = r.cached = true;
     r.so_path = so;
@@ -85,8 +156,9 @@ TorchExtension BuildWithLoadInline(Machine& machine, const TorchToolchain& torch
   r.timed_out = status.kind == ExitStatus::Kind::kTimedOut;
   r.log = UntrustedText(program.OutputTail(kLogBytes));
   std::string text;
-  nlohmann::json built =
-      TryReadFile(program.ScratchPath("built.json"), &text, &unused) ? ParseUntrustedJsonOrNull(text) : nullptr;
+  nlohmann::json built = ReadFileBeneath(program.ScratchPath(""), "built.json", kLogBytes, &text, &unused)
+                             ? ParseUntrustedJsonOrNull(text)
+                             : nullptr;
   if (built.is_object() && built.contains("error") && built["error"].is_string())
     r.log += "\n" + UntrustedText(built["error"].get<std::string>());
   std::string module;

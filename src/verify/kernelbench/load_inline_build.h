@@ -20,9 +20,18 @@ class Machine;
 /// ExtensionFlagsProblem refuses, or an include path.
 std::string WhyLoadInlineBuild(const ExtensionSource& source);
 
+/// Why torch's own build of `source` is refused ("" when it is not). Its build line goes
+/// through a shell (ninja runs it), so a flag or include path with anything but letters,
+/// digits and `_ . / = , + - :` is refused (shell syntax would run the candidate's commands
+/// at build time, and the module would not be the sources checked), and so is a flag that
+/// runs or loads code in the compiler or linker, or writes beside the build (-B, -wrapper,
+/// -fplugin, -specs, -include, -Xclang, -save-temps, -o, @file, -Wl,-plugin, -Wl,-T, ...).
+std::string LoadInlineBuildProblem(const ExtensionSource& source);
+
 /// Builds `source` with torch's load_inline from `args` (its arguments as
 /// python/eval_utils.py normalises them), under `options.limits` and `options.timeout_ms`,
-/// for `options.cuda_arch`. Build errors are a value (compile.ok false, the build's log).
+/// for `options.cuda_arch`. Build errors are a value (compile.ok false, the build's log); a
+/// build LoadInlineBuildProblem refuses is one, with its sentence, and nothing runs.
 TorchExtension BuildWithLoadInline(Machine& machine, const TorchToolchain& torch, const std::string& python_dir,
                                    const ExtensionSource& source, const nlohmann::json& args,
                                    const CompilerOptions& options);

@@ -27,6 +27,33 @@ TEST(LoadInlineBuildTest, IncludePathsAndLinkerFlagsGoToTorchsOwnBuild) {
   EXPECT_FALSE(WhyLoadInlineBuild(with_include_flag).empty());
 }
 
+TEST(LoadInlineBuildTest, WhatWouldRunTheCandidatesCodeAtBuildTimeIsRefused) {
+  ExtensionSource honest = Plain();
+  honest.extra_include_paths = {"/usr/local/cuda/include"};
+  honest.extra_ldflags = {"-lm", "-Wl,--as-needed", "-L/opt/lib", "-Wl,-rpath,/opt/lib"};
+  EXPECT_EQ(LoadInlineBuildProblem(honest), "");
+  // Shell syntax: ninja hands the line to /bin/sh.
+  for (const std::string flag : {"-O2;touch x", "-O2 $(id)", "-DX=`id`", "-O2|cat", "-DA='b'", "-O2\nid"}) {
+    ExtensionSource s = Plain();
+    s.extra_cflags = {flag};
+    EXPECT_NE(LoadInlineBuildProblem(s).find("shell"), std::string::npos) << flag;
+  }
+  // Code run or loaded by the compiler or linker, files written beside the build.
+  for (const std::string flag :
+       {"-B/tmp", "-wrapper", "-fplugin=/tmp/p.so", "-specs=/tmp/s", "-include", "-Xcompiler=-fplugin=/tmp/p.so",
+        "-Wl,-plugin,/tmp/p.so", "-Wl,-T,/tmp/x.ld", "-save-temps", "-o", "-MD", "-ccbin=/tmp/cc"}) {
+    ExtensionSource s = Plain();
+    s.extra_ldflags = {flag};
+    EXPECT_NE(LoadInlineBuildProblem(s).find("runs or loads code"), std::string::npos) << flag;
+  }
+  ExtensionSource relative = Plain();
+  relative.extra_include_paths = {"include"};
+  EXPECT_NE(LoadInlineBuildProblem(relative).find("absolute"), std::string::npos);
+  ExtensionSource response_file = Plain();
+  response_file.extra_cflags = {"@/tmp/flags"};
+  EXPECT_FALSE(LoadInlineBuildProblem(response_file).empty());
+}
+
 TEST(LoadInlineBuildTest, ArchitectureAsTorchSpellsIt) {
   EXPECT_EQ(TorchArchList("sm_90"), "9.0");
   EXPECT_EQ(TorchArchList("sm_90a"), "9.0");

@@ -15,9 +15,9 @@ namespace kforge {
 using nlohmann::json;
 
 /// A JSON document a confined process wrote, or null when it wrote none that parses.
-json ReadJsonFile(const std::string& path) {
+json ReadJsonFile(const std::string& scratch, const std::string& relative) {
   std::string text, error;
-  if (!TryReadFile(path, &text, &error)) return nullptr;
+  if (!ReadFileBeneath(scratch, relative, JsonLimits{}.max_bytes, &text, &error)) return nullptr;
   return ParseUntrustedJsonOrNull(text);
 }
 

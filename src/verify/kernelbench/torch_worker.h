@@ -46,8 +46,10 @@ struct WorkerRun {
   double seconds = 0;
 };
 
-/// A JSON document a confined process wrote, or null when it wrote none that parses.
-nlohmann::json ReadJsonFile(const std::string& path);
+/// A JSON document a confined process wrote in its scratch (`relative` to `scratch`), or
+/// null when it wrote none that parses. Read through no link, only a regular file of at most
+/// 64 MiB, never waiting (a FIFO there would hold the engine): ReadFileBeneath.
+nlohmann::json ReadJsonFile(const std::string& scratch, const std::string& relative);
 /// A string field (made printable), or "" when it is missing or not a string.
 std::string JsonString(const nlohmann::json& j, const char* key);
 /// A number field, or 0 when it is missing or not a number.

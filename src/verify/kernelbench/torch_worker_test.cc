@@ -1,6 +1,8 @@
 #include "verify/kernelbench/torch_worker.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <csignal>
 #include <cstdlib>
@@ -234,12 +236,25 @@ TEST(WorkerFeedTest, AnEndedWorkerSaysHowAndInWhichTrial) {
 TEST(WorkerFeedTest, ADeepReportIsReadAsNone) {
   TempDir dir("kforge-deep-report");
   WriteFileAtomic(dir.path() + "/result.json", std::string(2000000, '[') + std::string(2000000, ']'));
-  json r = ReadJsonFile(dir.path() + "/result.json");
+  json r = ReadJsonFile(dir.path(), "result.json");
   EXPECT_TRUE(r.is_null());
   WorkerFeed feed;
   feed.Offer(r);
   feed.Finish(r);
   EXPECT_TRUE(feed.Trial(0, 1, nullptr).is_null());
+}
+
+TEST(WorkerFeedTest, AReportThatIsAFifoOrALinkIsReadAsNoneWithoutWaiting) {
+  TempDir dir("kforge-fifo-report");
+  MakeDirs(dir.path() + "/out");
+  ASSERT_EQ(::mkfifo((dir.path() + "/out/result.json").c_str(), 0600), 0);
+  EXPECT_TRUE(ReadJsonFile(dir.path(), "out/result.json").is_null());  // returns: nothing holds it open
+  WriteFileAtomic(dir.path() + "/secret.json", "{\"error\": \"secret\"}");
+  ASSERT_EQ(::symlink((dir.path() + "/secret.json").c_str(), (dir.path() + "/link.json").c_str()), 0);
+  EXPECT_TRUE(ReadJsonFile(dir.path(), "link.json").is_null());
+  ASSERT_EQ(::symlink(dir.path().c_str(), (dir.path() + "/up").c_str()), 0);
+  EXPECT_TRUE(ReadJsonFile(dir.path(), "up/secret.json").is_null());
+  EXPECT_FALSE(ReadJsonFile(dir.path(), "secret.json").is_null());
 }
 
 TEST(WorkerFeedTest, AFinishedTrialIsSealed) {

@@ -192,7 +192,7 @@ json KernelBenchVerifier::Check(const std::string& reference, const std::string&
                                    "--out",       "check.json"};
   if (!candidate.empty()) argv.insert(argv.end() - 2, {"--candidate", kCandidateFile});
   ExitStatus status = program.Run(argv, WorkerEnv(false), 120000);
-  json j = ReadJsonFile(program.ScratchPath("check.json"));
+  json j = ReadJsonFile(program.ScratchPath(""), "check.json");
   if (!status.ok() || !j.is_object())
     throw EnvironmentError("kforge's static check of the KernelBench files did not finish (" + status.Describe() +
                            "): " + UntrustedText(program.OutputTail(2000)));
@@ -200,21 +200,38 @@ json KernelBenchVerifier::Check(const std::string& reference, const std::string&
 }
 
 json KernelBenchVerifier::ResolveByRunning() {
+  json calls = json::array();
+  std::string stopped;
+  {
+    ConfinedProgram program(machine_, options_.limits, false);
+    Prepare(&program, true);
+    std::string script = program.Provide(python_dir_ + "/kforge_load_inline.py", "build_ext.py");
+    program.Write(
+        "job.json",
+        json{
+            {"mode", "resolve"}, {"reference", kReferenceFile}, {"candidate", kCandidateFile}, {"out", "resolved.json"}}
+            .dump());
+    ExitStatus status = program.Run({torch_.python, "-I", script, "job.json"}, WorkerEnv(false), kResolveTimeoutMs);
+    json run = ReadJsonFile(program.ScratchPath(""), "resolved.json");
+    if (run.is_object() && run.contains("calls") && run["calls"].is_array()) calls = run["calls"];
+    stopped = run.is_object() ? JsonString(run, "error") : "";
+    if (!status.ok() && stopped.empty())
+      stopped = "the candidate's module did not finish loading (" + status.Describe() + ")";
+  }
+  // What the run recorded is data: the keys and sources are made by kforge's checker from
+  // the arguments alone, in a process that runs no candidate code.
   ConfinedProgram program(machine_, options_.limits, false);
-  Prepare(&program, true);
-  std::string script = program.Provide(python_dir_ + "/kforge_load_inline.py", "build_ext.py");
-  program.Write(
-      "job.json",
-      json{{"mode", "resolve"}, {"reference", kReferenceFile}, {"candidate", kCandidateFile}, {"out", "resolved.json"}}
-          .dump());
-  ExitStatus status = program.Run({torch_.python, "-I", script, "job.json"}, WorkerEnv(false), kResolveTimeoutMs);
-  std::string text, why;
-  json j = TryReadFile(program.ScratchPath("resolved.json"), &text, &why) ? ParseUntrustedJsonOrNull(text) : json();
-  if (!j.is_object()) j = json::object();
-  if (!status.ok() && !j.contains("error"))
-    j["error"] = "the candidate's module did not finish loading (" + status.Describe() + ")";
-  if (!j.contains("extensions") || !j["extensions"].is_array()) j["extensions"] = json::array();
-  return j;
+  program.Provide(python_dir_ + "/eval_utils.py", "eval_utils.py");
+  std::string checker = program.Provide(python_dir_ + "/kforge_check_modelnew.py", "check_modelnew.py");
+  program.Write("calls.json", calls.dump());
+  ExitStatus status = program.Run({torch_.python, "-I", checker, "--derive", "calls.json", "--out", "derived.json"},
+                                  WorkerEnv(false), 120000);
+  json derived = ReadJsonFile(program.ScratchPath(""), "derived.json");
+  json extensions = json::array();
+  if (status.ok() && derived.is_object() && derived.contains("derived") && derived["derived"].is_object() &&
+      derived["derived"].contains("extensions") && derived["derived"]["extensions"].is_array())
+    extensions = derived["derived"]["extensions"];
+  return json{{"extensions", extensions}, {"error", stopped}};
 }
 
 WorkerRun KernelBenchVerifier::Worker(WorkerRole role, const std::vector<KernelBenchTrial>& trials,
@@ -313,10 +330,10 @@ void KernelBenchVerifier::RunWorker(WorkerRun* run, const std::function<void(con
   allowances.build_ms = kBuildAllowanceMs;
   allowances.timing_calls = options_.timing_warmup + options_.timing_trials;
   WorkerProgress progress(allowances);
-  std::string progress_path = p->ScratchPath("out/result.json");
+  const std::string scratch = p->ScratchPath("");
   auto keep_going = [&]() {
     if (feed != nullptr && feed->abandoned()) return false;
-    json r = ReadJsonFile(progress_path);
+    json r = ReadJsonFile(scratch, "out/result.json");
     const int64_t now = clock.MonotonicNanos();
     const size_t begun = r.is_object() && r.contains("trials") && r["trials"].is_array() ? r["trials"].size() : 0;
     const bool judge_behind = WaitsForTheJudge(r, feed);  // an earlier trial is unjudged
@@ -350,7 +367,7 @@ void KernelBenchVerifier::RunWorker(WorkerRun* run, const std::function<void(con
   } else {
     // It ended (or was ended) before it said it was done: what it left is read for the
     // error it names, and is never a finished result, whatever it claims.
-    run->result = ReadJsonFile(p->ScratchPath("out/result.json"));
+    run->result = ReadJsonFile(p->ScratchPath(""), "out/result.json");
     if (run->result.is_object()) {
       run->result["ok"] = false;
       if (JsonString(run->result, "stage") == "done") run->result["stage"] = "exit";
@@ -677,6 +694,11 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
       v.failure = FailureClass::kBuildError;
       v.message = "the extension '" + s.name + "' does not build" + (r.timed_out ? " (timed out)" : "") + ": " +
                   TracebackTail(UntrustedText(r.log), 6);
+      // KernelBench's own build would have run it (its shell takes the line as it is): what
+      // the benchmark would say is not known, not "incorrect".
+      if (!by_load_inline.empty())
+        if (std::string refused = LoadInlineBuildProblem(s); !refused.empty())
+          kb["not_given"] = "kforge does not run this build: " + refused;
       return finish(v);
     }
     json report = {{"name", s.name},
