@@ -71,9 +71,9 @@ CommandAction SetupBench(CLI::App& sub, Service& service, CancellationToken& int
       if (!warmup->count()) request.options.warmup = 3;
       VerifyResult v = service.BenchKernelBench(request, ParseBackend(a->backend), interrupt);
       service.RecordKernel(a->db.Resolve(service.config()), RecordOfVerdict(v.verdict, RecordKind::kBench, 0));
-      const nlohmann::json& t = v.verdict.kernelbench.is_object()
-                                    ? v.verdict.kernelbench.value("timing", nlohmann::json())
-                                    : nlohmann::json();
+      const nlohmann::json t = v.verdict.kernelbench
+                                   ? v.verdict.kernelbench->measurements.value("timing", nlohmann::json())
+                                   : nlohmann::json();
       if (a->json)
         std::cout << v.ToJson().dump(2) << "\n";
       else

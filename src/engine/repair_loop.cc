@@ -284,8 +284,9 @@ void RepairRun::RefuseFallback(Verdict* v) const {
     const auto* first = std::get_if<ValidatedEvent>(&e);
     if (first == nullptr || first->scored.index >= 0) continue;  // the near-miss's own validation
     const nlohmann::json near_miss = nlohmann::json::parse(artifacts_->Get(first->scored.verdict), nullptr, false);
-    std::vector<std::string> moved = WorkMovedToFramework(
-        near_miss.is_object() ? near_miss.value("kernelbench", nlohmann::json()) : nullptr, v->kernelbench);
+    std::vector<std::string> moved =
+        WorkMovedToFramework(near_miss.is_object() ? near_miss.value("kernelbench", nlohmann::json()) : nullptr,
+                             v->kernelbench ? v->kernelbench->measurements : nlohmann::json());
     if (moved.empty()) return;
     std::string list;
     for (size_t i = 0; i < moved.size() && i < 4; ++i) list += (i ? "; " : "") + moved[i];

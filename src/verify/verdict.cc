@@ -215,7 +215,7 @@ nlohmann::json Verdict::ToJson() const {
   j["candidate"] = {{"path", candidate_path}, {"sha256", candidate_sha256}};
   j["backend"] = BackendName(backend);
   if (!device.is_null()) j["device"] = device;
-  if (!kernelbench.is_null()) j["kernelbench"] = kernelbench;
+  if (kernelbench) j["kernelbench"] = kernelbench->ToJson();
   if (!launch_accounting.empty()) j["launch_accounting"] = launch_accounting;
   if (!sanitizer.is_null()) j["sanitizer"] = sanitizer;
   if (!determinism.is_null()) j["determinism"] = determinism;
@@ -283,7 +283,8 @@ Verdict Verdict::FromJson(const nlohmann::json& j) {
     v.candidate_sha256 = j["candidate"].at("sha256");
     v.backend = ParseBackend(j.at("backend").get<std::string>());
     v.device = j.value("device", nlohmann::json());
-    v.kernelbench = j.value("kernelbench", nlohmann::json());
+    if (auto kb = j.find("kernelbench"); kb != j.end() && kb->is_object())
+      v.kernelbench = KernelBenchVerdict::FromJson(*kb);
     v.launch_accounting = j.value("launch_accounting", "");
     v.sanitizer = j.value("sanitizer", nlohmann::json());
     v.determinism = j.value("determinism", nlohmann::json());
@@ -372,41 +373,7 @@ std::string Verdict::Summary() const {
   if (full) s += fmt::format(", full {}/{} passed", full_pass, full);
   s += fmt::format("   time: compile {:.2f}s{}, run {:.2f}s, reference {:.2f}s, total {:.2f}s\n", compile.seconds,
                    compile.cached ? " (cached)" : "", run_seconds, reference_seconds, total_seconds);
-  if (!kernelbench.is_null()) {
-    int kb_pass = 0, kb_total = 0;
-    if (kernelbench.contains("trials") && kernelbench["trials"].is_array())
-      for (const auto& t : kernelbench["trials"]) {
-        ++kb_total;
-        if (t.is_object() && t.value("passed", false)) ++kb_pass;
-      }
-    const nlohmann::json correct = kernelbench.value("correct", nlohmann::json());
-    const nlohmann::json not_given = kernelbench.value("not_given", nlohmann::json());
-    const std::string version = kernelbench.value("version", nlohmann::json("")).is_string()
-                                    ? kernelbench.value("version", std::string())
-                                    : std::string();
-    if (!correct.is_boolean())
-      s +=
-          "  KernelBench-compatible verdict: not given (" +
-          (not_given.is_string() ? not_given.get<std::string>() : std::string("KernelBench's own trials did not run")) +
-          ")\n";
-    else
-      s += fmt::format("  KernelBench-compatible verdict{}: {} ({}/{} trials within torch.allclose){}\n",
-                       version.empty() ? "" : " (procedure " + version + ")",
-                       correct.get<bool>() ? "correct" : "incorrect", kb_pass, kb_total,
-                       kernelbench.value("weights", "") == "same" || !kernelbench.contains("weights")
-                           ? ""
-                           : "; weights: " + kernelbench.value("weights", ""));
-    // The certified verdict's policy, and the framework compute it reported rather than failed.
-    if (kernelbench.contains("policy") && kernelbench["policy"].is_string()) {
-      std::string ops;
-      const nlohmann::json a = kernelbench.value("attribution", nlohmann::json::object());
-      if (a.is_object() && a.contains("framework_compute") && a["framework_compute"].is_object())
-        for (auto& [name, n] : a["framework_compute"].items())
-          if (ops.size() < 200) ops += (ops.empty() ? "" : ", ") + name;
-      s += "  policy: " + kernelbench["policy"].get<std::string>() +
-           (ops.empty() ? "" : "; framework compute in forward: " + ops) + "\n";
-    }
-  }
+  if (kernelbench) s += kernelbench->SummaryLines();
   return s;
 }
 

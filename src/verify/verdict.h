@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "core/expr.h"
 #include "exec/probe_stats.h"
 #include "verify/compare.h"
+#include "verify/kernelbench_verdict.h"
 
 namespace kforge {
 
@@ -142,8 +144,8 @@ struct Verdict {
   std::string launch_accounting;  ///< cuda: "cupti", or why kernels could not be counted
   nlohmann::json device;          ///< the GPU (cuda backend): name, arch, driver and runtime versions
   /// KernelBench tasks (verify/kernelbench/verifier.h): the KernelBench-compatible verdict beside this
-  /// certified one, the toolchain, the weights check; null for native tasks.
-  nlohmann::json kernelbench;
+  /// certified one, the toolchain, the weights check; none for native tasks.
+  std::optional<KernelBenchVerdict> kernelbench;
 
   CompileEvidence compile;
   std::vector<CaseEvidence> cases;

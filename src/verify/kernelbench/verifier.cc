@@ -483,27 +483,29 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
   python_dir_ = PythonDir(machine_);
   torch_ = FindTorch(machine_);
   double judge_seconds = 0;
-  json kb = {{"procedure", KernelBenchProcedureText(options_.procedure)},
-             {"version", KernelBenchProcedureName(options_.procedure)},
-             {"policy", KernelBenchPolicyName(options_.policy)},
-             {"python", torch_.python},
-             {"torch", torch_.torch_version}};
+  KernelBenchVerdict kb;
+  kb.procedure = KernelBenchProcedureText(options_.procedure);
+  kb.version = KernelBenchProcedureName(options_.procedure);
+  kb.policy = KernelBenchPolicyName(options_.policy);
+  kb.python = torch_.python;
+  kb.torch = torch_.torch_version;
+  json& measured = kb.measurements;
   // Static integrity findings fail the certified verdict, but the candidate still builds and
   // runs for the KernelBench-compatible one: KernelBench would run it.
   std::vector<IntegrityFinding> static_findings;
   json placement = json::array();  // compute in the framework or a library, found in the source
   auto finish = [&](Verdict& out) -> Verdict {
-    kb["trials"] = kernelbench_trials_;
-    kb["judge_seconds"] = judge_seconds;  // reading and comparing outputs, beside the workers
-    bool kb_ran = kernelbench_trials_.size() == static_cast<size_t>(kKernelBenchTrials);
-    bool kb_pass = kb_ran;
-    for (const auto& t : kernelbench_trials_) kb_pass = kb_pass && t.value("passed", false);
-    kb["correct"] = kb_pass;
-    if (!options_.kernelbench_trials) kb["not_given"] = "KernelBench's own trials were not run (--certified-only)";
-    if (kb.contains("not_given")) kb["correct"] = nullptr;
-    kb["compiled"] = out.compile.ok;
-    if (!kb.contains("attribution")) kb["attribution"] = {{"policy", KernelBenchPolicyName(options_.policy)}};
-    kb["attribution"]["in_source"] = placement;
+    kb.trials = KernelBenchVerdict::FromJson({{"trials", kernelbench_trials_}}).trials;
+    kb.judge_seconds = judge_seconds;  // reading and comparing outputs, beside the workers
+    bool kb_pass = kb.trials.size() == static_cast<size_t>(kKernelBenchTrials);
+    for (const auto& t : kb.trials) kb_pass = kb_pass && t.passed;
+    kb.correct = kb_pass;
+    if (!options_.kernelbench_trials) kb.not_given = "KernelBench's own trials were not run (--certified-only)";
+    if (!kb.not_given.empty()) kb.correct.reset();
+    kb.compiled = out.compile.ok;
+    if (!measured.contains("attribution"))
+      measured["attribution"] = {{"policy", KernelBenchPolicyName(options_.policy)}};
+    measured["attribution"]["in_source"] = placement;
     if (!static_findings.empty()) {  // the certified verdict fails on them, whatever ran after
       out.passed = false;
       out.level = Level::kNone;
@@ -554,7 +556,7 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
       resolved.insert(line);
       if (keys.insert(JsonString(e, "key")).second) read_extensions.push_back(e);
     }
-    kb["extensions_resolved_by_running"] = {{"lines", resolved}, {"stopped", JsonString(run, "error")}};
+    measured["extensions_resolved_by_running"] = {{"lines", resolved}, {"stopped", JsonString(run, "error")}};
   }
   CandidateExtensions extensions = ReadCandidateExtensions(read_extensions);
   std::vector<IntegrityFinding> found;
@@ -588,16 +590,16 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
   // wrong one.
   for (const auto& f : static_findings) {
     if (f.check == "wrapper.unresolved_extension")
-      kb["not_given"] = "kforge cannot build the candidate's extensions before it runs (line " +
-                        std::to_string(f.line) + "): " + f.detail;
+      kb.not_given = "kforge cannot build the candidate's extensions before it runs (line " + std::to_string(f.line) +
+                     "): " + f.detail;
     // KernelBench's loader runs both files in one namespace, so the reference's Model is in
     // the candidate's scope there; kforge never gives it to the candidate's process (#35).
     if (f.check == "wrapper.reference_call")
-      kb["not_given"] = "the candidate calls the reference's Model (line " + std::to_string(f.line) +
-                        "), which KernelBench's loader leaves in its scope and kforge never gives the candidate's "
-                        "process: what KernelBench would say cannot be computed without running the reference there";
+      kb.not_given = "the candidate calls the reference's Model (line " + std::to_string(f.line) +
+                     "), which KernelBench's loader leaves in its scope and kforge never gives the candidate's "
+                     "process: what KernelBench would say cannot be computed without running the reference there";
   }
-  if (!static_findings.empty() && (!options_.kernelbench_trials || kb.contains("not_given"))) return finish(v);
+  if (!static_findings.empty() && (!options_.kernelbench_trials || !kb.not_given.empty())) return finish(v);
   v.level = Level::kL0Static;
 
   // The trials: KernelBench's 5 and the certified distributions; --full adds more, and sizes.
@@ -674,7 +676,7 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
   v.compile.ok = true;
   v.compile.cached = true;
   v.compile.compiler = "torch extension (" + machine_.HostCompiler().path + ")";
-  kb["extensions"] = json::array();
+  measured["extensions"] = json::array();
   for (const auto& s : sources) {
     if (options_.cancel && options_.cancel->cancelled()) throw CancelledError(options_.cancel->reason());
     // What kforge's own build does not take (include paths, a linker flag), torch's
@@ -698,7 +700,7 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
       // the benchmark would say is not known, not "incorrect".
       if (!by_load_inline.empty())
         if (std::string refused = LoadInlineBuildProblem(s); !refused.empty())
-          kb["not_given"] = "kforge does not run this build: " + refused;
+          kb.not_given = "kforge does not run this build: " + refused;
       return finish(v);
     }
     json report = {{"name", s.name},
@@ -712,7 +714,7 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
         report["cuda_whole_because"] =
             extensions.not_split[s.key].empty() ? "its two halves did not build" : extensions.not_split[s.key];
     }
-    kb["extensions"].push_back(report);
+    measured["extensions"].push_back(report);
     extensions_[s.key] = {
         {"path", r.so_path}, {"binding", ExtensionBindingName(built.binding)}, {"functions", s.functions}};
   }
@@ -789,8 +791,8 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
       if (cand.program) v.cases[i].pid = cand.program->pid();  // one worker process runs every trial
     v.reference_seconds += ref.seconds;
     if (&set == &trials) {
-      kb["worker_stages"] = {{"reference", StageTimes(ref.result)}, {"candidate", StageTimes(cand.result)}};
-      kb["worker_steps"] = {{"reference", StepTotals(ref.result)}, {"candidate", StepTotals(cand.result)}};
+      measured["worker_stages"] = {{"reference", StageTimes(ref.result)}, {"candidate", StageTimes(cand.result)}};
+      measured["worker_steps"] = {{"reference", StepTotals(ref.result)}, {"candidate", StepTotals(cand.result)}};
     }
     if (std::string why = WorkerProblem(ref); !why.empty()) {
       if (&set == &sized) return true;  // the reference does not take other sizes
@@ -803,7 +805,7 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
                  std::to_string(cand.escapes.count) + " paths, first " +
                      (cand.escapes.first.empty() ? std::string("?") : cand.escapes.first.front()));
     if (cand.result.is_object() && cand.result.contains("parameters"))
-      kb["weights"] = WeightsCheck(ref.result.value("parameters", json()), cand.result["parameters"]);
+      kb.weights = WeightsCheck(ref.result.value("parameters", json()), cand.result["parameters"]);
     std::string problem = WorkerProblem(cand);
     if (!cand.violation.empty()) AddFinding(&v.integrity, "worker.progress_protocol", cand.violation);
     if (!problem.empty()) {
@@ -817,20 +819,20 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
     // A trial that is not a runtime error had its forward return (its outputs were judged).
     int64_t completed = 0;
     for (size_t i = before; i < v.cases.size(); ++i) completed += v.cases[i].failure != FailureClass::kRuntimeError;
-    kb["attribution"] = KernelBenchAttribution(cand.result.is_object() ? cand.result.value("ops", json()) : json(),
-                                               options_.policy, completed, &v.integrity);
+    measured["attribution"] = KernelBenchAttribution(
+        cand.result.is_object() ? cand.result.value("ops", json()) : json(), options_.policy, completed, &v.integrity);
     if (&set == &trials) {
       // Whether the kernels' results reach the output matters for a candidate whose outputs
       // are right: a failing one keeps the class observed in its outputs.
       bool outputs_right = true;
       for (size_t i = before; i < v.cases.size(); ++i) outputs_right = outputs_right && v.cases[i].passed();
       std::vector<IntegrityFinding> unused;
-      kb["attribution"]["neutralised"] =
+      measured["attribution"]["neutralised"] =
           KernelBenchNeutralisation(cand.result.is_object() ? cand.result.value("neutralised", json()) : json(),
                                     completed, outputs_right ? &v.integrity : &unused);
     }
     if (options_.backend == BackendKind::kCuda)
-      kb["launches"] = KernelBenchLaunchFindings(
+      measured["launches"] = KernelBenchLaunchFindings(
           cand.result.is_object() ? cand.result.value("launches", json()) : json(), completed, &v.integrity);
     if (!v.integrity.empty()) {
       v.failure = FailureClass::kIntegrity;
@@ -855,7 +857,7 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
         v.failure = v.cases[i].failure;
         v.message = std::string(TrialSetName(v.cases[i].set)) + " trial " + v.cases[i].name + " (" +
                     v.cases[i].distribution + "): " + v.cases[i].message;
-        std::string w = kb.value("weights", "");
+        const std::string& w = kb.weights;
         if (w == "different_values")
           v.message +=
               "; note: ModelNew's weights differ from Model's: it creates its parameters in a different "
@@ -883,7 +885,7 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
     v.level = Level::kL2Full;
   }
   v.passed = true;
-  if (options_.timing_trials > 0) kb["timing"] = Timing();  // only a certified candidate is timed
+  if (options_.timing_trials > 0) measured["timing"] = Timing();  // only a certified candidate is timed
   return finish(v);
 }
 

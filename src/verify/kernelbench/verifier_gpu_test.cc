@@ -81,7 +81,8 @@ TEST_F(KernelBenchGpuTest, OutputsJudgedInGpuMemoryGiveTheVerdictFilesGive) {
     }
     EXPECT_EQ(v[1].passed, v[0].passed) << v[1].message;
     EXPECT_EQ(v[1].failure, v[0].failure) << v[1].message << " / " << v[0].message;
-    EXPECT_EQ(v[1].kernelbench["correct"], v[0].kernelbench["correct"]);
+    ASSERT_TRUE(v[0].kernelbench && v[1].kernelbench);
+    EXPECT_EQ(v[1].kernelbench->correct, v[0].kernelbench->correct);
     ASSERT_EQ(v[1].cases.size(), v[0].cases.size());
     for (size_t i = 0; i < v[0].cases.size(); ++i) {
       ASSERT_EQ(v[1].cases[i].outputs.size(), v[0].cases[i].outputs.size()) << i;

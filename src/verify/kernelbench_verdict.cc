@@ -1,0 +1,99 @@
+#include "verify/kernelbench_verdict.h"
+
+#include <fmt/format.h>
+
+namespace kforge {
+namespace {
+
+using nlohmann::json;
+
+std::string String(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+double Number(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : 0.0;
+}
+
+constexpr const char* kMeasurements[] = {
+    "attribution",   "launches",     "extensions", "extensions_resolved_by_running",
+    "worker_stages", "worker_steps", "timing"};
+
+}  // namespace
+
+json KernelBenchVerdict::ToJson() const {
+  json j = {{"procedure", procedure}, {"version", version},
+            {"policy", policy},       {"python", python},
+            {"torch", torch},         {"correct", correct ? json(*correct) : json(nullptr)},
+            {"compiled", compiled},   {"judge_seconds", judge_seconds}};
+  if (!not_given.empty()) j["not_given"] = not_given;
+  if (!weights.empty()) j["weights"] = weights;
+  j["trials"] = json::array();
+  for (const auto& t : trials) {
+    json e = {{"trial", t.trial}, {"seed", t.seed}, {"passed", t.passed}};
+    if (!t.issue.empty()) e["issue"] = t.issue;
+    e["max_difference"] = t.max_difference;
+    e["avg_difference"] = t.avg_difference;
+    j["trials"].push_back(std::move(e));
+  }
+  for (const char* key : kMeasurements)
+    if (measurements.contains(key)) j[key] = measurements[key];
+  return j;
+}
+
+KernelBenchVerdict KernelBenchVerdict::FromJson(const json& j) {
+  KernelBenchVerdict v;
+  if (!j.is_object()) return v;
+  v.procedure = String(j, "procedure");
+  v.version = String(j, "version");
+  v.policy = String(j, "policy");
+  v.python = String(j, "python");
+  v.torch = String(j, "torch");
+  if (auto c = j.find("correct"); c != j.end() && c->is_boolean()) v.correct = c->get<bool>();
+  v.not_given = String(j, "not_given");
+  if (auto c = j.find("compiled"); c != j.end() && c->is_boolean()) v.compiled = c->get<bool>();
+  v.weights = String(j, "weights");
+  v.judge_seconds = Number(j, "judge_seconds");
+  if (auto ts = j.find("trials"); ts != j.end() && ts->is_array())
+    for (const auto& t : *ts) {
+      if (!t.is_object()) continue;
+      KernelBenchTrialResult r;
+      r.trial = String(t, "trial");
+      if (auto s = t.find("seed"); s != t.end() && s->is_number_unsigned()) r.seed = s->get<uint64_t>();
+      if (auto p = t.find("passed"); p != t.end() && p->is_boolean()) r.passed = p->get<bool>();
+      r.issue = String(t, "issue");
+      r.max_difference = Number(t, "max_difference");
+      r.avg_difference = Number(t, "avg_difference");
+      v.trials.push_back(std::move(r));
+    }
+  for (const char* key : kMeasurements)
+    if (j.contains(key)) v.measurements[key] = j[key];
+  return v;
+}
+
+std::string KernelBenchVerdict::SummaryLines() const {
+  std::string s;
+  int passed = 0;
+  for (const auto& t : trials) passed += t.passed;
+  if (!correct)
+    s += "  KernelBench-compatible verdict: not given (" +
+         (not_given.empty() ? std::string("KernelBench's own trials did not run") : not_given) + ")\n";
+  else
+    s += fmt::format("  KernelBench-compatible verdict{}: {} ({}/{} trials within torch.allclose){}\n",
+                     version.empty() ? "" : " (procedure " + version + ")", *correct ? "correct" : "incorrect", passed,
+                     trials.size(), weights.empty() || weights == "same" ? "" : "; weights: " + weights);
+  // The certified verdict's policy, and the framework compute it reported rather than failed.
+  if (!policy.empty()) {
+    std::string ops;
+    const json a = measurements.value("attribution", json::object());
+    if (a.is_object() && a.contains("framework_compute") && a["framework_compute"].is_object())
+      for (auto& [name, n] : a["framework_compute"].items())
+        if (ops.size() < 200) ops += (ops.empty() ? "" : ", ") + name;
+    s += "  policy: " + policy + (ops.empty() ? "" : "; framework compute in forward: " + ops) + "\n";
+  }
+  return s;
+}
+
+}  // namespace kforge
