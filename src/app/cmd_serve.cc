@@ -80,7 +80,7 @@ CommandAction SetupServe(CLI::App& sub, Service& service, CancellationToken& int
       ->check(CLI::Range(1.0, 86400.0));
   sub.footer(
       "Serves kforge verify's verdicts over HTTP/JSON: POST /v1/verdicts, GET /v1/verdicts/ID[/events], "
-      "/healthz, /metrics (README: 'Verdicts as a service'). SIGTERM or Ctrl-C drains: running jobs finish, "
+      "/healthz, /metrics (docs/serve.md). SIGTERM or Ctrl-C drains: running jobs finish, "
       "queued ones wait in the job store for the next start.");
   return [a, &service, &interrupt]() -> int {
     ServeHttpOptions http;

@@ -1,7 +1,7 @@
 #pragma once
 // KernelBench's part of a verdict (verify/kernelbench/verifier.h), typed: what the benchmark's
 // own procedure says beside kforge's certified verdict, the policy that verdict used, and the
-// measurements behind both. Its JSON is the verdict's "kernelbench" object (README, "KernelBench
+// measurements behind both. Its JSON is the verdict's "kernelbench" object (docs/kernelbench.md, "KernelBench
 // tasks"); FromJson reads a recorded one back and takes only fields of the right type.
 #include <cstdint>
 #include <nlohmann/json.hpp>

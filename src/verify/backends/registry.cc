@@ -18,7 +18,7 @@ std::unique_ptr<Backend> MakeBackend(BackendKind kind) {
 
 std::string Backend::AbiProblem(const std::string& source) const {
   if (source.find("kforge_run") == std::string::npos)
-    return "the candidate does not define kforge_run; see the candidate ABI in the README";
+    return "the candidate does not define kforge_run; see docs/candidate-abi.md";
   return "";
 }
 

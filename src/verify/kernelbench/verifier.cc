@@ -133,7 +133,7 @@ class KernelBenchVerifier {
 // What a worker's surroundings are called. A candidate that could tell it is being judged
 // could behave then and only then, so nothing a worker can see by name — its files, modules,
 // argv, working directory, environment — says kforge: they are named as a plain KernelBench
-// evaluation's would be (README, "What a judged candidate can see").
+// evaluation's would be (docs/kernelbench.md, "What a judged candidate can see").
 constexpr const char* kWorkerScript = "eval/run_and_check.py";
 constexpr const char* kReferenceFile = "eval/ref_arch.py";
 constexpr const char* kCandidateFile = "eval/custom_model.py";
