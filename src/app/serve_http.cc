@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "core/clock.h"
+#include "core/env.h"
 #include "core/error.h"
 #include "core/untrusted_json.h"
 #include "service/verdict_service.h"
@@ -188,13 +190,14 @@ struct ServeHttp::Impl {
                         " or retry the stream later");
     }
     auto last = std::make_shared<std::string>();
-    const auto ends = std::chrono::steady_clock::now() + std::chrono::seconds(kStreamSeconds);
+    Clock& clock = service.env().clock();  // the injected clock, as every deadline below app/
+    const int64_t ends = clock.MonotonicNanos() + int64_t{kStreamSeconds} * 1000000000;
     res.set_header("Cache-Control", "no-cache");
     res.set_chunked_content_provider(
         "text/event-stream",
-        [this, id, last, ends](size_t, httplib::DataSink& sink) {
-          if (std::chrono::steady_clock::now() > ends) return false;  // the client reconnects
-          for (int waited = 0; waited < 50; ++waited) {               // at most 10 s a call
+        [this, id, last, ends, &clock](size_t, httplib::DataSink& sink) {
+          if (clock.MonotonicNanos() > ends) return false;  // the client reconnects
+          for (int waited = 0; waited < 50; ++waited) {     // at most 10 s a call
             std::optional<JobRecord> job = service.Get(id);
             if (!job) return false;
             const std::string state(JobStateName(job->state));

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "core/text.h"
+
 namespace kforge {
 
 namespace {
@@ -79,6 +81,21 @@ nlohmann::json ParseUntrustedJson(std::string_view text, const JsonLimits& limit
 nlohmann::json ParseUntrustedJsonOrNull(std::string_view text, const JsonLimits& limits) {
   json j = ParseUntrustedJson(text, limits);
   return j.is_discarded() ? json(nullptr) : j;
+}
+
+std::string JsonString(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? UntrustedText(it->get<std::string>()) : "";
+}
+
+double JsonNumber(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : 0.0;
+}
+
+bool JsonTrue(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_boolean() && it->get<bool>();
 }
 
 }  // namespace kforge

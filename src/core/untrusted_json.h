@@ -28,4 +28,11 @@ nlohmann::json ParseUntrustedJson(std::string_view text, const JsonLimits& limit
 /// treat a bad document as a missing one.
 nlohmann::json ParseUntrustedJsonOrNull(std::string_view text, const JsonLimits& limits = {});
 
+/// Fields of a parsed untrusted document, each of its type or nothing: a string field made
+/// printable (UntrustedText), "" when missing or not a string; a number, 0 when missing or
+/// not a number; a flag, true only when it is the boolean true.
+std::string JsonString(const nlohmann::json& j, const char* key);
+double JsonNumber(const nlohmann::json& j, const char* key);
+bool JsonTrue(const nlohmann::json& j, const char* key);
+
 }  // namespace kforge

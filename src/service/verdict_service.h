@@ -104,6 +104,8 @@ class VerdictService {
   VerdictService(const VerdictService&) = delete;
   VerdictService& operator=(const VerdictService&) = delete;
 
+  /// The injected environment (its clock times the HTTP front's event streams too).
+  Env& env() const { return env_; }
   /// One worker thread per slot.
   void Start();
   /// Validates and stores a batch (all or none). Throws UsageError on an invalid job.

@@ -2,20 +2,12 @@
 
 #include <fmt/format.h>
 
+#include "core/untrusted_json.h"
+
 namespace kforge {
 namespace {
 
 using nlohmann::json;
-
-std::string String(const json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-double Number(const json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_number() ? it->get<double>() : 0.0;
-}
 
 constexpr const char* kMeasurements[] = {
     "attribution",   "launches",     "extensions", "extensions_resolved_by_running",
@@ -46,26 +38,26 @@ json KernelBenchVerdict::ToJson() const {
 KernelBenchVerdict KernelBenchVerdict::FromJson(const json& j) {
   KernelBenchVerdict v;
   if (!j.is_object()) return v;
-  v.procedure = String(j, "procedure");
-  v.version = String(j, "version");
-  v.policy = String(j, "policy");
-  v.python = String(j, "python");
-  v.torch = String(j, "torch");
+  v.procedure = JsonString(j, "procedure");
+  v.version = JsonString(j, "version");
+  v.policy = JsonString(j, "policy");
+  v.python = JsonString(j, "python");
+  v.torch = JsonString(j, "torch");
   if (auto c = j.find("correct"); c != j.end() && c->is_boolean()) v.correct = c->get<bool>();
-  v.not_given = String(j, "not_given");
+  v.not_given = JsonString(j, "not_given");
   if (auto c = j.find("compiled"); c != j.end() && c->is_boolean()) v.compiled = c->get<bool>();
-  v.weights = String(j, "weights");
-  v.judge_seconds = Number(j, "judge_seconds");
+  v.weights = JsonString(j, "weights");
+  v.judge_seconds = JsonNumber(j, "judge_seconds");
   if (auto ts = j.find("trials"); ts != j.end() && ts->is_array())
     for (const auto& t : *ts) {
       if (!t.is_object()) continue;
       KernelBenchTrialResult r;
-      r.trial = String(t, "trial");
+      r.trial = JsonString(t, "trial");
       if (auto s = t.find("seed"); s != t.end() && s->is_number_unsigned()) r.seed = s->get<uint64_t>();
       if (auto p = t.find("passed"); p != t.end() && p->is_boolean()) r.passed = p->get<bool>();
-      r.issue = String(t, "issue");
-      r.max_difference = Number(t, "max_difference");
-      r.avg_difference = Number(t, "avg_difference");
+      r.issue = JsonString(t, "issue");
+      r.max_difference = JsonNumber(t, "max_difference");
+      r.avg_difference = JsonNumber(t, "avg_difference");
       v.trials.push_back(std::move(r));
     }
   for (const char* key : kMeasurements)

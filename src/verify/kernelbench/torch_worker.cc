@@ -21,24 +21,6 @@ json ReadJsonFile(const std::string& scratch, const std::string& relative) {
   return ParseUntrustedJsonOrNull(text);
 }
 
-std::string JsonString(const json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? UntrustedText(it->get<std::string>()) : "";
-}
-
-/// A number the worker reported, or 0 when it is missing or not a number (worker output is
-/// the candidate's process's: never trusted to have the right types).
-double JsonNumber(const json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_number() ? it->get<double>() : 0.0;
-}
-
-/// A flag the worker reported: true only when it is the boolean true.
-bool JsonTrue(const json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_boolean() && it->get<bool>();
-}
-
 /// The last few lines of a Python traceback: where it failed and why.
 std::string TracebackTail(const std::string& text, int lines) {
   size_t end = text.find_last_not_of(" \t\r\n");

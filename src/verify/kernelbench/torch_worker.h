@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/subprocess.h"
+#include "core/untrusted_json.h"
 #include "exec/confined_program.h"
 #include "verify/gpu_judge.h"
 #include "verify/verdict.h"
@@ -50,12 +51,6 @@ struct WorkerRun {
 /// null when it wrote none that parses. Read through no link, only a regular file of at most
 /// 64 MiB, never waiting (a FIFO there would hold the engine): ReadFileBeneath.
 nlohmann::json ReadJsonFile(const std::string& scratch, const std::string& relative);
-/// A string field (made printable), or "" when it is missing or not a string.
-std::string JsonString(const nlohmann::json& j, const char* key);
-/// A number field, or 0 when it is missing or not a number.
-double JsonNumber(const nlohmann::json& j, const char* key);
-/// A flag: true only when it is the boolean true.
-bool JsonTrue(const nlohmann::json& j, const char* key);
 /// The last few lines of a Python traceback: where it failed and why.
 std::string TracebackTail(const std::string& text, int lines = 4);
 /// When each stage of a worker began, in seconds from its start (its report, capped).

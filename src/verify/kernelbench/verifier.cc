@@ -1,53 +1,9 @@
 #include "verify/kernelbench/verifier.h"
 
-#include <algorithm>
-#include <filesystem>
-#include <functional>
-#include <future>
-#include <mutex>
-#include <nlohmann/json.hpp>
-#include <optional>
-#include <set>
+#include "verify/kernelbench/verifier_internal.h"
 
-#include "core/cancel.h"
-#include "core/clock.h"
-#include "core/error.h"
-#include "core/frames.h"
-#include "core/fs.h"
-#include "core/hash.h"
-#include "core/text.h"
-#include "core/untrusted_json.h"
-#include "exec/confined_program.h"
-#include "exec/machine.h"
-#include "exec/torch_extension.h"
-#include "verify/kernelbench/attribution.h"
-#include "verify/kernelbench/extensions.h"
-#include "verify/kernelbench/judge.h"
-#include "verify/kernelbench/load_inline_build.h"
-#include "verify/kernelbench/torch_worker.h"
-#include "verify/kernelbench/worker_progress.h"
-#include "verify/verifier.h"
-
-namespace kforge {
+namespace kforge::kernelbench_internal {
 namespace {
-
-using nlohmann::json;
-
-constexpr int kKernelBenchTrials = 5;
-/// The worker's end of its export socket (python/kforge_torch_worker.py, "output_socket").
-constexpr int kExportsFd = 5;
-/// How long a candidate's worker may wait for its extensions to build (the engine's builds
-/// have their own limits; it always says when they are done).
-constexpr int64_t kBuildAllowanceMs = 30 * 60 * 1000;
-/// How long the candidate's module may take to load when its load_inline arguments are read
-/// by running it (ResolveByRunning): torch's import and the module's top level.
-constexpr int64_t kResolveTimeoutMs = 120000;
-/// How long one extension's build may take (kforge's own, or torch's load_inline).
-constexpr int64_t kExtensionBuildTimeoutMs = 300000;
-// Distributions of the certified trials beyond KernelBench's own (python/kforge_torch_worker.py).
-const char* const kLightDistributions[] = {"normal", "all_negative", "negative_offset"};
-const char* const kFullDistributions[] = {"uniform", "large_magnitude", "large_offset", "small_magnitude",
-                                          "signed_rows"};
 
 std::string PythonDir(Machine& machine) {
   std::string include = machine.IncludeDir();
@@ -65,81 +21,7 @@ std::string ReadSource(const std::string& path, const char* what) {
   return text;
 }
 
-class KernelBenchVerifier {
- public:
-  KernelBenchVerifier(Machine& machine, const KernelBenchOptions& options) : machine_(machine), options_(options) {
-    options_.limits.address_space_bytes = 0;  // Python with torch maps far more than it uses
-    // Outputs go back to the engine as files (a KernelBench level-1 tensor is 1 GiB or more).
-    options_.limits.file_size_bytes = std::max<int64_t>(options_.limits.file_size_bytes, int64_t{16} << 30);
-  }
-
-  Verdict Run(const std::string& reference_path, const std::string& candidate_path);
-
- private:
-  json Check(const std::string& reference, const std::string& candidate);
-  /// Runs the candidate's module with a load_inline that records its arguments
-  /// (python/kforge_load_inline.py, "resolve"), confined as its worker is: the extensions
-  /// the checker could not read from the source. Untrusted, and only ever build input.
-  json ResolveByRunning();
-  WorkerRun Worker(WorkerRole role, const std::vector<KernelBenchTrial>& trials, const json& constants,
-                   const json& timing = json());
-  /// A worker's process with its job written, not yet run. With `extensions_later`, the
-  /// candidate's worker starts (imports torch, starts CUDA) while its extensions build, and
-  /// waits before importing the candidate until DeliverExtensions says what was built.
-  WorkerRun NewWorker(WorkerRole role, const std::vector<KernelBenchTrial>& trials, const json& constants,
-                      const json& timing, bool extensions_later);
-  /// Runs it to the end; `on_progress` (when given) sees each progress report it writes.
-  /// With a `feed`, the reports go there too, and the worker ends once the feed is abandoned.
-  /// With `reference`, the reference's worker on the same trials: a candidate's trial may
-  /// take twice what the reference's took on top of its allowance (outputs of gigabytes
-  /// take seconds to draw, hash and write, whatever the kernel does).
-  void RunWorker(WorkerRun* run, const std::function<void(const json&)>& on_progress = nullptr,
-                 WorkerFeed* feed = nullptr, const WorkerFeed* reference = nullptr);
-  /// A worker running on a thread of its own, its trials fed to the judge as it reports them.
-  struct LiveWorker {
-    std::shared_ptr<WorkerFeed> feed;
-    std::shared_ptr<ExportInbox> exports;  ///< null: it writes files only
-    std::string out_dir;
-    std::future<WorkerRun> run;
-  };
-  /// Starts `run` (from NewWorker) on its own thread; `on_progress` as RunWorker's, and
-  /// `on_end` (when given) once it has ended, however it ended.
-  LiveWorker Start(WorkerRun run, std::function<void(const json&)> on_progress = nullptr,
-                   std::function<void()> on_end = nullptr, std::shared_ptr<const WorkerFeed> reference = nullptr);
-  /// Copies the built extensions into the worker's scratch; their entries as the worker sees them.
-  json ProvideExtensions(ConfinedProgram* p);
-  /// The built extensions (or, when `built` is false, word that there are none to run); the
-  /// sizes of the reference's outputs, for the blocks it poisons, follow in DeliverPoisonSizes.
-  void DeliverExtensions(ConfinedProgram* p, bool built);
-  /// The sizes of the reference's first outputs, once its first forward has given them: the
-  /// candidate's worker imports its code and draws its first inputs meanwhile (at KernelBench's
-  /// sizes the reference's first trial draws 6.4 GB on the host first).
-  void DeliverPoisonSizes(ConfinedProgram* p, const std::vector<int64_t>& poison_nbytes);
-  /// KernelBench's timing of the reference and the candidate, each in its own process.
-  json Timing();
-  /// Copies kforge's Python, the reference and (unless `with_candidate` is false: the
-  /// reference's process never sees it) the candidate into the program's scratch.
-  ConfinedProgram* Prepare(ConfinedProgram* p, bool with_candidate);
-
-  Machine& machine_;
-  KernelBenchOptions options_;
-  std::string python_dir_, reference_, candidate_;
-  std::string reference_inputs_;  ///< the reference without Model, for the candidate's process
-  TorchToolchain torch_;
-  json extensions_ = json::object();  ///< key -> {path: the built module's host path, binding, functions}
-  json kernelbench_trials_ = json::array();
-};
-
-// What a worker's surroundings are called. A candidate that could tell it is being judged
-// could behave then and only then, so nothing a worker can see by name — its files, modules,
-// argv, working directory, environment — says kforge: they are named as a plain KernelBench
-// evaluation's would be (docs/kernelbench.md, "What a judged candidate can see").
-constexpr const char* kWorkerScript = "eval/run_and_check.py";
-constexpr const char* kReferenceFile = "eval/ref_arch.py";
-constexpr const char* kCandidateFile = "eval/custom_model.py";
-constexpr const char* kBuildWordFile = "eval/build.json";
-constexpr const char* kSizesFile = "eval/sizes.json";
-constexpr const char* kJobFile = "config.json";
+}  // namespace
 
 ConfinedProgram* KernelBenchVerifier::Prepare(ConfinedProgram* p, bool with_candidate) {
   p->Provide(python_dir_ + "/eval_utils.py", "eval_utils.py");
@@ -152,34 +34,6 @@ ConfinedProgram* KernelBenchVerifier::Prepare(ConfinedProgram* p, bool with_cand
     p->Provide(reference_, "ref_arch.py");
   if (with_candidate && !candidate_.empty()) p->Provide(candidate_, "custom_model.py");
   return p;
-}
-
-std::vector<std::string> WorkerEnv(bool gpu) {
-  std::vector<std::string> env = {"PATH=/usr/local/bin:/usr/bin:/bin",
-                                  "HOME=.",
-                                  "PYTHONDONTWRITEBYTECODE=1",
-                                  "PYTHONHASHSEED=0",
-                                  "CUDA_HOME=/usr/local/cuda",
-                                  "OMP_NUM_THREADS=2",
-                                  "OMP_WAIT_POLICY=PASSIVE",
-                                  "TRITON_CACHE_DIR=triton-cache",
-                                  "TORCH_EXTENSIONS_DIR=torch-extensions",
-                                  "LC_ALL=C.UTF-8"};
-  // Fresh heap memory is filled with 0x7f bytes (3.4e38 as float32): an output left unwritten
-  // (torch.empty returned as is) cannot pass by finding a right answer in recycled memory.
-  if (!gpu) env.push_back("GLIBC_TUNABLES=glibc.malloc.perturb=128:glibc.malloc.mmap_threshold=33554432");
-  return env;
-}
-
-/// How many bytes of not-yet-judged outputs a worker may leave on disk before it waits for
-/// the judge: an eighth of the free space where they go (two workers share it), from 256 MiB
-/// to 16 GiB. Trials of small outputs never wait; a worker always has one trial's outputs on
-/// disk if it needs to, so at KernelBench's 6.4 GB it writes one trial ahead of the judge.
-int64_t PaceBytes(const std::string& dir) {
-  std::error_code ec;
-  auto space = std::filesystem::space(dir, ec);
-  int64_t eighth = ec ? 0 : static_cast<int64_t>(space.available / 8);
-  return std::clamp<int64_t>(eighth, int64_t{256} << 20, int64_t{16} << 30);
 }
 
 json KernelBenchVerifier::Check(const std::string& reference, const std::string& candidate) {
@@ -234,200 +88,7 @@ json KernelBenchVerifier::ResolveByRunning() {
   return json{{"extensions", extensions}, {"error", stopped}};
 }
 
-WorkerRun KernelBenchVerifier::Worker(WorkerRole role, const std::vector<KernelBenchTrial>& trials,
-                                      const json& constants, const json& timing) {
-  WorkerRun run = NewWorker(role, trials, constants, timing, false);
-  RunWorker(&run);
-  return run;
-}
-
-json KernelBenchVerifier::ProvideExtensions(ConfinedProgram* p) {
-  json extensions = json::object();
-  for (auto& [key, ext] : extensions_.items()) {
-    json e = ext;
-    e["path"] = p->Provide(ext["path"].get<std::string>(), "ext_" + key.substr(0, 16) + ".so");
-    extensions[key] = e;
-  }
-  return extensions;
-}
-
-void KernelBenchVerifier::DeliverExtensions(ConfinedProgram* p, bool built) {
-  json extensions = ProvideExtensions(p);
-  // Written whole (renamed into place): the worker reads it as soon as it exists.
-  p->Write(kBuildWordFile,
-           built ? json{{"extensions", extensions}, {"poison_file", kSizesFile}}.dump() : json{{"abort", true}}.dump());
-}
-
-void KernelBenchVerifier::DeliverPoisonSizes(ConfinedProgram* p, const std::vector<int64_t>& poison_nbytes) {
-  p->Write(kSizesFile, json{{"poison_nbytes", poison_nbytes}}.dump());
-}
-
-WorkerRun KernelBenchVerifier::NewWorker(WorkerRole role, const std::vector<KernelBenchTrial>& trials,
-                                         const json& constants, const json& timing, bool extensions_later) {
-  WorkerRun run;
-  run.role = role;
-  run.timeout_ms = options_.worker_timeout_ms;
-  bool gpu = options_.backend == BackendKind::kCuda;
-  run.program = std::make_unique<ConfinedProgram>(machine_, options_.limits, gpu);
-  ConfinedProgram* p = run.program.get();
-  Prepare(p, run.role == WorkerRole::kCandidate);
-  MakeDirs(p->ScratchPath("out"));  // before PaceBytes asks how much room it has
-  json job = {{"role", WorkerRoleName(role)},
-              {"reference", kReferenceFile},
-              {"device", gpu ? "cuda" : "cpu"},
-              {"constants", constants},
-              {"kernelbench_trials", kKernelBenchTrials},
-              {"out", "out"},
-              {"extensions", json::object()},
-              {"trials", json::array()}};
-  if (!timing.is_null()) job["timing"] = timing;
-  if (gpu && options_.device_output_bytes >= 0 && timing.is_null()) {
-    ScopedFd ours, theirs;
-    StreamSocketPair(&ours, &theirs);
-    p->PassFd(std::move(theirs), kExportsFd);
-    run.exports = std::make_unique<ExportInbox>(std::move(ours), machine_.env().clock());
-    job["output_socket"] = kExportsFd;
-    job["device_output_bytes"] = options_.device_output_bytes;
-  }
-  job["pace_bytes"] = PaceBytes(p->ScratchPath("out"));  // the judge deletes each trial's outputs (Start)
-  // The candidate's GPU work is accounted (the worker's profiler pass) with its trials.
-  job["launches"] = gpu && run.role == WorkerRole::kCandidate && timing.is_null();
-  // At the file's own sizes, once: the first trial's forward again with the candidate's
-  // kernels neutralised (KernelBenchNeutralisation judges it).
-  job["neutralise"] = run.role == WorkerRole::kCandidate && timing.is_null() && constants.empty();
-  if (run.role == WorkerRole::kCandidate) {
-    job["candidate"] = kCandidateFile;
-    if (extensions_later) {
-      job["extensions"] = nullptr;
-      job["extensions_file"] = kBuildWordFile;
-      run.timeout_ms += kBuildAllowanceMs;  // the build's time is in the worker's now
-    } else {
-      job["extensions"] = ProvideExtensions(p);
-    }
-  }
-  for (const auto& t : trials) {
-    json jt = {{"name", t.name}, {"distribution", t.distribution}, {"seed", t.seed}};
-    if (t.kernelbench_index >= 0) jt["kernelbench_index"] = t.kernelbench_index;
-    job["trials"].push_back(jt);
-  }
-  p->Write(kJobFile, job.dump());
-  return run;
-}
-
-void KernelBenchVerifier::RunWorker(WorkerRun* run, const std::function<void(const json&)>& on_progress,
-                                    WorkerFeed* feed, const WorkerFeed* reference) {
-  ConfinedProgram* p = run->program.get();
-  bool gpu = options_.backend == BackendKind::kCuda;
-  Clock& clock = machine_.env().clock();
-  int64_t start = clock.MonotonicNanos();
-  // Deadlines by stage, from the progress the worker writes (WorkerProgress): generous while
-  // torch imports and for the reference; for the candidate's import and each of its trials,
-  // 10 s plus the per-call limit (and, in a trial, twice the reference's time on it). The
-  // whole run's limit stays absolute, whatever the progress file says.
-  WorkerAllowances allowances;
-  allowances.candidate = run->role == WorkerRole::kCandidate;
-  allowances.call_ms = options_.call_timeout_ms;
-  allowances.build_ms = kBuildAllowanceMs;
-  allowances.timing_calls = options_.timing_warmup + options_.timing_trials;
-  WorkerProgress progress(allowances);
-  const std::string scratch = p->ScratchPath("");
-  auto keep_going = [&]() {
-    if (feed != nullptr && feed->abandoned()) return false;
-    json r = ReadJsonFile(scratch, "out/result.json");
-    const int64_t now = clock.MonotonicNanos();
-    const size_t begun = r.is_object() && r.contains("trials") && r["trials"].is_array() ? r["trials"].size() : 0;
-    const bool judge_behind = WaitsForTheJudge(r, feed);  // an earlier trial is unjudged
-    // The launch accounting draws get_inputs() as the first KernelBench trial did.
-    const int64_t reference_ms =
-        allowances.candidate && reference != nullptr ? reference->TrialMillis(begun > 0 ? begun - 1 : 0, now) : 0;
-    // The build's word (DeliverExtensions) ends a wait for it, whatever the worker says.
-    if (progress.stage() == WorkerStage::kWaitBuild && FileExists(p->ScratchPath(kBuildWordFile)))
-      progress.BuildDelivered(now);
-    switch (progress.Observe(r, now, judge_behind, reference_ms)) {
-      case WorkerProgress::Step::kGoOn:
-        break;
-      case WorkerProgress::Step::kDone:  // sealed: the worker waits to be ended, exit hooks never run
-        if (on_progress) on_progress(progress.sealed());
-        if (feed != nullptr) feed->Offer(progress.sealed(), now);
-        return false;
-      case WorkerProgress::Step::kOverTime:
-      case WorkerProgress::Step::kWentBack:
-        return false;
-    }
-    if (on_progress) on_progress(r);
-    if (feed != nullptr) feed->Offer(r, now);
-    return true;
-  };
-  run->status = p->Run({torch_.python, "-I", kWorkerScript, kJobFile}, WorkerEnv(gpu), run->timeout_ms, keep_going);
-  run->seconds = (clock.MonotonicNanos() - start) / 1e9;
-  run->violation = progress.violation();
-  if (!progress.sealed().is_null()) {
-    run->result = progress.sealed();
-    run->status = ExitStatus{};  // ended by the engine once it had the sealed report
-  } else {
-    // It ended (or was ended) before it said it was done: what it left is read for the
-    // error it names, and is never a finished result, whatever it claims.
-    run->result = ReadJsonFile(p->ScratchPath(""), "out/result.json");
-    if (run->result.is_object()) {
-      run->result["ok"] = false;
-      if (JsonString(run->result, "stage") == "done") run->result["stage"] = "exit";
-    }
-  }
-  run->output = UntrustedText(p->OutputTail(4000));
-  run->layers = p->layers();
-  run->escapes = p->escapes();
-  run->out_dir = p->ScratchPath("out");
-}
-
-KernelBenchVerifier::LiveWorker KernelBenchVerifier::Start(WorkerRun run, std::function<void(const json&)> on_progress,
-                                                           std::function<void()> on_end,
-                                                           std::shared_ptr<const WorkerFeed> reference) {
-  LiveWorker live;
-  live.feed = std::make_shared<WorkerFeed>();
-  live.out_dir = run.program->ScratchPath("out");
-  live.exports = std::move(run.exports);
-  live.run = std::async(std::launch::async,
-                        [this, run = std::move(run), feed = live.feed, on_progress = std::move(on_progress),
-                         on_end = std::move(on_end), reference = std::move(reference)]() mutable {
-                          try {
-                            RunWorker(&run, on_progress, feed.get(), reference.get());
-                          } catch (...) {  // the judge and `on_end` hear of the end, whatever it was
-                            feed->Finish(nullptr);
-                            if (on_end) on_end();
-                            throw;
-                          }
-                          feed->Finish(run.result);
-                          if (on_end) on_end();
-                          return std::move(run);
-                        });
-  return live;
-}
-
-json KernelBenchVerifier::Timing() {
-  const json spec = {{"warmup", options_.timing_warmup}, {"trials", options_.timing_trials}, {"discard_first", 1}};
-  json out = {
-      {"procedure", "KernelBench main (time_execution_with_cuda_event): " + std::to_string(options_.timing_warmup) +
-                        " warm-up calls, " + std::to_string(options_.timing_trials) +
-                        " timed after one discarded, CUDA events, L2 thrashed (256 MB) after each call; on the CPU "
-                        "perf_counter"}};
-  for (WorkerRole role : {WorkerRole::kReference, WorkerRole::kCandidate}) {
-    const char* name = WorkerRoleName(role);
-    WorkerRun run = Worker(role, {}, json::object(), spec);
-    const json* t = run.result.is_object() && run.result.contains("timing") ? &run.result["timing"] : nullptr;
-    if (t == nullptr || !t->is_object() || !(JsonNumber(*t, "mean_ms") > 0)) {
-      std::string why = WorkerProblem(run);
-      out["error"] = std::string("the ") + name + " could not be timed" + (why.empty() ? "" : ": " + why);
-      return out;
-    }
-    json stats = json::object();
-    for (const char* k : {"mean_ms", "std_ms", "min_ms", "max_ms"}) stats[k] = JsonNumber(*t, k);
-    stats["trials"] = static_cast<int64_t>(JsonNumber(*t, "trials"));
-    stats["clock"] = CutText(JsonString(*t, "clock"), 32);
-    out[name] = stats;
-  }
-  out["speedup"] = out["reference"]["mean_ms"].get<double>() / out["candidate"]["mean_ms"].get<double>();
-  return out;
-}
+namespace {
 
 /// Module-level integer constants varied to odd sizes (about half, plus one): catches
 /// kernels that assume the file's sizes (multiples of a block, of 4 for vector loads).
@@ -463,6 +124,8 @@ std::string WeightsCheck(const json& ref, const json& cand) {
   }
   return differing > 0 ? "different_values" : missing > 0 ? "missing" : "same";
 }
+
+}  // namespace
 
 Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::string& candidate_path) {
   Clock& clock = machine_.env().clock();
@@ -889,7 +552,11 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
   return finish(v);
 }
 
-}  // namespace
+}  // namespace kforge::kernelbench_internal
+
+namespace kforge {
+
+using kernelbench_internal::KernelBenchVerifier;
 
 KernelBenchOptions KernelBenchOptionsFrom(const VerifyOptions& options) {
   KernelBenchOptions kb;

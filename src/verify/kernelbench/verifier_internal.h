@@ -1,0 +1,139 @@
+#pragma once
+// The KernelBench verifier's parts, shared by its two files: verifier.cc (the verdict's
+// steps: the checks, the extensions, the trials, both verdicts) and verifier_workers.cc (the
+// reference's and the candidate's worker processes: their jobs, deadlines and deliveries).
+// Not for use outside verify/kernelbench/: verifier.h is the interface.
+#include <algorithm>
+#include <filesystem>
+#include <functional>
+#include <future>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+
+#include "core/cancel.h"
+#include "core/clock.h"
+#include "core/error.h"
+#include "core/frames.h"
+#include "core/fs.h"
+#include "core/hash.h"
+#include "core/text.h"
+#include "core/untrusted_json.h"
+#include "exec/confined_program.h"
+#include "exec/machine.h"
+#include "exec/torch_extension.h"
+#include "verify/kernelbench/attribution.h"
+#include "verify/kernelbench/extensions.h"
+#include "verify/kernelbench/judge.h"
+#include "verify/kernelbench/load_inline_build.h"
+#include "verify/kernelbench/torch_worker.h"
+#include "verify/kernelbench/verifier.h"
+#include "verify/kernelbench/worker_progress.h"
+#include "verify/verifier.h"
+
+namespace kforge::kernelbench_internal {
+
+using nlohmann::json;
+
+constexpr int kKernelBenchTrials = 5;
+/// The worker's end of its export socket (python/kforge_torch_worker.py, "output_socket").
+constexpr int kExportsFd = 5;
+/// How long a candidate's worker may wait for its extensions to build (the engine's builds
+/// have their own limits; it always says when they are done).
+constexpr int64_t kBuildAllowanceMs = 30 * 60 * 1000;
+/// How long the candidate's module may take to load when its load_inline arguments are read
+/// by running it (ResolveByRunning): torch's import and the module's top level.
+constexpr int64_t kResolveTimeoutMs = 120000;
+/// How long one extension's build may take (kforge's own, or torch's load_inline).
+constexpr int64_t kExtensionBuildTimeoutMs = 300000;
+// Distributions of the certified trials beyond KernelBench's own (python/kforge_torch_worker.py).
+const char* const kLightDistributions[] = {"normal", "all_negative", "negative_offset"};
+const char* const kFullDistributions[] = {"uniform", "large_magnitude", "large_offset", "small_magnitude",
+                                          "signed_rows"};
+
+class KernelBenchVerifier {
+ public:
+  KernelBenchVerifier(Machine& machine, const KernelBenchOptions& options) : machine_(machine), options_(options) {
+    options_.limits.address_space_bytes = 0;  // Python with torch maps far more than it uses
+    // Outputs go back to the engine as files (a KernelBench level-1 tensor is 1 GiB or more).
+    options_.limits.file_size_bytes = std::max<int64_t>(options_.limits.file_size_bytes, int64_t{16} << 30);
+  }
+
+  Verdict Run(const std::string& reference_path, const std::string& candidate_path);
+
+ private:
+  json Check(const std::string& reference, const std::string& candidate);
+  /// Runs the candidate's module with a load_inline that records its arguments
+  /// (python/kforge_load_inline.py, "resolve"), confined as its worker is: the extensions
+  /// the checker could not read from the source. Untrusted, and only ever build input.
+  json ResolveByRunning();
+  WorkerRun Worker(WorkerRole role, const std::vector<KernelBenchTrial>& trials, const json& constants,
+                   const json& timing = json());
+  /// A worker's process with its job written, not yet run. With `extensions_later`, the
+  /// candidate's worker starts (imports torch, starts CUDA) while its extensions build, and
+  /// waits before importing the candidate until DeliverExtensions says what was built.
+  WorkerRun NewWorker(WorkerRole role, const std::vector<KernelBenchTrial>& trials, const json& constants,
+                      const json& timing, bool extensions_later);
+  /// Runs it to the end; `on_progress` (when given) sees each progress report it writes.
+  /// With a `feed`, the reports go there too, and the worker ends once the feed is abandoned.
+  /// With `reference`, the reference's worker on the same trials: a candidate's trial may
+  /// take twice what the reference's took on top of its allowance (outputs of gigabytes
+  /// take seconds to draw, hash and write, whatever the kernel does).
+  void RunWorker(WorkerRun* run, const std::function<void(const json&)>& on_progress = nullptr,
+                 WorkerFeed* feed = nullptr, const WorkerFeed* reference = nullptr);
+  /// A worker running on a thread of its own, its trials fed to the judge as it reports them.
+  struct LiveWorker {
+    std::shared_ptr<WorkerFeed> feed;
+    std::shared_ptr<ExportInbox> exports;  ///< null: it writes files only
+    std::string out_dir;
+    std::future<WorkerRun> run;
+  };
+  /// Starts `run` (from NewWorker) on its own thread; `on_progress` as RunWorker's, and
+  /// `on_end` (when given) once it has ended, however it ended.
+  LiveWorker Start(WorkerRun run, std::function<void(const json&)> on_progress = nullptr,
+                   std::function<void()> on_end = nullptr, std::shared_ptr<const WorkerFeed> reference = nullptr);
+  /// Copies the built extensions into the worker's scratch; their entries as the worker sees them.
+  json ProvideExtensions(ConfinedProgram* p);
+  /// The built extensions (or, when `built` is false, word that there are none to run); the
+  /// sizes of the reference's outputs, for the blocks it poisons, follow in DeliverPoisonSizes.
+  void DeliverExtensions(ConfinedProgram* p, bool built);
+  /// The sizes of the reference's first outputs, once its first forward has given them: the
+  /// candidate's worker imports its code and draws its first inputs meanwhile (at KernelBench's
+  /// sizes the reference's first trial draws 6.4 GB on the host first).
+  void DeliverPoisonSizes(ConfinedProgram* p, const std::vector<int64_t>& poison_nbytes);
+  /// KernelBench's timing of the reference and the candidate, each in its own process.
+  json Timing();
+  /// Copies kforge's Python, the reference and (unless `with_candidate` is false: the
+  /// reference's process never sees it) the candidate into the program's scratch.
+  ConfinedProgram* Prepare(ConfinedProgram* p, bool with_candidate);
+
+  Machine& machine_;
+  KernelBenchOptions options_;
+  std::string python_dir_, reference_, candidate_;
+  std::string reference_inputs_;  ///< the reference without Model, for the candidate's process
+  TorchToolchain torch_;
+  json extensions_ = json::object();  ///< key -> {path: the built module's host path, binding, functions}
+  json kernelbench_trials_ = json::array();
+};
+
+// What a worker's surroundings are called. A candidate that could tell it is being judged
+// could behave then and only then, so nothing a worker can see by name — its files, modules,
+// argv, working directory, environment — says kforge: they are named as a plain KernelBench
+// evaluation's would be (docs/kernelbench.md, "What a judged candidate can see").
+constexpr const char* kWorkerScript = "eval/run_and_check.py";
+constexpr const char* kReferenceFile = "eval/ref_arch.py";
+constexpr const char* kCandidateFile = "eval/custom_model.py";
+constexpr const char* kBuildWordFile = "eval/build.json";
+constexpr const char* kSizesFile = "eval/sizes.json";
+constexpr const char* kJobFile = "config.json";
+
+/// The environment of every worker and of the checks' confined programs.
+std::vector<std::string> WorkerEnv(bool gpu);
+/// How many bytes of not-yet-judged outputs a worker may leave on disk before it waits for
+/// the judge: an eighth of the free space where they go (two workers share it), from 256 MiB
+/// to 16 GiB. Trials of small outputs never wait; a worker always has one trial's outputs on
+/// disk if it needs to, so at KernelBench's 6.4 GB it writes one trial ahead of the judge.
+int64_t PaceBytes(const std::string& dir);
+
+}  // namespace kforge::kernelbench_internal
