@@ -17,6 +17,7 @@
 #include "service/experiment/device_pool.h"
 #include "service/experiment/experiment_dir.h"
 #include "service/experiment/local_executor.h"
+#include "service/experiment/replays.h"
 #include "service/experiment/report.h"
 #include "service/experiment/slurm_executor.h"
 #include "service/service.h"
@@ -124,6 +125,8 @@ CommandAction SetupExperiment(CLI::App& sub, Service& service, CancellationToken
     std::string plan, dir, cell, device;
     ExecutorFlags exec;
     bool json = false;
+    int replay_cells = 0, replay_times = 1;
+    std::vector<std::string> live = {"tensor"};
   };
   auto a = std::make_shared<Args>();
   auto action = std::make_shared<std::string>();
@@ -155,6 +158,18 @@ CommandAction SetupExperiment(CLI::App& sub, Service& service, CancellationToken
   report->add_option("dir", a->dir, "the experiment directory")->required();
   report->add_flag("--json", a->json, "print the report as JSON (else Markdown); report.html is written beside");
   report->callback([action] { *action = "report"; });
+  CLI::App* replay = sub.add_subcommand(
+      "replay", "replay finished cells with their recorded values pinned but --live: the engine's run-to-run variance");
+  replay->add_option("dir", a->dir, "the experiment directory")->required();
+  replay->add_option("--cells", a->replay_cells, "how many finished cells, taken in turn from each arm (default: all)")
+      ->check(CLI::NonNegativeNumber);
+  replay->add_option("--times", a->replay_times, "replays per cell (default 1; more resumes with more)")
+      ->check(CLI::PositiveNumber);
+  replay->add_option("--live", a->live,
+                     "layers re-executed (default tensor: candidates compiled and run again, the repairer and the "
+                     "clock pinned)");
+  replay->add_flag("-q,--quiet", a->exec.quiet, "no progress lines on stderr");
+  replay->callback([action] { *action = "replay"; });
   CLI::App* cell = sub.add_subcommand("cell", "run one cell (what an executor starts; not for people)");
   cell->add_option("dir", a->dir, "the experiment directory")->required();
   cell->add_option("cell", a->cell, "the cell's name or index (a Slurm array index)")->required();
@@ -198,6 +213,25 @@ CommandAction SetupExperiment(CLI::App& sub, Service& service, CancellationToken
       std::cout << fmt::format("cancelled: {} running cells stopped; continue with 'kforge experiment resume {}'\n",
                                stopped, dir.dir());
       return 0;
+    }
+    if (what == "replay") {
+      CellReplayOptions options{a->replay_cells, a->replay_times, ParseLiveLayers(a->live)};
+      auto progress = [quiet = a->exec.quiet](const std::string& line) {
+        if (!quiet) std::cerr << line << "\n";
+      };
+      ReplayRunSummary s = ReplayCells(service, dir, options, interrupt, progress);
+      ExperimentReport report = BuildReport(dir);
+      WriteFileAtomic(dir.dir() + "/report.json", report.ToJson().dump(2));
+      WriteFileAtomic(dir.dir() + "/report.md", report.Markdown());
+      WriteFileAtomic(dir.dir() + "/report.html", RenderExperimentPage(report));
+      std::cout << fmt::format("{} replays run, {} already recorded, {} could not run\n", s.replayed, s.already,
+                               s.errors);
+      std::cout << ReplayMarkdownOf(report);
+      if (s.cancelled) {
+        std::cout << "INTERRUPTED: continue with 'kforge experiment replay " << dir.dir() << "' and the same options\n";
+        return 130;
+      }
+      return s.errors > 0 ? 1 : 0;
     }
     if (what == "report") {
       ExperimentReport report = BuildReport(dir);

@@ -15,25 +15,6 @@
 namespace kforge {
 namespace {
 
-std::set<Layer> ParseLayers(const std::vector<std::string>& names) {
-  std::set<Layer> out;
-  for (const std::string& list : names) {
-    size_t start = 0;
-    while (start <= list.size()) {
-      const size_t comma = list.find(',', start);
-      const std::string name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-      Layer l;
-      if (!TryParseLayer(name, &l) || l == Layer::kControl)
-        throw UsageError("--live takes tensor, token or trace (one or more), not '" + name +
-                         "'; control is the engine's own logic and is always re-executed");
-      out.insert(l);
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
-  }
-  return out;
-}
-
 void PrintComparisonCounts(const RunComparison& c) {
   std::cout << fmt::format(
       "  {} events aligned ({} and {}); differing values: tensor {}, token {}, trace {}, control {}\n", c.aligned,
@@ -66,7 +47,7 @@ CommandAction SetupReplay(CLI::App& sub, Service& service, CancellationToken& in
       "value it lacks stops the replay.\nExit status: 0 the replay matched the recording, 1 it diverged or left "
       "the record, 2 usage or environment error.");
   return [a, &service, &interrupt]() -> int {
-    ReplayRequest request{a->run, ParseLayers(a->live), a->sets, a->out};
+    ReplayRequest request{a->run, ParseLiveLayers(a->live), a->sets, a->out};
     ReplayReport r = service.Replay(request, interrupt, ProgressTo(a->quiet, a->progress, service.config()));
     if (a->json) {
       std::cout << r.ToJson().dump(2) << "\n";

@@ -256,6 +256,32 @@ TEST_F(ExperimentE2ETest, SigkillThenResumeGivesTheUninterruptedReportAndNoDevic
             Comparable(json::parse(Read(whole + "/report.json"))));
   EXPECT_NE(Read(whole + "/report.md").find("| relu_nan_dropped | 2/2 | 0/2 |"), std::string::npos)
       << Read(whole + "/report.md");
+
+  // Run-to-run variance from replay: one finished cell of each arm replayed with the tensor
+  // layer live (its candidates compiled and run again); a deterministic CPU engine takes the
+  // recorded path every time. A second call with --times 2 replays each once more.
+  auto replayed = RunCli({"experiment", "replay", whole, "--cells", "2", "--quiet"}, "", 600);
+  ASSERT_EQ(replayed.exit_code, 0) << replayed.out << replayed.err;
+  EXPECT_NE(replayed.out.find("2 replays run, 0 already recorded, 0 could not run"), std::string::npos) << replayed.out;
+  replayed = RunCli({"experiment", "replay", whole, "--cells", "2", "--times", "2"}, "", 600);
+  ASSERT_EQ(replayed.exit_code, 0) << replayed.out << replayed.err;
+  EXPECT_NE(replayed.out.find("2 replays run, 2 already recorded"), std::string::npos) << replayed.out;
+  EXPECT_NE(replayed.err.find("same path and outcome"), std::string::npos) << replayed.err;
+  json rep = json::parse(Read(whole + "/report.json"));
+  for (const auto& arm : rep["arms"]) {
+    ASSERT_TRUE(arm["replays"].is_object()) << arm.dump();
+    EXPECT_EQ(arm["replays"]["cells"], 1) << arm.dump();
+    EXPECT_EQ(arm["replays"]["replays"], 2);
+    EXPECT_EQ(arm["replays"]["matched"], 2);
+    EXPECT_EQ(arm["replays"]["outcome_changed"], 0);
+    EXPECT_DOUBLE_EQ(arm["replays"]["outcome_variance"].get<double>(), 0.0);
+    EXPECT_EQ(arm["replays"]["live"], json::array({"tensor"}));
+  }
+  EXPECT_NE(Read(whole + "/report.md").find("## Run-to-run variance from replay"), std::string::npos);
+  EXPECT_NE(Read(whole + "/report.html").find("Run-to-run variance from replay"), std::string::npos);
+  auto bad = RunCli({"experiment", "replay", whole, "--live", "control"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("control is the engine's own logic"), std::string::npos) << bad.err;
 }
 
 /// Whether a Slurm controller answers here (scripts/slurm_single_node.sh starts one).

@@ -94,6 +94,29 @@ std::string Overlap(const ExperimentReport& r) {
   return out + "</table>";
 }
 
+/// Run-to-run variance from replay, for the arms that have replays ("" when none has).
+std::string ReplayTable(const ExperimentReport& r) {
+  std::string rows;
+  for (const auto& a : r.arms) {
+    if (!a.replays) continue;
+    const ReplaySummary& s = *a.replays;
+    std::string layers;
+    for (const auto& [layer, n] : s.divergence_layers)
+      layers += fmt::format("{}{} {}", layers.empty() ? "" : ", ", layer, n);
+    rows += fmt::format(
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.3f}</td><td>{}</td></"
+        "tr>",
+        Esc(a.name), Esc(fmt::format("{}", fmt::join(s.live, " "))), s.cells, s.replays, s.matched, s.outcome_changed,
+        s.stopped, s.outcome_variance, Esc(layers.empty() ? "-" : layers));
+  }
+  if (rows.empty()) return "";
+  return "<h2>Run-to-run variance from replay</h2><p class=muted>Finished cells replayed with their recorded values "
+         "pinned but the live layers: what differs comes from the engine's measurement, not the model.</p>"
+         "<table><tr><th>arm</th><th>live</th><th>cells</th><th>replays</th><th>same path</th>"
+         "<th>outcome changed</th><th>stopped early</th><th>outcome variance</th><th>divergences</th></tr>" +
+         rows + "</table>";
+}
+
 }  // namespace
 
 std::string RenderExperimentPage(const ExperimentReport& r) {
@@ -156,6 +179,7 @@ th{background:#f5f7f9}.muted{color:#68717c}svg text{font:11px system-ui,sans-ser
                           a.pass_at_1_delta.high);
     page += "</table>";
   }
+  page += ReplayTable(r);
   page += "<h2>Per task</h2><table><tr><th>task</th>";
   for (const auto& a : r.arms) page += "<th>" + Esc(a.name) + "</th>";
   page += "</tr>";

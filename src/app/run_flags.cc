@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "agent/registry.h"
+#include "core/error.h"
 
 namespace kforge {
 
@@ -109,6 +110,25 @@ bool RunDialogue::Start(const std::string& plan) {
 
 void RunDialogue::AskBetweenRounds() {
   if (interactive_) between_ = [p = prompter_](const RunState& s) { return p->BetweenRounds(s); };
+}
+
+std::set<Layer> ParseLiveLayers(const std::vector<std::string>& names) {
+  std::set<Layer> out;
+  for (const std::string& list : names) {
+    size_t start = 0;
+    while (start <= list.size()) {
+      const size_t comma = list.find(',', start);
+      const std::string name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      Layer l;
+      if (!TryParseLayer(name, &l) || l == Layer::kControl)
+        throw UsageError("--live takes tensor, token or trace (one or more), not '" + name +
+                         "'; control is the engine's own logic and is always re-executed");
+      out.insert(l);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  return out;
 }
 
 }  // namespace kforge

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -76,5 +77,9 @@ class RunDialogue {
   std::shared_ptr<Prompter> prompter_;
   BetweenRoundsFn between_;
 };
+
+/// --live values ("tensor", "token,trace", repeated or comma-separated) as layers; control
+/// is refused (it is always re-executed).
+std::set<Layer> ParseLiveLayers(const std::vector<std::string>& names);
 
 }  // namespace kforge

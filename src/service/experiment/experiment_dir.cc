@@ -85,6 +85,39 @@ CellResult CellResult::FromJson(const json& j) {
   return r;
 }
 
+json CellReplay::ToJson() const {
+  return {{"cell", cell},
+          {"task", task},
+          {"arm", arm},
+          {"live", live},
+          {"replay", replay},
+          {"recorded_success", recorded_success},
+          {"replayed_success", replayed_success ? json(*replayed_success) : json(nullptr)},
+          {"matched", matched},
+          {"divergence_layer", divergence_layer},
+          {"gap", gap},
+          {"error", error},
+          {"wall_s", wall_s}};
+}
+
+CellReplay CellReplay::FromJson(const json& j) {
+  CellReplay r;
+  r.cell = j.value("cell", "");
+  r.task = j.value("task", "");
+  r.arm = j.value("arm", "");
+  r.live = j.value("live", "");
+  r.replay = j.value("replay", 0);
+  r.recorded_success = j.value("recorded_success", false);
+  if (j.contains("replayed_success") && j["replayed_success"].is_boolean())
+    r.replayed_success = j["replayed_success"].get<bool>();
+  r.matched = j.value("matched", false);
+  r.divergence_layer = j.value("divergence_layer", "");
+  r.gap = j.value("gap", "");
+  r.error = j.value("error", "");
+  r.wall_s = j.value("wall_s", 0.0);
+  return r;
+}
+
 json CellLease::ToJson() const {
   return {{"device", device}, {"host", host},           {"job", job},
           {"pid", pid},       {"pid_start", pid_start}, {"started_us", started_us}};
@@ -185,6 +218,35 @@ std::optional<CellResult> ExperimentDir::Result(const ExperimentCell& c) const {
 void ExperimentDir::WriteResult(const ExperimentCell& c, const CellResult& r) const {
   MakeDirs(CellDir(c));
   WriteFileAtomic(CellDir(c) + "/result.json", r.ToJson().dump(2));
+}
+
+std::string ExperimentDir::ReplayRunDir(const ExperimentCell& c, int k) const {
+  return CellDir(c) + "/replays/" + std::to_string(k);
+}
+
+std::vector<CellReplay> ExperimentDir::Replays(const ExperimentCell& c) const {
+  std::vector<CellReplay> out;
+  for (int k = 0;; ++k) {
+    const std::string path = ReplayRunDir(c, k) + ".json";
+    if (!FileExists(path)) break;
+    CellReplay r;
+    auto j = ReadJson(path);
+    try {
+      if (j) r = CellReplay::FromJson(*j);
+    } catch (const json::exception&) {
+      j.reset();
+    }
+    if (!j) r.error = path + " is damaged; remove it and its folder to replay the cell again";
+    r.cell = c.name;
+    r.replay = k;
+    out.push_back(r);
+  }
+  return out;
+}
+
+void ExperimentDir::WriteReplay(const ExperimentCell& c, const CellReplay& r) const {
+  MakeDirs(CellDir(c) + "/replays");
+  WriteFileAtomic(ReplayRunDir(c, r.replay) + ".json", r.ToJson().dump(2));
 }
 
 std::optional<CellLease> ExperimentDir::Lease(const ExperimentCell& c) const {

@@ -12,6 +12,9 @@
 //                       before the cell's process starts, removed when it ends
 //   cells/NAME/result.json what the cell came to (CellResult); its presence means done
 //   cells/NAME/cell.log the cell's progress and errors
+//   cells/NAME/replays/K/  the K-th replay of the cell's run (kforge experiment replay): an
+//                       ordinary run directory, its recorded values pinned but the live layers
+//   cells/NAME/replays/K.json what that replay came to (CellReplay); its presence means done
 // A cell's state is read from these files alone, so `status` and `report` work while a run
 // goes on, after a SIGKILL, and from another machine on a shared file system (Slurm).
 #include <cstdint>
@@ -46,6 +49,23 @@ struct CellResult {
   static CellResult FromJson(const nlohmann::json& j);
 };
 
+/// What one replay of a finished cell came to: whether the engine, given the recorded values
+/// of every layer but the live ones, took the same path to the same outcome.
+struct CellReplay {
+  std::string cell, task, arm, live;  ///< live: the layers re-executed, "tensor,trace"
+  int replay = 0;                     ///< K, counted from 0 per cell
+  bool recorded_success = false;
+  /// The replay's outcome; empty when it stopped before its end (it left the record: a live
+  /// value led where the recording has no value to pin) or could not run.
+  std::optional<bool> replayed_success;
+  bool matched = false;          ///< same path and outcome as the recording (engine/replay.h)
+  std::string divergence_layer;  ///< the first divergence's layer, "" none
+  std::string gap, error;        ///< why it stopped early; why it could not run
+  double wall_s = 0;
+  nlohmann::json ToJson() const;
+  static CellReplay FromJson(const nlohmann::json& j);
+};
+
 enum class CellState { kPending, kRunning, kDone };
 std::string_view CellStateName(CellState s);
 
@@ -73,6 +93,10 @@ class ExperimentDir {
   std::string RunDir(const ExperimentCell& c) const { return CellDir(c) + "/run"; }
   std::optional<CellResult> Result(const ExperimentCell& c) const;
   void WriteResult(const ExperimentCell& c, const CellResult& r) const;
+  std::string ReplayRunDir(const ExperimentCell& c, int k) const;
+  /// The cell's finished replays, by K; a damaged record reads as a replay with an error.
+  std::vector<CellReplay> Replays(const ExperimentCell& c) const;
+  void WriteReplay(const ExperimentCell& c, const CellReplay& r) const;
   std::optional<CellLease> Lease(const ExperimentCell& c) const;
   void WriteLease(const ExperimentCell& c, const CellLease& lease) const;
   void DropLease(const ExperimentCell& c) const;

@@ -18,6 +18,37 @@ constexpr int kBootstrapResamples = 2000;
 
 std::string Num(double v, int digits = 3) { return fmt::format("{:.{}f}", v, digits); }
 
+json ReplaySummaryJson(const ReplaySummary& s) {
+  return {{"cells", s.cells},
+          {"replays", s.replays},
+          {"live", s.live},
+          {"matched", s.matched},
+          {"outcome_changed", s.outcome_changed},
+          {"stopped", s.stopped},
+          {"errors", s.errors},
+          {"outcome_variance", s.outcome_variance},
+          {"divergence_layers", s.divergence_layers}};
+}
+
+std::string ReplayMarkdown(const std::vector<ArmReport>& arms) {
+  std::string md;
+  for (const auto& a : arms) {
+    if (!a.replays) continue;
+    if (md.empty())
+      md = "\n## Run-to-run variance from replay (recorded values pinned but the live layers)\n\n"
+           "| arm | live | cells | replays | same path | outcome changed | stopped early | errors | outcome variance "
+           "| divergences by layer |\n|---|---|---|---|---|---|---|---|---|---|\n";
+    const ReplaySummary& r = *a.replays;
+    std::string layers;
+    for (const auto& [layer, n] : r.divergence_layers)
+      layers += fmt::format("{}{} {}", layers.empty() ? "" : ", ", layer, n);
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {:.3f} | {} |\n", a.name, fmt::join(r.live, " "),
+                      r.cells, r.replays, r.matched, r.outcome_changed, r.stopped, r.errors, r.outcome_variance,
+                      layers.empty() ? "-" : layers);
+  }
+  return md;
+}
+
 }  // namespace
 
 ExperimentReport BuildReport(const ExperimentDir& dir) {
@@ -32,9 +63,11 @@ ExperimentReport BuildReport(const ExperimentDir& dir) {
   std::vector<std::vector<std::vector<CellResult>>> results(arms, std::vector<std::vector<CellResult>>(tasks));
   // outcome by (task, seed, sample) per arm, for pairing.
   std::map<std::tuple<int, uint64_t, int>, std::map<int, bool>> paired;
+  std::vector<std::vector<std::vector<CellReplay>>> replays(arms);  // [arm][cell]
   for (const auto& c : dir.cells()) {
     auto r = dir.Result(c);
     if (!r) continue;
+    if (auto rs = dir.Replays(c); !rs.empty()) replays[c.arm].push_back(std::move(rs));
     ++rep.done;
     if (r->outcome == "error") ++rep.errors;
     results[c.arm][c.task].push_back(*r);
@@ -95,6 +128,7 @@ ExperimentReport BuildReport(const ExperimentDir& dir) {
       }
       ar.pass_at_k.push_back(sum / ar.tasks);
     }
+    if (!replays[a].empty()) ar.replays = SummariseReplays(replays[a]);
     if (arm.weakens_verdict() && ar.checked_successes > 0)
       ar.false_success_rate = double(ar.rejected_successes) / ar.checked_successes;
     rep.arms.push_back(std::move(ar));
@@ -196,7 +230,8 @@ json ExperimentReport::ToJson() const {
                          {"outcome_variance", a.outcome_variance},
                          {"checked_successes", a.checked_successes},
                          {"rejected_successes", a.rejected_successes},
-                         {"false_success_rate", a.false_success_rate ? json(*a.false_success_rate) : json()}});
+                         {"false_success_rate", a.false_success_rate ? json(*a.false_success_rate) : json()},
+                         {"replays", a.replays ? ReplaySummaryJson(*a.replays) : json()}});
   }
   j["pairs"] = json::array();
   for (const auto& p : pairs)
@@ -228,6 +263,8 @@ json ExperimentReport::ToJson() const {
   }
   return j;
 }
+
+std::string ReplayMarkdownOf(const ExperimentReport& report) { return ReplayMarkdown(report.arms); }
 
 std::string ExperimentReport::Markdown() const {
   std::string md =
@@ -270,6 +307,7 @@ std::string ExperimentReport::Markdown() const {
       md += fmt::format("| {} | {} | {} | {:+.3f} | [{:+.3f}, {:+.3f}] |\n", a.arm, a.base, a.tasks,
                         a.pass_at_1_delta.estimate, a.pass_at_1_delta.low, a.pass_at_1_delta.high);
   }
+  md += ReplayMarkdown(arms);
   md += "\n## Per task (repaired / finished runs)\n\n| task |";
   for (const auto& a : arms) md += " " + a.name + " |";
   md += "\n|---|";

@@ -8,6 +8,7 @@
 
 #include "engine/study_stats.h"
 #include "service/experiment/experiment_dir.h"
+#include "service/experiment/replays.h"
 
 namespace kforge {
 
@@ -25,6 +26,8 @@ struct ArmReport {
   /// Weakened arms: successes the full certified verdict was asked about, and rejected.
   int checked_successes = 0, rejected_successes = 0;
   std::optional<double> false_success_rate;
+  /// Run-to-run variance from replay (replays.h); none until `kforge experiment replay` ran.
+  std::optional<ReplaySummary> replays;
   double tokens_per_task() const { return tasks ? double(uncached_tokens + cached_tokens) / tasks : 0; }
   std::optional<double> tokens_per_success() const {
     if (successes == 0) return std::nullopt;
@@ -62,6 +65,9 @@ struct ExperimentReport {
   /// A Markdown summary for papers: arms, pairs, ablations, per-task outcomes.
   std::string Markdown() const;
 };
+
+/// The report's section on run-to-run variance from replay ("" when no arm has replays).
+std::string ReplayMarkdownOf(const ExperimentReport& report);
 
 /// The report of the experiment in `dir` as its results stand now.
 ExperimentReport BuildReport(const ExperimentDir& dir);
