@@ -415,6 +415,8 @@ class DeviceExports:
             raise RuntimeError(f"{name} failed (CUDA error {rc}) handing an output to the engine")
 
     def hand_over(self, torch, t, trial, index, form):
+        """Copies `t` into exportable memory, sends its descriptor and returns the memory's
+        device address (held until the engine has judged `trial`)."""
         c = self.c
         src = t.detach().contiguous()
         nbytes = src.numel() * src.element_size()
@@ -447,6 +449,31 @@ class DeviceExports:
                               [(self.socket.SOL_SOCKET, self.socket.SCM_RIGHTS, array.array("i", [fd.value]))])
         finally:
             os.close(fd.value)
+        return address.value
+
+    @staticmethod
+    def takes_input(torch, x):
+        """Inputs handed over before the forward: contiguous, non-empty tensors in GPU memory.
+        Both workers decide alike; the engine goes by the reference's list."""
+        return isinstance(x, torch.Tensor) and x.is_cuda and x.is_contiguous() and x.numel() > 0
+
+    def hand_over_inputs(self, torch, inputs, trial, entry, in_place):
+        """Hands each input `takes_input` takes to the engine (form "in") and lists it in the
+        trial's entry as [index, bytes]. The reference's worker sends copies taken before its
+        forward; the candidate's (`in_place`) gets back the handed-over memory itself as its
+        inputs, so what its forward writes there is seen by kforge-gpu-judge."""
+        entry["device_inputs"] = []
+        for i, x in enumerate(inputs):
+            if not self.takes_input(torch, x):
+                continue
+            nbytes = x.numel() * x.element_size()
+            address = self.hand_over(torch, x, trial, i, "in")
+            entry["device_inputs"].append([i, nbytes])
+            if in_place:
+                class Memory:  # the handed-over bytes, seen by torch through the CUDA array interface
+                    __cuda_array_interface__ = {"shape": (nbytes,), "typestr": "|u1", "data": (address, False),
+                                                "version": 3}
+                inputs[i] = torch.as_tensor(Memory(), device=x.device).view(x.dtype).view(x.shape)
 
     def release_through(self, trial):
         c = self.c
@@ -503,7 +530,7 @@ def device_fingerprint(torch, t):
     return sums.cpu().numpy().tobytes()
 
 
-def input_digests(torch, inputs):
+def input_digests(torch, inputs, skip=()):
     """What each input is: sha256 over its dtype, shape and bytes (on the host), or over its
     device_fingerprint (on the GPU). Both workers compute them the same way: the engine
     compares the candidate's, taken after its forward, with the reference's, taken before
@@ -511,7 +538,10 @@ def input_digests(torch, inputs):
     # Hashed through a view (tensor_bytes), not a copy: a freed copy of an input is memory an
     # unwritten output could be handed, which must hold kforge's poison instead.
     out = []
-    for x in inputs:
+    for i, x in enumerate(inputs):
+        if i in skip:
+            out.append("")
+            continue
         h = hashlib.sha256()
         if isinstance(x, torch.Tensor):
             h.update(f"{x.dtype}{tuple(x.shape)}{x.device.type}".encode())
@@ -1077,6 +1107,9 @@ def main():
                 entry["input_digests"] = input_digests(torch, inputs)
                 entry["inputs_sha256"] = inputs_digest(entry["input_digests"])
                 step("digest")
+                if exports is not None:
+                    exports.hand_over_inputs(torch, inputs, index, entry, in_place=role == "candidate")
+                    step("hand_over_inputs")
                 # The float64 model runs on the inputs as they were before the forward.
                 clones = [x.clone() if isinstance(x, torch.Tensor) else None for x in inputs] \
                     if model64 is not None else None
@@ -1101,8 +1134,9 @@ def main():
                     entry["output_shapes"] = [{"dtype": str(t.dtype).replace("torch.", ""), "shape": list(t.shape)}
                                               for t in as_list(out) if isinstance(t, torch.Tensor)]
                     write_result()
-                if role == "candidate":
-                    entry["input_digests_after"] = input_digests(torch, inputs)
+                if role == "candidate":  # inputs handed over are judged by the engine where they lie
+                    handed = {i for i, _ in entry.get("device_inputs", [])}
+                    entry["input_digests_after"] = input_digests(torch, inputs, skip=handed)
                     step("mutation_check")
                 if job.get("pace_bytes"):  # the reference may write a float64 copy too
                     nbytes = sum(t.numel() * t.element_size() for t in as_list(out) if isinstance(t, torch.Tensor))

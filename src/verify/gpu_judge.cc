@@ -56,13 +56,15 @@ ScopedFd ExportInbox::Take(int64_t trial, int64_t output, ExportForm form, int64
       break;
     }
     const std::string f_name = j["form"].get<std::string>();
-    if (f_name != "out" && f_name != "ref64") {
+    if (f_name != "out" && f_name != "ref64" && f_name != "in") {
       problem_ = "it sent an export of a form kforge does not know";
       socket_.Reset();
       held_.clear();
       break;
     }
-    const int f_form = static_cast<int>(f_name == "ref64" ? ExportForm::kReference64 : ExportForm::kOutput);
+    const int f_form = static_cast<int>(f_name == "ref64" ? ExportForm::kReference64
+                                        : f_name == "in"  ? ExportForm::kInput
+                                                          : ExportForm::kOutput);
     const int64_t f_trial = j["trial"].get<int64_t>();
     if (f_trial < trial) continue;  // an earlier trial's, judged already: closed here
     held_[Key{f_trial, j["output"].get<int64_t>(), f_form}] = std::move(f.fds[0]);
@@ -145,6 +147,27 @@ GpuJudge::Blame GpuJudge::Judge(const Request& request, std::span<const int> fds
               {"floor", request.tolerance.floor},
               {"reduction_size", 1},
               {"unavoidable_factor", request.unavoidable_factor}};
+  json reply;
+  if (Ask(req, fds, &reply, error) == Blame::kCandidate) return Blame::kCandidate;
+  *out = ParseDeviceJudgement(reply, request.shape);
+  return Blame::kNone;
+}
+
+GpuJudge::Blame GpuJudge::SameBytes(int before, int after, int64_t bytes, int64_t* differing, int64_t* first,
+                                    std::string* error) {
+  const int fds[] = {before, after};
+  json reply;
+  if (Ask({{"op", "same_bytes"}, {"bytes", bytes}}, fds, &reply, error) == Blame::kCandidate) return Blame::kCandidate;
+  try {
+    *differing = reply.at("differing").get<int64_t>();
+    *first = reply.at("first").get<int64_t>();
+  } catch (const json::exception& e) {
+    throw EnvironmentError(std::string("kforge-gpu-judge sent an unreadable reply: ") + e.what());
+  }
+  return Blame::kNone;
+}
+
+GpuJudge::Blame GpuJudge::Ask(const json& req, std::span<const int> fds, json* reply, std::string* error) {
   auto failed = [&](const std::string& why) {
     std::string log = ReadFileTail(dir_->path() + "/judge.log", 2048);
     return EnvironmentError("kforge-gpu-judge failed: " + why + (log.empty() ? "" : "\n" + log));
@@ -155,17 +178,16 @@ GpuJudge::Blame GpuJudge::Judge(const Request& request, std::span<const int> fds
   FrameStatus st =
       ReceiveFrame(socket_.get(), clock, clock.MonotonicNanos() + int64_t{600} * 1000000000, {size_t{16} << 20, 0}, &f);
   if (st != FrameStatus::kOk) throw failed(std::string("its reply was ") + FrameStatusName(st));
-  json reply = json::parse(f.bytes, nullptr, false);
-  if (!reply.is_object()) throw failed("its reply is not JSON");
-  if (!reply.value("ok", false)) {
-    std::string which = reply.value("which", ""), why = reply.value("error", "");
+  *reply = json::parse(f.bytes, nullptr, false);
+  if (!reply->is_object()) throw failed("its reply is not JSON");
+  if (!reply->value("ok", false)) {
+    std::string which = reply->value("which", ""), why = reply->value("error", "");
     if (which == "candidate") {
       *error = why;
       return Blame::kCandidate;
     }
-    throw failed((which == "reference" ? "the reference's outputs cannot be mapped: " : "") + why);
+    throw failed((which == "reference" ? "the reference's memory cannot be mapped: " : "") + why);
   }
-  *out = ParseDeviceJudgement(reply, request.shape);
   return Blame::kNone;
 }
 

@@ -7,7 +7,10 @@
 // float32 output into exportable GPU memory and sends, before it reports the trial done, one
 // frame per form on its socket: {"trial", "output", "form": "out" | "ref64"} with the
 // memory's descriptor. The engine answers {"judged": trial} once it has judged a trial; the
-// worker then frees that trial's memory.
+// worker then frees that trial's memory. Each input in GPU memory (contiguous) is sent too,
+// before the forward, as {"trial", "output": its index, "form": "in"}: the reference's
+// worker a copy, the candidate's the very memory its forward is given, so input mutation is
+// seen by kforge-gpu-judge, not reported by the candidate's process.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -26,15 +29,16 @@ namespace kforge {
 
 class Machine;
 
-/// Which form of an output an export holds.
-enum class ExportForm { kOutput, kReference64 };
+/// Which form of an output an export holds; kInput: an input (its index in "output"), the
+/// reference's copy taken before its forward or the memory the candidate's forward was given.
+enum class ExportForm { kOutput, kReference64, kInput };
 
 /// The exports one worker sent, read from its socket as they are needed. The worker's bytes
 /// are untrusted: a malformed frame, or more descriptors held than kMaxHeld, closes the inbox
 /// (every later Take is empty) and says why.
 class ExportInbox {
  public:
-  static constexpr size_t kMaxHeld = 16;
+  static constexpr size_t kMaxHeld = 64;
   ExportInbox(ScopedFd socket, Clock& clock) : socket_(std::move(socket)), clock_(clock) {}
   /// The descriptor of trial `trial`'s output `output` in `form`, reading frames until
   /// `wait_ms` has passed; invalid when the worker did not send it (problem() may say why).
@@ -82,8 +86,15 @@ class GpuJudge {
   /// exact) and the candidate's. Blame::kCandidate (with `error`) when the candidate's memory
   /// cannot be mapped; throws EnvironmentError when the reference's cannot, or the judge fails.
   Blame Judge(const Request& request, std::span<const int> fds, DeviceJudgement* out, std::string* error);
+  /// How many of `bytes` bytes differ between the reference's copy of an input (`before`)
+  /// and the candidate's input memory after its forward (`after`), in *differing (and the
+  /// first's offset in *first). Blame as Judge's.
+  Blame SameBytes(int before, int after, int64_t bytes, int64_t* differing, int64_t* first, std::string* error);
 
  private:
+  /// Sends `req` with `fds` and returns the judge's "ok" reply; Blame::kCandidate with *error
+  /// when the candidate's memory cannot be mapped; throws EnvironmentError otherwise.
+  Blame Ask(const nlohmann::json& req, std::span<const int> fds, nlohmann::json* reply, std::string* error);
   Machine& machine_;
   std::unique_ptr<TempDir> dir_;
   ScopedFd socket_;

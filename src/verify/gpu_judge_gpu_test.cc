@@ -5,8 +5,10 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstring>
+#include <thread>
 
 #include "core/error.h"
 #include "core/frames.h"
@@ -242,6 +244,62 @@ e.wait_judged(1)
   req.elements = 1 << 22;
   ASSERT_EQ(judge.Judge(req, std::vector<int>{ref32.get(), ref32.get()}, &d, &error), GpuJudge::Blame::kNone) << error;
   EXPECT_EQ(d.compare.mismatches, 0);
+  inbox.Judged(0);
+  EXPECT_TRUE(probe.process->Wait(120000).ok()) << ReadFileTail(probe.log, 4000);
+}
+
+// Inputs handed over before the forward: the reference's worker sends copies, the
+// candidate's the memory its forward is given (hand_over_inputs returns views of it). What the
+// forward writes there is seen by the judge byte for byte; the worker's own report plays no part.
+TEST_F(GpuJudgeTest, InputsWrittenByTheForwardAreSeenInTheMemoryItWasGiven) {
+  Machine& machine = testing::LiveMachine();
+  TempDir dir("kforge-gpu-judge-test");
+  Probe probe = StartProbe(machine, dir.path(), R"(import sys
+import torch
+import kforge_torch_worker as w
+e = w.DeviceExports(int(sys.argv[1]), 0)
+torch.manual_seed(3)
+a = torch.randn(1000003, device="cuda")
+b = torch.randint(0, 100, (4, 257), device="cuda", dtype=torch.int64)
+scalar = 2.5
+ref = {}
+e.hand_over_inputs(torch, [a, b, scalar], 0, ref, in_place=False)
+cand = {}
+inputs = [a.clone(), b.clone(), scalar]
+e.hand_over_inputs(torch, inputs, 0, cand, in_place=True)
+assert ref["device_inputs"] == cand["device_inputs"] == [[0, 4000012], [1, 4 * 257 * 8]], (ref, cand)
+assert inputs[0].dtype == torch.float32 and inputs[1].shape == (4, 257) and torch.equal(inputs[1], b)
+inputs[1][2, 7] += 1  # the "forward" writes into its second input, through the view
+torch.cuda.synchronize()
+open("written", "w").close()
+e.wait_judged(1)
+)");
+  ExportInbox& inbox = *probe.inbox;
+  ScopedFd ref_a = inbox.Take(0, 0, ExportForm::kInput, 120000);
+  ScopedFd ref_b = inbox.Take(0, 1, ExportForm::kInput, 120000);
+  // The candidate's frames for the same trial and inputs come after the reference's on this
+  // one socket; a real judge reads each worker's from its own.
+  ScopedFd got_a = inbox.Take(0, 0, ExportForm::kInput, 120000);
+  ScopedFd got_b = inbox.Take(0, 1, ExportForm::kInput, 120000);
+  ASSERT_TRUE(ref_a.valid() && ref_b.valid() && got_a.valid() && got_b.valid()) << ReadFileTail(probe.log, 4000);
+  EXPECT_FALSE(inbox.Take(0, 2, ExportForm::kInput, 2000).valid());  // a scalar is not handed over
+  GpuJudge judge(machine);
+  int64_t differing = -1, first = -2;
+  std::string error;
+  // Written after the candidate's frames were sent: compared once the probe says it wrote.
+  for (int i = 0; i < 1200 && !FileExists(dir.path() + "/written"); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_TRUE(FileExists(dir.path() + "/written")) << ReadFileTail(probe.log, 4000);
+  ASSERT_EQ(judge.SameBytes(ref_b.get(), got_b.get(), 4 * 257 * 8, &differing, &first, &error), GpuJudge::Blame::kNone)
+      << error;
+  EXPECT_EQ(differing, 1);  // one int64 element + 1: its lowest byte
+  EXPECT_EQ(first, (2 * 257 + 7) * 8);
+  ASSERT_EQ(judge.SameBytes(ref_a.get(), got_a.get(), 4000012, &differing, &first, &error), GpuJudge::Blame::kNone);
+  EXPECT_EQ(differing, 0);
+  EXPECT_EQ(first, -1);
+  ScopedFd not_gpu_memory(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  EXPECT_EQ(judge.SameBytes(ref_a.get(), not_gpu_memory.get(), 4000012, &differing, &first, &error),
+            GpuJudge::Blame::kCandidate);
   inbox.Judged(0);
   EXPECT_TRUE(probe.process->Wait(120000).ok()) << ReadFileTail(probe.log, 4000);
 }

@@ -1,5 +1,6 @@
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <cub/block/block_reduce.cuh>
@@ -472,6 +473,55 @@ std::string LeafDigests(const void* device_bytes, size_t bytes) {
   CheckLastError("hashing the output");
   std::vector<unsigned char> d = digests.Copy();
   return std::string(d.begin(), d.end());
+}
+
+namespace {
+
+/// Counts the bytes that differ between a and b, and the first one's offset (atomicMin).
+__global__ void DifferingBytesKernel(const unsigned char* a, const unsigned char* b, size_t bytes,
+                                     unsigned long long* count, unsigned long long* first) {
+  const size_t words = bytes / 4;
+  const auto* wa = reinterpret_cast<const uint32_t*>(a);
+  const auto* wb = reinterpret_cast<const uint32_t*>(b);
+  unsigned long long mine = 0, lowest = ~0ull;
+  const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
+  for (size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < words; i += stride) {
+    const uint32_t x = wa[i] ^ wb[i];
+    if (x == 0) continue;
+    for (int k = 0; k < 4; ++k)
+      if ((x >> (8 * k)) & 0xffu) {
+        ++mine;
+        lowest = min(lowest, static_cast<unsigned long long>(4 * i + k));
+      }
+  }
+  if (blockIdx.x == 0 && threadIdx.x == 0)
+    for (size_t i = words * 4; i < bytes; ++i)
+      if (a[i] != b[i]) {
+        ++mine;
+        lowest = min(lowest, static_cast<unsigned long long>(i));
+      }
+  if (mine) {
+    atomicAdd(count, mine);
+    atomicMin(first, lowest);
+  }
+}
+
+}  // namespace
+
+ByteDifference DifferingBytes(const void* a, const void* b, size_t bytes) {
+  DeviceArray<unsigned long long> out(2);
+  const unsigned long long none = ~0ull;
+  cudaMemcpy(out.get() + 1, &none, sizeof none, cudaMemcpyHostToDevice);
+  const size_t words = bytes / 4;
+  const unsigned blocks = static_cast<unsigned>(std::min<size_t>((words + kThreads - 1) / kThreads + 1, 4096));
+  DifferingBytesKernel<<<blocks, kThreads>>>(static_cast<const unsigned char*>(a), static_cast<const unsigned char*>(b),
+                                             bytes, out.get(), out.get() + 1);
+  CheckLastError("comparing the inputs' bytes");
+  std::vector<unsigned long long> r = out.Copy();
+  ByteDifference d;
+  d.differing = static_cast<int64_t>(r[0]);
+  d.first = r[0] ? static_cast<int64_t>(r[1]) : -1;
+  return d;
 }
 
 }  // namespace kforge::gpu_judge

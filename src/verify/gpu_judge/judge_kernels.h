@@ -63,6 +63,13 @@ CompareTotals Compare(const Source& s, const CompareParams& p, size_t first_cap,
 /// order: what the output's digest hashes again (a tree of two levels).
 std::string LeafDigests(const void* device_bytes, size_t bytes);
 
+struct ByteDifference {
+  int64_t differing = 0;  ///< bytes that differ
+  int64_t first = -1;     ///< the first one's offset, -1 none
+};
+/// Where two device buffers of `bytes` bytes differ (an input before and after a forward).
+ByteDifference DifferingBytes(const void* a, const void* b, size_t bytes);
+
 /// Throws std::runtime_error with the CUDA runtime's words when the last call failed.
 void CheckLastError(const char* what);
 

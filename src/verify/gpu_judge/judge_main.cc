@@ -16,6 +16,11 @@
 // digest: SHA-256 over the SHA-256s of the candidate output's 64 KiB pieces), or {"ok":
 // false, "which": "reference" | "candidate", "error"} when a descriptor cannot be mapped. The
 // candidate's memory is copied before it is read: its process may still be writing to it.
+//
+// The second request, {"op": "same_bytes", "bytes": N} with descriptors [reference's copy of
+// an input taken before its forward, the memory the candidate's forward was given], is
+// answered {"ok": true, "differing": bytes that differ, "first": the first one's offset or -1}
+// (input mutation, seen where the input lies), or the same {"ok": false, ...} as above.
 // The judge ends when the engine closes the socket.
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -204,6 +209,25 @@ json Judge(const json& req, std::vector<ScopedFd>& fds, int device, Private* own
           {"digest", "tree:" + Sha256Hex(LeafDigests(s.got, n * sizeof(float)))}};
 }
 
+json SameBytes(const json& req, std::vector<ScopedFd>& fds, int device) {
+  const auto bytes = req.at("bytes").get<size_t>();
+  if (fds.size() != 2u) return {{"ok", false}, {"which", "reference"}, {"error", "wrong descriptor count"}};
+  std::unique_ptr<Mapping> before, after;
+  try {
+    before = std::make_unique<Mapping>(fds[0].get(), bytes, device);
+  } catch (const std::invalid_argument& e) {
+    return {{"ok", false}, {"which", "reference"}, {"error", e.what()}};
+  }
+  try {
+    after = std::make_unique<Mapping>(fds[1].get(), bytes, device);
+  } catch (const std::invalid_argument& e) {
+    return {{"ok", false}, {"which", "candidate"}, {"error", e.what()}};
+  }
+  fds.clear();
+  const ByteDifference d = DifferingBytes(before->as<unsigned char>(), after->as<unsigned char>(), bytes);
+  return {{"ok", true}, {"differing", d.differing}, {"first", d.first}};
+}
+
 int Serve(int socket) {
   int device = 0;
   if (cudaSetDevice(device) != cudaSuccess || cudaFree(nullptr) != cudaSuccess) {
@@ -223,7 +247,9 @@ int Serve(int socket) {
     json reply;
     bool fatal = false;
     try {
-      reply = Judge(json::parse(f.bytes), f.fds, device, &own);
+      const json req = json::parse(f.bytes);
+      reply =
+          req.value("op", "judge") == "same_bytes" ? SameBytes(req, f.fds, device) : Judge(req, f.fds, device, &own);
     } catch (const std::runtime_error& e) {  // CUDA failed: the context cannot be trusted after
       reply = {{"ok", false}, {"which", "judge"}, {"error", e.what()}};
       fatal = true;

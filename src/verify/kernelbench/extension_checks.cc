@@ -71,10 +71,21 @@ std::vector<IntegrityFinding> ExtensionChecks(const std::string& source, Backend
   // that turns it off (a guard around an ATen call) hides framework compute.
   static const std::regex kProfiler(
       R"(\b(RecordFunction\w*|DisableRecordFunctionGuard|ThreadLocalStateGuard|\w*[Pp]rofiler\w*|set_record_function_enabled)\b)");
+  // The interpreter the extension is loaded into runs kforge's worker: an extension that
+  // reaches it (runs Python, imports a module, sets an attribute) can rewrite what the worker
+  // reports. Bindings (PYBIND11_MODULE, m.def, py::arg) are the extension's ABI and stay.
+  static const std::regex kInterpreter(
+      R"((\bPy[A-Z][A-Za-z]*_\w+|\b_Py\w+|\bpy(?:bind11)?::(?:exec|eval|eval_file|globals|import|module_?::import)\b|<Python\.h>|\.\s*attr\s*\())");
   std::istringstream lines(source);
   std::string line;
   for (int n = 1; std::getline(lines, line); ++n) {
     if (line.rfind("m.def(", 0) == 0) continue;  // load_inline's own bindings
+    std::smatch interpreter;
+    if (std::regex_search(line, interpreter, kInterpreter))
+      AddFinding(&out, "wrapper.interpreter_access",
+                 "the extension reaches the Python interpreter (" + interpreter[1].str() +
+                     "): the worker that runs it and its reports are not the candidate's to reach",
+                 n);
     std::smatch profiler;
     if (std::regex_search(line, profiler, kProfiler))
       AddFinding(&out, "wrapper.profiler_tampering",

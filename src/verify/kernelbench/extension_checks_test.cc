@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace kforge {
 namespace {
 
@@ -49,6 +51,29 @@ TEST(ExtensionChecksTest, OtherNativeFindingsStay) {
   auto findings = ExtensionChecks(source, BackendKind::kCpu);
   EXPECT_FALSE(findings.empty());
   for (const auto& f : findings) EXPECT_NE(f.check, "static.forbidden_include") << f.detail;
+}
+
+// The worker runs in the interpreter the extension is loaded into: an extension that runs
+// Python or sets attributes there could rewrite the worker's reports. Bindings stay allowed.
+TEST(ExtensionChecksTest, AnExtensionThatReachesTheInterpreterIsAFinding) {
+  for (const char* reach : {"PyRun_SimpleString(\"import sys\");", "PyImport_ImportModule(\"__main__\");",
+                            "py::module_::import(\"__main__\").attr(\"input_digests\") = py::none();",
+                            "pybind11::exec(\"x = 1\");", "_PyEval_EvalFrameDefault(nullptr, nullptr, 0);"}) {
+    const std::string source = std::string("#include <torch/extension.h>\ntorch::Tensor f(torch::Tensor a) {\n  ") +
+                               reach + "\n  return a;\n}\n";
+    auto findings = ExtensionChecks(source, BackendKind::kCpu);
+    EXPECT_TRUE(std::any_of(findings.begin(), findings.end(), [](const IntegrityFinding& f) {
+      return f.check == "wrapper.interpreter_access";
+    })) << reach;
+  }
+  const char* bindings =
+      "#include <torch/extension.h>\n"
+      "torch::Tensor f(torch::Tensor a) { return a; }\n"
+      "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {\n"
+      "  m.def(\"forward\", &f, \"forward\", py::arg(\"a\"));\n"
+      "}\n";
+  for (const auto& f : ExtensionChecks(bindings, BackendKind::kCpu))
+    EXPECT_NE(f.check, "wrapper.interpreter_access") << f.detail;
 }
 
 // CUB, CUTLASS and CuTe compile into the candidate's own kernels; cuBLAS and cuDNN compute in

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <future>
+#include <map>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -297,6 +298,41 @@ std::string JudgeOnDevice(const TrialReports& reports, size_t o, bool exact, con
 
 void AddCase(Verdict* v, CaseEvidence c) { v->cases.push_back(std::move(c)); }
 
+/// Which inputs the candidate's forward changed (into `mutated`, "input<i>"), or why that
+/// cannot be told (then nothing is believed).
+std::string JudgeInputs(const KernelBenchTrial& t, const WorkerTrialReport& r, const WorkerTrialReport& k,
+                        const TrialReports& reports, std::vector<std::string>* mutated, bool* first_on_device) {
+  if (!r.input_digests || !k.input_digests_after || k.input_digests_after->size() != r.input_digests->size())
+    return "no digest of the inputs after ModelNew's forward";
+  const std::map<int64_t, int64_t> on_device(r.device_inputs.begin(), r.device_inputs.end());
+  const std::vector<std::string>& before = *r.input_digests;
+  for (size_t i = 0; i < before.size(); ++i) {
+    const std::string name = "input" + std::to_string(i);
+    auto device = on_device.find(static_cast<int64_t>(i));
+    if (device == on_device.end() || reports.gpu == nullptr) {
+      if (before[i].empty() || (*k.input_digests_after)[i] != before[i]) mutated->push_back(name);
+      continue;
+    }
+    constexpr int64_t kWaitMs = 5000;  // sent before the forward: already there
+    ScopedFd ref = reports.reference_exports->Take(reports.index, device->first, ExportForm::kInput, kWaitMs);
+    if (!ref.valid())
+      throw EnvironmentError("the reference's worker did not hand over its input " + std::to_string(i) + " (trial " +
+                             t.name + "): " + reports.reference_exports->problem());
+    ScopedFd mine = reports.candidate_exports->Take(reports.index, device->first, ExportForm::kInput, kWaitMs);
+    if (!mine.valid()) return name + " is in GPU memory and its process did not hand it over";
+    int64_t differing = 0, first = -1;
+    std::string error;
+    if (reports.gpu->SameBytes(ref.get(), mine.get(), device->second, &differing, &first, &error) ==
+        GpuJudge::Blame::kCandidate)
+      return "kforge cannot map the memory its process handed over for " + name + ": " + UntrustedText(error);
+    if (differing > 0) {
+      if (mutated->empty()) *first_on_device = true;
+      mutated->push_back(name);
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 char* JudgeBuffers::Get(size_t slot, size_t size) {
@@ -352,23 +388,22 @@ void JudgeKernelBenchTrial(const KernelBenchTrial& t, const TrialReports& report
                "trial " + t.name + ": the inputs in the candidate's process differ from the reference's");
     return AddCase(v, std::move(c));
   }
-  // Input mutation, decided here: the candidate's inputs as they were after its forward
-  // against the reference's before its own (the candidate's process reports digests; no
-  // comparison made there is believed). Fails closed when the digests are missing.
-  if (!r.input_digests || !k.input_digests_after || k.input_digests_after->size() != r.input_digests->size()) {
+  // Input mutation, decided here and never in the candidate's process: inputs in GPU memory
+  // by kforge-gpu-judge on the memory the candidate's forward was given, against the
+  // reference's copy taken before its forward; the others by digest, the candidate's after
+  // its forward against the reference's before. Fails closed when either is missing.
+  bool seen_on_device = false;
+  if (std::string why = JudgeInputs(t, r, k, reports, &c.mutated_inputs, &seen_on_device); !why.empty()) {
     fail(FailureClass::kIntegrity, "the candidate's worker gave no account of its inputs after the forward");
-    AddFinding(&v->integrity, "runtime.inputs_unaccounted",
-               "trial " + t.name + ": no digest of the inputs after ModelNew's forward");
+    AddFinding(&v->integrity, "runtime.inputs_unaccounted", "trial " + t.name + ": " + why);
     return AddCase(v, std::move(c));
   }
-  const std::vector<std::string>& before = *r.input_digests;
-  for (size_t i = 0; i < before.size(); ++i)
-    if (before[i].empty() || (*k.input_digests_after)[i] != before[i])
-      c.mutated_inputs.push_back("input" + std::to_string(i));
   // The certified verdict fails on it; KernelBench's procedure compares the outputs anyway
   // (its trial does not look at the inputs), so they are still judged for the compatible one.
   if (!c.mutated_inputs.empty())
-    fail(FailureClass::kInputMutated, "the candidate wrote into its inputs (" + c.mutated_inputs.front() + ")");
+    fail(FailureClass::kInputMutated,
+         "the candidate wrote into its inputs (" + c.mutated_inputs.front() +
+             (seen_on_device ? "; seen by kforge's GPU judge in the memory its forward was given)" : ")"));
   if (!r.outputs || (r.reference64 && r.reference64->size() != r.outputs->size()))
     throw EnvironmentError("the reference's worker described its outputs inconsistently (trial " + t.name + ")");
   const std::vector<OutputReport>& ro = *r.outputs;

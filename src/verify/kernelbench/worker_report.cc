@@ -96,6 +96,11 @@ WorkerTrialReport ParseWorkerTrial(const json& entry) {
   t.inputs_sha256 = JsonString(entry, "inputs_sha256");
   t.input_digests = Digests(entry, "input_digests");
   t.input_digests_after = Digests(entry, "input_digests_after");
+  if (auto d = entry.find("device_inputs"); d != entry.end() && d->is_array())
+    for (const auto& pair : *d)
+      if (pair.is_array() && pair.size() == 2 && pair[0].is_number_integer() && pair[1].is_number_integer() &&
+          pair[0].get<int64_t>() >= 0 && pair[1].get<int64_t>() >= 0)
+        t.device_inputs.emplace_back(pair[0].get<int64_t>(), pair[1].get<int64_t>());
   t.outputs = Outputs(entry, "outputs");
   t.reference64 = Outputs(entry, "reference64");
   return t;

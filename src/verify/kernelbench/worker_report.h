@@ -42,6 +42,10 @@ struct WorkerTrialReport {
   /// Digests of each input: before the forward (the reference's) and after it (the
   /// candidate's). An entry that is not a string is "" (never equal to a digest).
   std::optional<std::vector<std::string>> input_digests, input_digests_after;
+  /// Inputs handed over in GPU memory before the forward (gpu_judge.h), by index, with
+  /// their bytes: the reference's list decides which inputs the GPU judge compares. Entries
+  /// that are not a pair of non-negative integers are left out.
+  std::vector<std::pair<int64_t, int64_t>> device_inputs;
   std::optional<std::vector<OutputReport>> outputs;
   /// The float64 forms of the reference's outputs; absent: the outputs are their own.
   std::optional<std::vector<OutputReport>> reference64;

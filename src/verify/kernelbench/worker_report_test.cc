@@ -19,6 +19,7 @@ TEST(WorkerReportTest, ATrialAsKforgesWorkerWritesIt) {
                                           {"inputs_sha256", "abc"},
                                           {"input_digests", {"d0", "d1"}},
                                           {"input_digests_after", {"d0", "d1"}},
+                                          {"device_inputs", {{1, 4096}}},
                                           {"outputs", {Output({16, 4})}},
                                           {"reference64", {nullptr}}});
   ASSERT_TRUE(t.present);
@@ -28,6 +29,7 @@ TEST(WorkerReportTest, ATrialAsKforgesWorkerWritesIt) {
   EXPECT_EQ(t.inputs_sha256, "abc");
   ASSERT_TRUE(t.input_digests && t.input_digests_after);
   EXPECT_EQ(t.input_digests->size(), 2u);
+  EXPECT_EQ(t.device_inputs, (std::vector<std::pair<int64_t, int64_t>>{{1, 4096}}));
   ASSERT_TRUE(t.outputs);
   ASSERT_EQ(t.outputs->size(), 1u);
   const OutputReport& o = t.outputs->front();
@@ -47,6 +49,7 @@ TEST(WorkerReportTest, FieldsOfTheWrongTypeAreAbsentNeverGuessed) {
                                           {"inputs_sha256", 12},
                                           {"input_digests", "d0"},
                                           {"input_digests_after", {1, "d1"}},
+                                          {"device_inputs", {{-1, 4}, {0}, {"1", 4}, {2, 8}}},
                                           {"outputs", json::array({json{{"file", "o0_0.bin"}}})}});
   EXPECT_TRUE(t.present);
   EXPECT_FALSE(t.ok);  // only the boolean true
@@ -56,6 +59,7 @@ TEST(WorkerReportTest, FieldsOfTheWrongTypeAreAbsentNeverGuessed) {
   EXPECT_FALSE(t.input_digests);
   ASSERT_TRUE(t.input_digests_after);
   EXPECT_EQ((*t.input_digests_after)[0], "");  // never equal to a digest
+  EXPECT_EQ(t.device_inputs, (std::vector<std::pair<int64_t, int64_t>>{{2, 8}}));
   ASSERT_TRUE(t.outputs);
   EXPECT_FALSE(t.outputs->front().problem.empty());
   EXPECT_FALSE(t.reference64);
