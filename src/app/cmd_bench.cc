@@ -14,7 +14,6 @@
 #include "core/error.h"
 #include "service/kernel_records.h"
 #include "service/service.h"
-#include "verify/kernelbench/verifier.h"
 
 namespace kforge {
 namespace {

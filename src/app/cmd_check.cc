@@ -11,7 +11,6 @@
 #include "core/error.h"
 #include "core/fs.h"
 #include "service/service.h"
-#include "verify/static_checks.h"
 
 namespace kforge {
 
@@ -30,7 +29,7 @@ CommandAction SetupCheck(CLI::App& sub, Service& service, CancellationToken& int
   sub.footer("Exit status: 0 clean, 1 integrity findings, 2 usage error.");
   return [a, &service, &interrupt]() -> int {
     if (a->list) {
-      for (const auto& c : StaticCheckCatalog()) std::cout << fmt::format("{:<30} {}\n", c.name, c.catches);
+      for (const auto& c : service.StaticChecks()) std::cout << fmt::format("{:<30} {}\n", c.name, c.catches);
       return 0;
     }
     if (a->candidate.empty()) throw UsageError("check needs a candidate file (or --list)");

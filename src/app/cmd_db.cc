@@ -11,7 +11,6 @@
 #include "app/run_flags.h"
 #include "core/error.h"
 #include "core/fs.h"
-#include "record/kernel_db.h"
 #include "service/service.h"
 
 namespace kforge {

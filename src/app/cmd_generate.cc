@@ -9,7 +9,6 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "agent/registry.h"
 #include "app/commands.h"
 #include "app/run_flags.h"
 #include "core/backend_kind.h"

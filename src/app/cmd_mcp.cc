@@ -10,7 +10,6 @@
 #include "app/mcp_tools.h"
 #include "app/run_flags.h"
 #include "app/stoppable_input.h"
-#include "verify/verifier.h"
 
 namespace kforge {
 

@@ -14,10 +14,8 @@
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/task.h"
-#include "exec/compiler.h"
 #include "service/bundled.h"
 #include "service/service.h"
-#include "verify/mutate.h"
 
 namespace kforge {
 namespace {
@@ -73,7 +71,7 @@ CommandAction SetupMutate(CLI::App& sub, Service& service, CancellationToken& in
     int misses = 0;
     for (const auto& [task_name, path] : work) {
       Task task = ResolveTask(task_name, service.config());
-      MutationReport r = RunMutation(service.machine(), task, path, a->options);
+      MutationReport r = service.Mutate(task, path, a->options);
       misses += r.Count(MutantFate::kCertificationMiss);
       if (a->json)
         all.push_back(r.ToJson());

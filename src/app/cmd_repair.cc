@@ -6,8 +6,6 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "agent/llm_config.h"
-#include "agent/registry.h"
 #include "app/commands.h"
 #include "app/run_flags.h"
 #include "core/backend_kind.h"
@@ -80,9 +78,7 @@ CommandAction SetupRepair(CLI::App& sub, Service& service, CancellationToken& in
     config.backend = ParseBackend(a->backend);
     std::string repairer = a->run.repairer;
     if (repairer.empty()) {  // recipes, then the model when one is configured; recipes alone otherwise
-      RepairerSpec probe = config.repairer;
-      ResolveModelEndpoint(&probe, service.config());
-      repairer = probe.has_model() ? "auto" : "recipe";
+      repairer = service.HasModelEndpoint(config.repairer) ? "auto" : "recipe";
     }
     TryParseRepairerKind(repairer, &config.repairer.kind);
     RunDialogue dialogue(a->run);

@@ -12,8 +12,6 @@
 #include "core/task.h"
 #include "service/bundled.h"
 #include "service/service.h"
-#include "verify/certification.h"
-#include "verify/reference.h"
 
 namespace kforge {
 
@@ -29,10 +27,10 @@ CommandAction SetupTasks(CLI::App& sub, Service& service, CancellationToken& int
   return [a, &service, &interrupt]() -> int {
     if (a->references) {
       // With the intermediates each reference exposes to KFORGE_PROBE.
-      for (const auto& n : ReferenceNames()) {
+      for (const ReferenceInfo& r : service.References()) {
         std::string probes;
-        for (const auto& i : ReferenceIntermediates(n)) probes += (probes.empty() ? "" : ", ") + i;
-        std::cout << n << (probes.empty() ? "" : "  (probes: " + probes + ")") << "\n";
+        for (const auto& i : r.intermediates) probes += (probes.empty() ? "" : ", ") + i;
+        std::cout << r.name << (probes.empty() ? "" : "  (probes: " + probes + ")") << "\n";
       }
       return 0;
     }
@@ -61,11 +59,9 @@ CommandAction SetupTasks(CLI::App& sub, Service& service, CancellationToken& int
       size_t full_trials = 0;
       for (const auto& c : t.full) full_trials += c.distributions.size();
       if (a->coverage) {
-        std::vector<std::string> fixed;
-        for (Distribution d : FixedInputsFor(t)) fixed.emplace_back(DistributionName(d));
-        size_t fixed_trials = 0, random_trials = 0;
-        for (const auto& c : FixedInputCases(t)) fixed_trials += c.distributions.size();
-        for (const auto& c : RandomShapeCases(t, 1, 2)) random_trials += c.distributions.size();
+        const TaskCoverage coverage = service.Coverage(t);
+        const std::vector<std::string>& fixed = coverage.fixed_inputs;
+        const size_t fixed_trials = coverage.fixed_input_trials, random_trials = coverage.random_shape_trials;
         nlohmann::json row = {{"name", t.name},
                               {"category", t.category},
                               {"full_trials", full_trials},

@@ -18,7 +18,6 @@
 #include "core/task.h"
 #include "service/kernel_records.h"
 #include "service/service.h"
-#include "verify/kernelbench/verifier.h"
 
 namespace kforge {
 

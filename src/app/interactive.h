@@ -7,7 +7,7 @@
 #include <iosfwd>
 #include <string>
 
-#include "engine/run_state.h"
+#include "service/service.h"
 
 namespace kforge {
 

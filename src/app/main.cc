@@ -11,7 +11,6 @@
 #include "core/env.h"
 #include "core/error.h"
 #include "service/service.h"
-#include "verify/verifier.h"
 
 namespace kforge {
 

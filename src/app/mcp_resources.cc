@@ -5,7 +5,6 @@
 
 #include "app/mcp_tools.h"
 #include "core/fs.h"
-#include "record/artifact_store.h"
 #include "service/service.h"
 
 namespace kforge {
@@ -86,9 +85,9 @@ nlohmann::json KforgeMcp::ReadResource(const std::string& uri) const {
     if (!TryReadFile(path, &text, &error)) throw not_found(error);
   } else if (what.rfind("artifact/", 0) == 0) {
     const std::string hash = what.substr(9);
-    ArtifactStore store(dir + "/artifacts");
-    if (!IsArtifactHash(hash) || !store.Has(hash)) throw not_found("no artifact with that hash in the run");
-    text = store.Get(hash);
+    std::optional<std::string> artifact = service.Artifact(dir, hash);
+    if (!artifact) throw not_found("no artifact with that hash in the run");
+    text = std::move(*artifact);
   } else {
     throw not_found("a run offers summary, log, final and artifact/SHA256");
   }

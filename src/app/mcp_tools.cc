@@ -6,17 +6,12 @@
 #include <filesystem>
 #include <set>
 
-#include "agent/knowledge_base.h"
-#include "agent/registry.h"
 #include "core/backend_kind.h"
 #include "core/error.h"
 #include "core/fs.h"
-#include "engine/events.h"
-#include "record/artifact_store.h"
 #include "service/bundled.h"
 #include "service/kernel_records.h"
 #include "service/service.h"
-#include "verify/kernelbench/verifier.h"
 
 namespace kforge {
 namespace {
@@ -238,14 +233,10 @@ ToolResult ReadLog(KforgeMcp& mcp, const ToolArgs& a, const CancellationToken&) 
 ToolResult ReadVerdicts(KforgeMcp& mcp, const ToolArgs& a, const CancellationToken&) {
   const std::string dir = mcp.RunDir(a.Str("run"));
   Service service(mcp.env());
-  ArtifactStore store(dir + "/artifacts");
   nlohmann::json out = nlohmann::json::array();
-  for (const Event& e : service.Log(dir)) {
-    std::optional<RunEvent> typed = Decode(e);
-    const auto* v = typed ? std::get_if<ValidatedEvent>(&*typed) : nullptr;
-    if (!v) continue;
-    const Scored& s = v->scored;
-    nlohmann::json row = {{"seq", e.seq},
+  for (const RunValidation& v : service.Validations(dir)) {
+    const Scored& s = v.scored;
+    nlohmann::json row = {{"seq", v.seq},
                           {"iteration", s.iteration},
                           {"round", s.round},
                           {"candidate", s.candidate},
@@ -255,8 +246,9 @@ ToolResult ReadVerdicts(KforgeMcp& mcp, const ToolArgs& a, const CancellationTok
                           {"score", s.score},
                           {"message", s.message},
                           {"origin", s.origin}};
-    if (a.Bool("full_verdicts", false) && store.Has(s.verdict))
-      row["verdict"] = nlohmann::json::parse(store.Get(s.verdict), nullptr, false);
+    if (a.Bool("full_verdicts", false))
+      if (std::optional<std::string> verdict = service.Artifact(dir, s.verdict))
+        row["verdict"] = nlohmann::json::parse(*verdict, nullptr, false);
     out.push_back(row);
   }
   return Result(fmt::format("{} validations in {}", out.size(), dir), {{"run", dir}, {"validations", out}});
@@ -272,8 +264,10 @@ ToolResult ReadFinal(KforgeMcp& mcp, const ToolArgs& a, const CancellationToken&
         ReadCandidate(final_path, "final candidate"), {{"run", dir}, {"which", "final"}, {"path", final_path}}, false};
   if (!state.best)
     throw UsageError("the run in " + dir + " has no validated candidate yet; ask run_status for its progress");
-  const std::string source = ArtifactStore(dir + "/artifacts").Get(state.best->candidate);
-  return {source,
+  std::optional<std::string> source = service.Artifact(dir, state.best->candidate);
+  if (!source)
+    throw UsageError("the run in " + dir + " lost its best candidate's source; its artifacts are incomplete");
+  return {*source,
           {{"run", dir},
            {"which", "best"},
            {"candidate", state.best->candidate},
@@ -282,20 +276,8 @@ ToolResult ReadFinal(KforgeMcp& mcp, const ToolArgs& a, const CancellationToken&
 }
 
 ToolResult QueryKb(KforgeMcp& mcp, const ToolArgs& a, const CancellationToken&) {
-  const Config& config = mcp.env().config();
-  KnowledgeBase kb(BundledKbDir(config), config.kb_state_dir);
-  const std::string failure = a.Str("failure_class"), category = a.Str("category"), text = a.Str("text");
-  nlohmann::json hits = nlohmann::json::array();
-  for (const KbEntry& e : kb.entries()) {
-    if (e.status == "rejected") continue;
-    auto has = [](const std::vector<std::string>& v, const std::string& x) {
-      return x.empty() || v.empty() || std::find(v.begin(), v.end(), x) != v.end();
-    };
-    if (!has(e.failure_classes, failure) || !has(e.categories, category)) continue;
-    nlohmann::json j = KbEntryToJson(e);
-    if (!text.empty() && j.dump().find(text) == std::string::npos) continue;
-    hits.push_back(j);
-  }
+  Service service(mcp.env());
+  nlohmann::json hits = service.KnowledgeEntries(a.Str("failure_class"), a.Str("category"), a.Str("text"));
   return Result(fmt::format("{} knowledge-base entries", hits.size()), {{"entries", hits}});
 }
 

@@ -6,7 +6,6 @@
 #include <filesystem>
 #include <iostream>
 
-#include "agent/registry.h"
 #include "core/error.h"
 
 namespace kforge {

@@ -11,7 +11,6 @@
 
 #include "app/interactive.h"
 #include "core/env.h"
-#include "engine/run_config.h"
 #include "service/service.h"
 
 namespace CLI {

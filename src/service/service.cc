@@ -173,6 +173,11 @@ RunResult StartedRun::Drive() {
   return ResultOf(*run_);
 }
 
+bool Service::HasModelEndpoint(RepairerSpec spec) const {
+  ResolveModelEndpoint(&spec, machine_.config());
+  return spec.has_model();
+}
+
 RunResult Service::Repair(const RepairRequest& request, const CancellationToken& cancel, const ProgressFn& progress,
                           const BetweenRoundsFn& between_rounds) {
   return StartRepair(request, cancel, progress, between_rounds).Drive();
@@ -344,6 +349,21 @@ RunStatus Service::Status(const std::string& run_dir) const {
 
 std::vector<Event> Service::Log(const std::string& run_dir) const {
   return EventLog::Open(run_dir + "/events.db", machine_.env().clock())->ReadAll();
+}
+
+std::optional<std::string> Service::Artifact(const std::string& run_dir, const std::string& hash) const {
+  ArtifactStore store(run_dir + "/artifacts");
+  if (!IsArtifactHash(hash) || !store.Has(hash)) return std::nullopt;
+  return store.Get(hash);
+}
+
+std::vector<RunValidation> Service::Validations(const std::string& run_dir) const {
+  std::vector<RunValidation> out;
+  for (const Event& e : Log(run_dir)) {
+    std::optional<RunEvent> typed = Decode(e);
+    if (const auto* v = typed ? std::get_if<ValidatedEvent>(&*typed) : nullptr) out.push_back({e.seq, v->scored});
+  }
+  return out;
 }
 
 DecisionReplay Service::CheckDecisions(const std::string& run_dir) const {

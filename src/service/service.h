@@ -35,6 +35,9 @@
 #include "service/regress.h"
 #include "verify/bench.h"
 #include "verify/forensics.h"
+#include "verify/kernelbench/verifier.h"
+#include "verify/mutate.h"
+#include "verify/static_checks.h"
 #include "verify/verdict.h"
 #include "verify/verifier.h"
 
@@ -44,6 +47,24 @@ class CancellationToken;
 class Env;
 class Machine;
 struct Config;
+
+/// One `validated` event of a run.
+struct RunValidation {
+  int64_t seq = 0;
+  Scored scored;
+};
+
+struct ReferenceInfo {
+  std::string name;
+  std::vector<std::string> intermediates;  ///< what KFORGE_PROBE may name
+};
+
+/// What `kforge verify --full` adds to a task's published cases.
+struct TaskCoverage {
+  std::vector<std::string> fixed_inputs;  ///< the adversarial distributions, by name
+  size_t fixed_input_trials = 0;
+  size_t random_shape_trials = 0;  ///< on two random-shape cases
+};
 
 /// How a call ended, for any front end (the CLI maps it to its exit status).
 enum class Outcome {
@@ -220,6 +241,9 @@ class Service {
 
   VerifyResult Verify(const VerifyRequest& request, const CancellationToken& cancel);
   CheckResult Check(const CheckRequest& request);
+  /// Whether `spec`, with the configured endpoint filled in (flags, then OPENAI_BASE_URL,
+  /// KFORGE_MODEL and the LLM config), names a model to ask.
+  bool HasModelEndpoint(RepairerSpec spec) const;
 
   /// Starts a run and drives it until it finishes, a guard stops it, or `cancel` fires.
   RunResult Repair(const RepairRequest& request, const CancellationToken& cancel, const ProgressFn& progress,
@@ -238,6 +262,24 @@ class Service {
                           const ConfirmFn& confirm, const BetweenRoundsFn& between_rounds = nullptr);
   RunStatus Status(const std::string& run_dir) const;
   std::vector<Event> Log(const std::string& run_dir) const;
+  /// One stored artifact of the run in `run_dir` (a candidate's source, a verdict), or
+  /// nullopt when the run holds none by that hash.
+  std::optional<std::string> Artifact(const std::string& run_dir, const std::string& hash) const;
+  /// The run's validations in the order they were recorded.
+  std::vector<RunValidation> Validations(const std::string& run_dir) const;
+
+  /// The static checks every candidate meets, with what each catches (service_catalog.cc).
+  const std::vector<StaticCheckInfo>& StaticChecks() const;
+  /// The built-in references by name, with the intermediates each exposes to KFORGE_PROBE.
+  std::vector<ReferenceInfo> References() const;
+  /// What a --full run adds to `task`'s published cases.
+  TaskCoverage Coverage(const Task& task) const;
+  /// Mutates a correct candidate and judges every mutant (verify/mutate.h).
+  MutationReport Mutate(const Task& task, const std::string& candidate_path, const MutationOptions& options);
+  /// Knowledge-base entries, not rejected, matching a failure class, a category and a text
+  /// (each empty: any), as the JSON `kforge kb` prints.
+  nlohmann::json KnowledgeEntries(const std::string& failure_class, const std::string& category,
+                                  const std::string& text) const;
   /// Re-derives every score and round decision of a run from its record alone.
   DecisionReplay CheckDecisions(const std::string& run_dir) const;
 
