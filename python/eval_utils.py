@@ -13,23 +13,35 @@ import json
 
 # The load_inline arguments that decide what is built (build_directory, verbose and the
 # like do not).
-KEY_ARGUMENTS = ("name", "cpp_sources", "cuda_sources", "functions", "extra_cflags",
-                 "extra_cuda_cflags", "extra_ldflags", "extra_include_paths", "with_cuda",
-                 "with_pytorch_error_handling")
+KEY_ARGUMENTS = (
+    "name",
+    "cpp_sources",
+    "cuda_sources",
+    "functions",
+    "extra_cflags",
+    "extra_cuda_cflags",
+    "extra_ldflags",
+    "extra_include_paths",
+    "with_cuda",
+    "with_pytorch_error_handling",
+)
 
 
 def normalise(args):
     """The load_inline arguments as plain JSON values, in load_inline's own defaults."""
+
     def strings(v):
         if v is None:
             return []
         if isinstance(v, str):
             return [v]
         return [str(s) for s in v]
+
     def flags(v):
         # As load_inline's build sees them: joined into one command line, so an empty string
         # is nothing and "-x c++" is two arguments.
         return [t for f in strings(v) for t in f.split()]
+
     functions = args.get("functions")
     if isinstance(functions, str):
         functions = {functions: functions}
@@ -76,22 +88,33 @@ def thunks_cpp(n):
     names = list(n["functions"] or [])
     if not names or not all(f.isidentifier() and f.isascii() for f in names):
         return ""
-    return "\n".join(["#include <torch/extension.h>"] + list(n["cpp_sources"]) +
-                     ["KFORGE_THUNK({0})".format(f) for f in names])
+    return "\n".join(
+        ["#include <torch/extension.h>"] + list(n["cpp_sources"]) + ["KFORGE_THUNK({0})".format(f) for f in names]
+    )
 
 
 def cuda_cu(n):
     """cuda.cu as load_inline writes it ("" without CUDA sources)."""
     if not n["cuda_sources"]:
         return ""
-    return "\n".join(["#include <torch/types.h>", "#include <cuda.h>", "#include <cuda_runtime.h>"] +
-                     list(n["cuda_sources"]))
+    return "\n".join(
+        ["#include <torch/types.h>", "#include <cuda.h>", "#include <cuda_runtime.h>"] + list(n["cuda_sources"])
+    )
 
 
 def extension_entry(n, line):
     """One extension as the checker reports it to the engine: what kforge builds, keyed."""
-    return {"key": extension_key(n), "name": n["name"], "line": line, "main_cpp": main_cpp(n),
-            "thunks_cpp": thunks_cpp(n), "functions": list(n["functions"] or []), "cuda_cu": cuda_cu(n),
-            "extra_cflags": n["extra_cflags"], "extra_cuda_cflags": n["extra_cuda_cflags"],
-            "extra_ldflags": n["extra_ldflags"], "extra_include_paths": n["extra_include_paths"],
-            "normalised": n}
+    return {
+        "key": extension_key(n),
+        "name": n["name"],
+        "line": line,
+        "main_cpp": main_cpp(n),
+        "thunks_cpp": thunks_cpp(n),
+        "functions": list(n["functions"] or []),
+        "cuda_cu": cuda_cu(n),
+        "extra_cflags": n["extra_cflags"],
+        "extra_cuda_cflags": n["extra_cuda_cflags"],
+        "extra_ldflags": n["extra_ldflags"],
+        "extra_include_paths": n["extra_include_paths"],
+        "normalised": n,
+    }

@@ -22,54 +22,296 @@ import eval_utils as kb  # noqa: E402
 # Tensor plumbing a forward may do with the framework: allocation, views, layout, dtype,
 # device moves, shape queries.
 PLUMBING = {
-    "empty", "empty_like", "empty_strided", "zeros", "zeros_like", "ones", "ones_like", "full",
-    "full_like", "tensor", "as_tensor", "from_numpy", "arange", "contiguous", "view", "reshape",
-    "flatten", "unflatten", "squeeze", "unsqueeze", "permute", "transpose", "t", "expand",
-    "expand_as", "narrow", "select", "split", "chunk", "size", "dim", "numel", "stride",
-    "data_ptr", "is_contiguous", "to", "cuda", "cpu", "float", "half", "bfloat16", "double",
-    "int", "long", "type", "new_empty", "new_zeros", "new_ones", "new_full", "item",
-    "get_device", "element_size", "storage_offset", "device", "dtype", "is_cuda",
-    "current_stream", "synchronize", "manual_seed", "Size", "no_grad", "inference_mode",
-    "set_grad_enabled", "cdiv", "next_power_of_2", "is_floating_point", "detach",
+    "empty",
+    "empty_like",
+    "empty_strided",
+    "zeros",
+    "zeros_like",
+    "ones",
+    "ones_like",
+    "full",
+    "full_like",
+    "tensor",
+    "as_tensor",
+    "from_numpy",
+    "arange",
+    "contiguous",
+    "view",
+    "reshape",
+    "flatten",
+    "unflatten",
+    "squeeze",
+    "unsqueeze",
+    "permute",
+    "transpose",
+    "t",
+    "expand",
+    "expand_as",
+    "narrow",
+    "select",
+    "split",
+    "chunk",
+    "size",
+    "dim",
+    "numel",
+    "stride",
+    "data_ptr",
+    "is_contiguous",
+    "to",
+    "cuda",
+    "cpu",
+    "float",
+    "half",
+    "bfloat16",
+    "double",
+    "int",
+    "long",
+    "type",
+    "new_empty",
+    "new_zeros",
+    "new_ones",
+    "new_full",
+    "item",
+    "get_device",
+    "element_size",
+    "storage_offset",
+    "device",
+    "dtype",
+    "is_cuda",
+    "current_stream",
+    "synchronize",
+    "manual_seed",
+    "Size",
+    "no_grad",
+    "inference_mode",
+    "set_grad_enabled",
+    "cdiv",
+    "next_power_of_2",
+    "is_floating_point",
+    "detach",
 }
 # Tensor methods that compute (a call x.<name>(...) in forward is the framework's kernel).
 COMPUTE_METHODS = {
-    "add", "sub", "mul", "div", "matmul", "mm", "bmm", "addmm", "baddbmm", "einsum", "sum",
-    "mean", "max", "min", "amax", "amin", "argmax", "argmin", "exp", "log", "log1p", "expm1",
-    "softmax", "log_softmax", "relu", "gelu", "silu", "sigmoid", "tanh", "sqrt", "rsqrt", "pow",
-    "abs", "neg", "clamp", "clamp_min", "clamp_max", "clip", "norm", "var", "std", "cumsum",
-    "cumprod", "prod", "sort", "topk", "where", "masked_fill", "add_", "sub_", "mul_", "div_",
-    "relu_", "exp_", "clamp_", "copy_", "fill_", "zero_", "layer_norm", "conv1d", "conv2d",
-    "conv3d", "linear", "dot", "outer", "logsumexp", "erf", "sin", "cos", "reciprocal", "square",
-    "maximum", "minimum", "gather", "scatter", "index_select", "masked_select", "tril", "triu",
-    "diag", "flip", "roll", "repeat", "repeat_interleave", "cat", "stack", "all", "any", "equal",
-    "allclose", "isclose",
+    "add",
+    "sub",
+    "mul",
+    "div",
+    "matmul",
+    "mm",
+    "bmm",
+    "addmm",
+    "baddbmm",
+    "einsum",
+    "sum",
+    "mean",
+    "max",
+    "min",
+    "amax",
+    "amin",
+    "argmax",
+    "argmin",
+    "exp",
+    "log",
+    "log1p",
+    "expm1",
+    "softmax",
+    "log_softmax",
+    "relu",
+    "gelu",
+    "silu",
+    "sigmoid",
+    "tanh",
+    "sqrt",
+    "rsqrt",
+    "pow",
+    "abs",
+    "neg",
+    "clamp",
+    "clamp_min",
+    "clamp_max",
+    "clip",
+    "norm",
+    "var",
+    "std",
+    "cumsum",
+    "cumprod",
+    "prod",
+    "sort",
+    "topk",
+    "where",
+    "masked_fill",
+    "add_",
+    "sub_",
+    "mul_",
+    "div_",
+    "relu_",
+    "exp_",
+    "clamp_",
+    "copy_",
+    "fill_",
+    "zero_",
+    "layer_norm",
+    "conv1d",
+    "conv2d",
+    "conv3d",
+    "linear",
+    "dot",
+    "outer",
+    "logsumexp",
+    "erf",
+    "sin",
+    "cos",
+    "reciprocal",
+    "square",
+    "maximum",
+    "minimum",
+    "gather",
+    "scatter",
+    "index_select",
+    "masked_select",
+    "tril",
+    "triu",
+    "diag",
+    "flip",
+    "roll",
+    "repeat",
+    "repeat_interleave",
+    "cat",
+    "stack",
+    "all",
+    "any",
+    "equal",
+    "allclose",
+    "isclose",
 }
-INTROSPECTION = {"inspect", "gc", "ctypes", "_getframe", "f_back", "f_locals", "f_globals",
-                 "globals", "locals", "vars", "__dict__", "__globals__", "__closure__",
-                 "get_referrers", "get_objects", "__builtins__", "__subclasses__"}
-DYNAMIC = {"exec", "eval", "compile", "__import__", "importlib", "open", "os", "pathlib", "io",
-           "subprocess", "multiprocessing", "threading", "signal", "pickle", "marshal",
-           "builtins", "shutil", "socket", "sys", "runpy"}
+INTROSPECTION = {
+    "inspect",
+    "gc",
+    "ctypes",
+    "_getframe",
+    "f_back",
+    "f_locals",
+    "f_globals",
+    "globals",
+    "locals",
+    "vars",
+    "__dict__",
+    "__globals__",
+    "__closure__",
+    "get_referrers",
+    "get_objects",
+    "__builtins__",
+    "__subclasses__",
+}
+DYNAMIC = {
+    "exec",
+    "eval",
+    "compile",
+    "__import__",
+    "importlib",
+    "open",
+    "os",
+    "pathlib",
+    "io",
+    "subprocess",
+    "multiprocessing",
+    "threading",
+    "signal",
+    "pickle",
+    "marshal",
+    "builtins",
+    "shutil",
+    "socket",
+    "sys",
+    "runpy",
+}
 TIMING = {"time", "perf_counter", "Event", "elapsed_time", "timeit"}
 # Modules other modules hold as attributes (torch.os, numpy.sys): the same routes as importing them.
-MODULE_ROUTES = {"os", "sys", "subprocess", "importlib", "builtins", "shutil", "socket", "runpy", "pickle",
-                 "marshal", "multiprocessing", "pathlib", "__import__", "posix", "_io"}
+MODULE_ROUTES = {
+    "os",
+    "sys",
+    "subprocess",
+    "importlib",
+    "builtins",
+    "shutil",
+    "socket",
+    "runpy",
+    "pickle",
+    "marshal",
+    "multiprocessing",
+    "pathlib",
+    "__import__",
+    "posix",
+    "_io",
+}
 # Files, module loading and code run at exit without open(), os or importlib: a candidate's
 # process could rewrite its worker's report, read another worker's files or load the
 # reference again through them. (Its worker seals its report and holds no reference; these
 # are the first filter, with their message.)
-FILE_ACCESS_MODULES = {"glob", "tempfile", "pkgutil", "zipimport", "linecache", "mmap", "fcntl", "posix", "_io",
-                       "fileinput", "codecs", "weakref", "atexit", "concurrent", "asyncio", "_thread", "shelve",
-                       "dbm", "sqlite3", "zipfile", "tarfile", "gzip", "bz2", "lzma", "resource", "platform"}
-FILE_ACCESS = {"tofile", "fromfile", "savetxt", "loadtxt", "genfromtxt", "memmap", "from_file", "write_bytes",
-               "read_bytes", "write_text", "read_text", "finalize", "load_module", "exec_module", "get_importer",
-               "find_spec", "find_module"}
+FILE_ACCESS_MODULES = {
+    "glob",
+    "tempfile",
+    "pkgutil",
+    "zipimport",
+    "linecache",
+    "mmap",
+    "fcntl",
+    "posix",
+    "_io",
+    "fileinput",
+    "codecs",
+    "weakref",
+    "atexit",
+    "concurrent",
+    "asyncio",
+    "_thread",
+    "shelve",
+    "dbm",
+    "sqlite3",
+    "zipfile",
+    "tarfile",
+    "gzip",
+    "bz2",
+    "lzma",
+    "resource",
+    "platform",
+}
+FILE_ACCESS = {
+    "tofile",
+    "fromfile",
+    "savetxt",
+    "loadtxt",
+    "genfromtxt",
+    "memmap",
+    "from_file",
+    "write_bytes",
+    "read_bytes",
+    "write_text",
+    "read_text",
+    "finalize",
+    "load_module",
+    "exec_module",
+    "get_importer",
+    "find_spec",
+    "find_module",
+}
 # The profiler records what every judged forward runs (the verdict's attribution): a
 # candidate has no business with it.
-PROFILER = {"profiler", "autograd_profiler", "_disable_profiler", "_disable_profiler_legacy", "_enable_profiler",
-            "record_function", "_record_function_enter", "_record_function_exit", "RecordFunction",
-            "_kineto_step", "kineto_available", "_profiler_enabled", "_is_profiler_enabled"}
+PROFILER = {
+    "profiler",
+    "autograd_profiler",
+    "_disable_profiler",
+    "_disable_profiler_legacy",
+    "_enable_profiler",
+    "record_function",
+    "_record_function_enter",
+    "_record_function_exit",
+    "RecordFunction",
+    "_kineto_step",
+    "kineto_available",
+    "_profiler_enabled",
+    "_is_profiler_enabled",
+}
 FRAMEWORK_ROOTS = {"torch", "F", "nn", "triton", "tl", "time", "math", "np", "numpy"}
 # Methods that describe an object (printing a module calls them); judging never does.
 DESCRIBING = {"extra_repr", "__repr__", "__str__", "__format__"}
@@ -157,8 +399,16 @@ def literal(node, names):
         return False, None
 
 
-LOAD_INLINE_POSITIONAL = ("name", "cpp_sources", "cuda_sources", "functions", "extra_cflags",
-                          "extra_cuda_cflags", "extra_ldflags", "extra_include_paths")
+LOAD_INLINE_POSITIONAL = (
+    "name",
+    "cpp_sources",
+    "cuda_sources",
+    "functions",
+    "extra_cflags",
+    "extra_cuda_cflags",
+    "extra_ldflags",
+    "extra_include_paths",
+)
 
 
 def load_inline_calls(c):
@@ -171,7 +421,7 @@ def load_inline_calls(c):
         if not target.endswith("load_inline"):
             continue
         args, ok = {}, True
-        for i, a in enumerate(node.args[:len(LOAD_INLINE_POSITIONAL)]):
+        for i, a in enumerate(node.args[: len(LOAD_INLINE_POSITIONAL)]):
             good, v = literal(a, names)
             ok = ok and good
             args[LOAD_INLINE_POSITIONAL[i]] = v
@@ -230,13 +480,22 @@ def check_candidate(source, path):
         if name == "ModelNew":
             continue
         function = any((c.resolve(b) or "").endswith("autograd.Function") for b in cls.bases)
-        kept = [m for m in cls.body if isinstance(m, ast.FunctionDef) and m.name not in DESCRIBING
-                and m.name != "backward" and (not function or m.name == "forward")]
+        kept = [
+            m
+            for m in cls.body
+            if isinstance(m, ast.FunctionDef)
+            and m.name not in DESCRIBING
+            and m.name != "backward"
+            and (not function or m.name == "forward")
+        ]
         functions.setdefault(name, ast.Module(body=kept, type_ignores=[]))
     model_new = classes.get("ModelNew")
     if model_new is None:
-        return {"ok": False, "problem": "the candidate defines no class ModelNew (KernelBench's format: "
-                "class ModelNew(nn.Module) whose forward calls custom kernels)"}
+        return {
+            "ok": False,
+            "problem": "the candidate defines no class ModelNew (KernelBench's format: "
+            "class ModelNew(nn.Module) whose forward calls custom kernels)",
+        }
     methods = {n.name: n for n in model_new.body if isinstance(n, ast.FunctionDef)}
     if "forward" not in methods:
         return {"ok": False, "problem": "ModelNew has no forward method"}
@@ -268,13 +527,15 @@ def check_candidate(source, path):
                 for t in node.targets:
                     if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
                         builds = isinstance(node.value, ast.Call) and (c.resolve(node.value.func) or "").endswith(
-                            "load_inline")
+                            "load_inline"
+                        )
                         if builds or names_in(node.value) & reaching:
                             reaching.add("self." + t.attr)
                         if isinstance(node.value, ast.Call):
                             target = c.resolve(node.value.func) or ""
-                            if target.startswith("torch.nn.") and not target.endswith(("Parameter", "ParameterList",
-                                                                                        "ParameterDict", "Buffer")):
+                            if target.startswith("torch.nn.") and not target.endswith(
+                                ("Parameter", "ParameterList", "ParameterDict", "Buffer")
+                            ):
                                 framework_layers.add("self." + t.attr)
     changed = True
     while changed:
@@ -290,8 +551,11 @@ def check_candidate(source, path):
     used = {"forward", "__init__"} & set(methods)
     for name, m in methods.items():  # named anywhere but in its own body (ModelNew.f(...), getattr(m, "f"))
         own = {id(n) for n in ast.walk(m)}
-        if any(id(n) not in own and (isinstance(n, ast.Attribute) and n.attr == name
-                                     or isinstance(n, ast.Constant) and n.value == name) for n in ast.walk(c.tree)):
+        if any(
+            id(n) not in own
+            and (isinstance(n, ast.Attribute) and n.attr == name or isinstance(n, ast.Constant) and n.value == name)
+            for n in ast.walk(c.tree)
+        ):
             used.add(name)
     changed = True
     while changed:
@@ -302,34 +566,64 @@ def check_candidate(source, path):
                     if n.startswith("self.") and n[5:] in methods and n[5:] not in used:
                         used.add(n[5:])
                         changed = True
-    formats_self = any(isinstance(n, ast.FormattedValue) and isinstance(n.value, ast.Name) and n.value.id == "self"
-                       or isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
-                       and n.func.id in ("str", "repr", "format", "print")
-                       and any(isinstance(a, ast.Name) and a.id == "self" for a in n.args)
-                       for name in used for n in ast.walk(methods[name]))
-    never_run = {id(n) for name, m in methods.items()
-                 if name not in used and not (name in DESCRIBING and formats_self) for n in ast.walk(m)}
+    formats_self = any(
+        isinstance(n, ast.FormattedValue)
+        and isinstance(n.value, ast.Name)
+        and n.value.id == "self"
+        or isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Name)
+        and n.func.id in ("str", "repr", "format", "print")
+        and any(isinstance(a, ast.Name) and a.id == "self" for a in n.args)
+        for name in used
+        for n in ast.walk(methods[name])
+    )
+    never_run = {
+        id(n)
+        for name, m in methods.items()
+        if name not in used and not (name in DESCRIBING and formats_self)
+        for n in ast.walk(m)
+    }
     if not reaches:
-        c.find("wrapper.no_custom_kernel",
-               "ModelNew.forward reaches no custom kernel (a load_inline extension or a @triton.jit function)",
-               forward)
+        c.find(
+            "wrapper.no_custom_kernel",
+            "ModelNew.forward reaches no custom kernel (a load_inline extension or a @triton.jit function)",
+            forward,
+        )
     # The code forward runs: its own methods and the module functions it reaches.
-    body = [forward] + [m for n, m in methods.items() if n not in ("__init__", "forward") and "self." + n in names_in(forward)]
+    body = [forward] + [
+        m for n, m in methods.items() if n not in ("__init__", "forward") and "self." + n in names_in(forward)
+    ]
     body += [functions[n] for n in reaching if n in functions and n not in kernels]
     for fn in body:
         for node in ast.walk(fn):
             if isinstance(node, ast.Try):
-                c.find("wrapper.fallback", "try/except in the code forward runs: a failing kernel must fail, "
-                       "not fall back", node)
+                c.find(
+                    "wrapper.fallback",
+                    "try/except in the code forward runs: a failing kernel must fail, " "not fall back",
+                    node,
+                )
             if isinstance(node, ast.Call):
                 target = c.resolve(node.func) or ""
-                last = target.rsplit(".", 1)[-1] if target else (node.func.attr if isinstance(node.func, ast.Attribute) else "")
+                last = (
+                    target.rsplit(".", 1)[-1]
+                    if target
+                    else (node.func.attr if isinstance(node.func, ast.Attribute) else "")
+                )
                 head = target.split(".", 1)[0]
-                if target.startswith("torch.") and last not in PLUMBING and not target.startswith("torch.cuda.") \
-                        and last[:1].islower():
+                if (
+                    target.startswith("torch.")
+                    and last not in PLUMBING
+                    and not target.startswith("torch.cuda.")
+                    and last[:1].islower()
+                ):
                     c.find("wrapper.framework_compute", f"{target}() computes with the framework in forward", node)
-                elif isinstance(node.func, ast.Attribute) and last in COMPUTE_METHODS and head not in c.aliases \
-                        and head not in reaching and not (head == "self" and target in reaching):
+                elif (
+                    isinstance(node.func, ast.Attribute)
+                    and last in COMPUTE_METHODS
+                    and head not in c.aliases
+                    and head not in reaching
+                    and not (head == "self" and target in reaching)
+                ):
                     c.find("wrapper.framework_compute", f".{last}() is a framework op in forward", node)
                 elif target in framework_layers:
                     c.find("wrapper.framework_compute", f"{target}(...) runs a torch.nn layer in forward", node)
@@ -346,54 +640,92 @@ def check_candidate(source, path):
             for m in mods:
                 top = m.split(".")[0]
                 if top in INTROSPECTION or top in DYNAMIC:
-                    c.find("wrapper.forbidden_import", f"import {m}: the candidate may not inspect, spawn or open", node)
+                    c.find(
+                        "wrapper.forbidden_import", f"import {m}: the candidate may not inspect, spawn or open", node
+                    )
                 elif top in FILE_ACCESS_MODULES:
-                    c.find("wrapper.file_access", f"import {m}: files, module loading and exit hooks are not the "
-                           "candidate's", node)
+                    c.find(
+                        "wrapper.file_access",
+                        f"import {m}: files, module loading and exit hooks are not the " "candidate's",
+                        node,
+                    )
         elif name in FILE_ACCESS:
-            c.find("wrapper.file_access", f"{name}: files, module loading and exit hooks are not the candidate's",
-                   node)
+            c.find("wrapper.file_access", f"{name}: files, module loading and exit hooks are not the candidate's", node)
         elif name in PROFILER:
-            c.find("wrapper.profiler_tampering", f"{name}: the profiler that records what forward runs is not the "
-                   "candidate's to touch", node)
+            c.find(
+                "wrapper.profiler_tampering",
+                f"{name}: the profiler that records what forward runs is not the " "candidate's to touch",
+                node,
+            )
         elif name in INTROSPECTION:
             c.find("wrapper.introspection", f"{name}: reading other objects' frames, globals or memory", node)
         elif isinstance(node, ast.Attribute) and name in MODULE_ROUTES:
-            c.find("wrapper.dynamic_code", f"{dotted(node) or name}: a module reached through another's attribute "
-                   "(torch.os, np.sys): no files, processes or dynamic code in a candidate", node)
+            c.find(
+                "wrapper.dynamic_code",
+                f"{dotted(node) or name}: a module reached through another's attribute "
+                "(torch.os, np.sys): no files, processes or dynamic code in a candidate",
+                node,
+            )
         elif isinstance(node, ast.Name) and name in DYNAMIC and node.id not in c.aliases:
             c.find("wrapper.dynamic_code", f"{name}: no dynamic code, files or processes in a candidate", node)
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
             targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
             for t in targets:
                 if isinstance(t, (ast.Attribute, ast.Subscript)) and root_name(t) in FRAMEWORK_ROOTS | set(
-                        k for k, v in c.aliases.items() if v.split(".")[0] in FRAMEWORK_ROOTS):
-                    c.find("wrapper.monkeypatch", f"assigns into {dotted(t) or root_name(t)}: the framework, its "
-                           "timers and events are not the candidate's to change", node)
+                    k for k, v in c.aliases.items() if v.split(".")[0] in FRAMEWORK_ROOTS
+                ):
+                    c.find(
+                        "wrapper.monkeypatch",
+                        f"assigns into {dotted(t) or root_name(t)}: the framework, its "
+                        "timers and events are not the candidate's to change",
+                        node,
+                    )
         if isinstance(node, ast.Call):
             target = c.resolve(node.func) or ""
             if target in ("setattr", "delattr") and node.args and root_name(node.args[0]) in FRAMEWORK_ROOTS:
                 c.find("wrapper.monkeypatch", f"{target}() on the framework", node)
-            if target.startswith("torch.cuda.") and target.rsplit(".", 1)[-1] in ("Stream", "stream", "set_stream",
-                                                                                  "ExternalStream", "StreamContext"):
-                c.find("wrapper.private_stream", f"{target}: work must run on the stream PyTorch considers current",
-                       node)
+            if target.startswith("torch.cuda.") and target.rsplit(".", 1)[-1] in (
+                "Stream",
+                "stream",
+                "set_stream",
+                "ExternalStream",
+                "StreamContext",
+            ):
+                c.find(
+                    "wrapper.private_stream", f"{target}: work must run on the stream PyTorch considers current", node
+                )
             if target.rsplit(".", 1)[-1] in ("Event", "elapsed_time") or target.startswith("time."):
                 c.find("wrapper.timing", f"{target}: a candidate does not touch timers or events", node)
         if isinstance(node, ast.ClassDef):
             for b in node.bases:
                 if (c.resolve(b) or "") == "torch.Tensor":
-                    c.find("wrapper.tensor_subclass", f"class {node.name} subclasses torch.Tensor: outputs must be "
-                           "plain materialised tensors", node)
-        if isinstance(node, ast.FunctionDef) and node.name in ("__torch_function__", "__torch_dispatch__",
-                                                              "__del__", "__getattr__", "__getattribute__"):
+                    c.find(
+                        "wrapper.tensor_subclass",
+                        f"class {node.name} subclasses torch.Tensor: outputs must be " "plain materialised tensors",
+                        node,
+                    )
+        if isinstance(node, ast.FunctionDef) and node.name in (
+            "__torch_function__",
+            "__torch_dispatch__",
+            "__del__",
+            "__getattr__",
+            "__getattribute__",
+        ):
             c.find("wrapper.tensor_subclass", f"{node.name}: hooks into the framework's dispatch", node)
     for line in unresolved:
-        c.find("wrapper.unresolved_extension", "load_inline's arguments are not string literals or module-level "
-               "names bound to them, so kforge cannot build the extension before running the candidate",
-               type("L", (), {"lineno": line})())
-    return {"ok": True, "findings": c.findings, "extensions": extensions,
-            "triton": bool(triton_kernels(c)), "reaches_kernel": reaches}
+        c.find(
+            "wrapper.unresolved_extension",
+            "load_inline's arguments are not string literals or module-level "
+            "names bound to them, so kforge cannot build the extension before running the candidate",
+            type("L", (), {"lineno": line})(),
+        )
+    return {
+        "ok": True,
+        "findings": c.findings,
+        "extensions": extensions,
+        "triton": bool(triton_kernels(c)),
+        "reaches_kernel": reaches,
+    }
 
 
 def without_model(tree):
@@ -412,8 +744,11 @@ def without_model(tree):
             continue
         needed.add(name)
         todo += [x.id for x in ast.walk(defs[name]) if isinstance(x, ast.Name)]
-    body = [n for n in tree.body if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-            or n.name in needed]
+    body = [
+        n
+        for n in tree.body
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or n.name in needed
+    ]
     return ast.unparse(ast.Module(body=body, type_ignores=[]))
 
 
@@ -422,13 +757,22 @@ def check_reference(source, path):
     names = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
     missing = [n for n in ("Model", "get_inputs", "get_init_inputs") if n not in names]
     if missing:
-        return {"ok": False, "problem": "the reference defines no " + ", ".join(missing) +
-                " (KernelBench's format: class Model(nn.Module), get_inputs(), get_init_inputs())"}
+        return {
+            "ok": False,
+            "problem": "the reference defines no "
+            + ", ".join(missing)
+            + " (KernelBench's format: class Model(nn.Module), get_inputs(), get_init_inputs())",
+        }
     constants = {}
     inputs_source = without_model(tree)
     for node in tree.body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
-                and isinstance(node.value, ast.Constant) and type(node.value.value) is int:
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and isinstance(node.value, ast.Constant)
+            and type(node.value.value) is int
+        ):
             constants[node.targets[0].id] = node.value.value
     return {"ok": True, "constants": constants, "inputs_source": inputs_source}
 
@@ -449,18 +793,19 @@ def plain_arguments(args):
     the normalised dict with every field of its type, or None."""
     if not isinstance(args, dict) or not isinstance(args.get("name"), str):
         return None
-    lists = ("cpp_sources", "cuda_sources", "extra_cflags", "extra_cuda_cflags", "extra_ldflags",
-             "extra_include_paths")
+    lists = ("cpp_sources", "cuda_sources", "extra_cflags", "extra_cuda_cflags", "extra_ldflags", "extra_include_paths")
     for key in lists:
         v = args.get(key, [])
         if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
             return None
     functions = args.get("functions")
-    if functions is not None and not (isinstance(functions, dict) and all(
-            isinstance(k, str) and isinstance(v, str) for k, v in functions.items())):
+    if functions is not None and not (
+        isinstance(functions, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in functions.items())
+    ):
         return None
     if args.get("with_cuda") not in (None, True, False) or not isinstance(
-            args.get("with_pytorch_error_handling", True), bool):
+        args.get("with_pytorch_error_handling", True), bool
+    ):
         return None
     return kb.normalise({k: args.get(k) for k in kb.KEY_ARGUMENTS if k in args})
 

@@ -21,8 +21,7 @@ from typing import Any, Iterable, Iterator
 
 
 class KforgeClient:
-    def __init__(self, url: str, token: str | None = None, client: str | None = None,
-                 timeout_s: float = 60.0) -> None:
+    def __init__(self, url: str, token: str | None = None, client: str | None = None, timeout_s: float = 60.0) -> None:
         self.url = url.rstrip("/")
         self.token = token
         self.client = client

@@ -30,8 +30,16 @@ import types
 
 kb = None  # eval_utils, imported once the script's folder is on the path (main)
 
-LOAD_INLINE_POSITIONAL = ("name", "cpp_sources", "cuda_sources", "functions", "extra_cflags",
-                          "extra_cuda_cflags", "extra_ldflags", "extra_include_paths")
+LOAD_INLINE_POSITIONAL = (
+    "name",
+    "cpp_sources",
+    "cuda_sources",
+    "functions",
+    "extra_cflags",
+    "extra_cuda_cflags",
+    "extra_ldflags",
+    "extra_include_paths",
+)
 
 
 class NotCallableWhileResolving(types.ModuleType):
@@ -43,6 +51,7 @@ class NotCallableWhileResolving(types.ModuleType):
 
         def unavailable(*args, **kwargs):
             raise RuntimeError("kforge: an extension's functions are not callable while its sources are read")
+
         return unavailable
 
 
@@ -61,12 +70,14 @@ def recording_load_inline(recorded: list, candidate_path: str):
         n = kb.normalise(call)
         recorded.append({"line": line, "args": n})
         return NotCallableWhileResolving(n["name"] or "extension")
+
     return load_inline
 
 
 def resolve(job: dict) -> dict:
     import torch
     import torch.utils.cpp_extension as real
+
     recorded: list = []
     # Every other name the candidate may import from it (include_paths, CUDA_HOME, ...) is
     # the real module's.
@@ -103,14 +114,24 @@ def kb_load(name: str, path: str) -> types.ModuleType:
 
 def build(job: dict) -> dict:
     from torch.utils.cpp_extension import load_inline
+
     n = job["extension"]
     where = os.path.abspath(job["build_directory"])
     os.makedirs(where, exist_ok=True)
-    load_inline(name=n["name"], cpp_sources=n["cpp_sources"], cuda_sources=n["cuda_sources"] or None,
-                functions=n["functions"], extra_cflags=n["extra_cflags"], extra_cuda_cflags=n["extra_cuda_cflags"],
-                extra_ldflags=n["extra_ldflags"], extra_include_paths=n["extra_include_paths"],
-                with_cuda=n["with_cuda"], with_pytorch_error_handling=n["with_pytorch_error_handling"],
-                build_directory=where, verbose=True)
+    load_inline(
+        name=n["name"],
+        cpp_sources=n["cpp_sources"],
+        cuda_sources=n["cuda_sources"] or None,
+        functions=n["functions"],
+        extra_cflags=n["extra_cflags"],
+        extra_cuda_cflags=n["extra_cuda_cflags"],
+        extra_ldflags=n["extra_ldflags"],
+        extra_include_paths=n["extra_include_paths"],
+        with_cuda=n["with_cuda"],
+        with_pytorch_error_handling=n["with_pytorch_error_handling"],
+        build_directory=where,
+        verbose=True,
+    )
     return {"so": os.path.join(job["build_directory"], n["name"] + ".so")}
 
 
@@ -135,4 +156,5 @@ def main(argv: list) -> int:
 if __name__ == "__main__":
     sys.path.insert(0, os.path.dirname(__file__))  # relative: the engine runs this from scratch
     import eval_utils as kb
+
     sys.exit(main(sys.argv))

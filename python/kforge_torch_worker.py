@@ -43,12 +43,14 @@ worker waits for the engine to end it: that report is sealed, and nothing run at
 reaches the engine. {"ok", "stage", "error", "torch", "waiting", "ops" and on the GPU
 "launches" (the candidate's: ForwardAccount), "parameters": [[name,
 shape, sha256]...], "trials": [{"name", "seed", "ok", "done", "error", "inputs_sha256",
-"input_digests", "input_digests_after" (the candidate's, after its forward), "outputs": [{"file", "dtype", "shape"}], "forward_ms", "reference64": [file
-or null], "steps": [[step, seconds]]}]}; the reference's first trial also reports
+"input_digests", "input_digests_after" (the candidate's, after its forward), "outputs":
+[{"file", "dtype", "shape"}], "forward_ms", "reference64": [file or null], "steps": [[step,
+seconds]]}]}; the reference's first trial also reports
 "output_shapes" ([{"dtype", "shape"}]) right after its forward, before its outputs are written
 (the candidate's worker waits on those sizes). "input_digests" are sha256 over each input's
-dtype, shape and bytes, or on the GPU its device_fingerprint. A trial is over when "done" is true. Role "reference" also runs a float64 copy of
-the model for the certified comparison; a float64 output equal to the float32 one (an exact
+dtype, shape and bytes, or on the GPU its device_fingerprint. A trial is over when "done" is
+true. Role "reference" also runs a float64 copy of the model for the certified comparison; a
+float64 output equal to the float32 one (an exact
 operator: ReLU, a copy) is not written twice: its entry is null.
 """
 import copy
@@ -188,8 +190,17 @@ def on_meta(torch):
     mode = getattr(overrides, "TorchFunctionMode", None)
     if mode is None:
         return None
-    placed = {torch.empty, torch.zeros, torch.ones, torch.full, torch.arange, torch.linspace,
-              torch.eye, torch.tensor, torch.empty_strided}
+    placed = {
+        torch.empty,
+        torch.zeros,
+        torch.ones,
+        torch.full,
+        torch.arange,
+        torch.linspace,
+        torch.eye,
+        torch.tensor,
+        torch.empty_strided,
+    }
     draws = {torch.rand, torch.randn}
     draws_like = {torch.rand_like, torch.randn_like, torch.randint_like}
 
@@ -256,8 +267,14 @@ def tensor_bytes(torch, t):
     return memoryview(t.numpy()).cast("B")
 
 
-DTYPES = {"float32": "float32", "float64": "float64", "float16": "float16", "bfloat16": "bfloat16",
-          "int32": "int32", "int64": "int64"}
+DTYPES = {
+    "float32": "float32",
+    "float64": "float64",
+    "float16": "float16",
+    "bfloat16": "bfloat16",
+    "int32": "int32",
+    "int64": "int64",
+}
 
 
 WRITE_SLICE = 1 << 26  # bytes a device tensor is copied to the host in, to be written
@@ -278,14 +295,14 @@ def write_bytes(torch, t, f):
     for k, at in enumerate(range(0, flat.numel(), WRITE_SLICE)):
         n = min(WRITE_SLICE, flat.numel() - at)
         b = k % 2
-        slices[b][:n].copy_(flat[at:at + n], non_blocking=True)
+        slices[b][:n].copy_(flat[at : at + n], non_blocking=True)
         copied[b].record()
         if pending is not None:
             copied[pending[0]].synchronize()
-            f.write(memoryview(slices[pending[0]].numpy())[:pending[1]])
+            f.write(memoryview(slices[pending[0]].numpy())[: pending[1]])
         pending = (b, n)
     copied[pending[0]].synchronize()
-    f.write(memoryview(slices[pending[0]].numpy())[:pending[1]])
+    f.write(memoryview(slices[pending[0]].numpy())[: pending[1]])
 
 
 def write_tensor(torch, t, i, name, trial=0, form="out", exportable=True):
@@ -326,8 +343,13 @@ def write_reference64(torch, out, out64, trial):
         # is the reference (an argmax of the float64 run may break a tie the other way).
         exact = isinstance(t, torch.Tensor) and (
             not t.is_floating_point()
-            or (isinstance(t64, torch.Tensor) and t.shape == t64.shape and t64.dtype == torch.float64
-                and same_values(torch, t, t64)))
+            or (
+                isinstance(t64, torch.Tensor)
+                and t.shape == t64.shape
+                and t64.dtype == torch.float64
+                and same_values(torch, t, t64)
+            )
+        )
         # The float64 form lies where its output does: handed over only beside a float32
         # output that was (a float16 output is judged from files, so is its float64 form).
         beside = exports is not None and isinstance(t, torch.Tensor) and exports.takes(torch, t, "out")
@@ -339,15 +361,19 @@ def same_values(torch, t, t64, chunk=1 << 24):
     """Whether float64 `t64` holds exactly `t`'s values, compared a slice at a time (a whole
     float64 copy of a 6.4 GB output would be 12.8 GB more)."""
     a, b = t.detach().reshape(-1), t64.detach().reshape(-1)
-    return all(bool(torch.equal(a[i:i + chunk].double(), b[i:i + chunk])) for i in range(0, a.numel(), chunk))
+    return all(bool(torch.equal(a[i : i + chunk].double(), b[i : i + chunk])) for i in range(0, a.numel(), chunk))
 
 
 def wait_until_judged(entries, budget, upcoming):
     """Paced runs: before a trial writes its `upcoming` bytes of outputs, waits while the
     files of earlier trials that the engine has not yet judged (it deletes them then) would
     with them exceed `budget`; never while none are left, so one trial always goes ahead."""
-    names = [o["file"] for e in entries for o in e.get("outputs", []) + [x for x in e.get("reference64") or [] if x]
-             if "file" in o]  # not those handed over in GPU memory (DeviceExports)
+    names = [
+        o["file"]
+        for e in entries
+        for o in e.get("outputs", []) + [x for x in e.get("reference64") or [] if x]
+        if "file" in o
+    ]  # not those handed over in GPU memory (DeviceExports)
 
     def pending():
         total = 0
@@ -361,6 +387,7 @@ def wait_until_judged(entries, budget, upcoming):
     def must_wait():
         held = pending()
         return held > 0 and held + upcoming > budget
+
     if not must_wait():
         return
     result["waiting"] = True
@@ -387,12 +414,21 @@ class DeviceExports:
             _fields_ = [("type", ctypes.c_int), ("id", ctypes.c_int)]
 
         class Flags(ctypes.Structure):
-            _fields_ = [("compression", ctypes.c_ubyte), ("rdma", ctypes.c_ubyte), ("usage", ctypes.c_ushort),
-                        ("reserved", ctypes.c_ubyte * 4)]
+            _fields_ = [
+                ("compression", ctypes.c_ubyte),
+                ("rdma", ctypes.c_ubyte),
+                ("usage", ctypes.c_ushort),
+                ("reserved", ctypes.c_ubyte * 4),
+            ]
 
         class Prop(ctypes.Structure):  # CUmemAllocationProp
-            _fields_ = [("type", ctypes.c_int), ("handle_types", ctypes.c_int), ("location", Location),
-                        ("win32", ctypes.c_void_p), ("flags", Flags)]
+            _fields_ = [
+                ("type", ctypes.c_int),
+                ("handle_types", ctypes.c_int),
+                ("location", Location),
+                ("win32", ctypes.c_void_p),
+                ("flags", Flags),
+            ]
 
         class Access(ctypes.Structure):  # CUmemAccessDesc
             _fields_ = [("location", Location), ("flags", ctypes.c_int)]
@@ -430,8 +466,9 @@ class DeviceExports:
         handle, address = c.c_ulonglong(), c.c_ulonglong()
         self.call("cuMemCreate", c.byref(handle), c.c_size_t(size), c.byref(prop), c.c_ulonglong(0))
         self.held.setdefault(trial, []).append([0, size, handle.value])
-        self.call("cuMemAddressReserve", c.byref(address), c.c_size_t(size), c.c_size_t(0), c.c_ulonglong(0),
-                  c.c_ulonglong(0))
+        self.call(
+            "cuMemAddressReserve", c.byref(address), c.c_size_t(size), c.c_size_t(0), c.c_ulonglong(0), c.c_ulonglong(0)
+        )
         self.held[trial][-1][0] = address.value
         self.call("cuMemMap", address, c.c_size_t(size), c.c_size_t(0), handle, c.c_ulonglong(0))
         access = self.Access()
@@ -444,9 +481,12 @@ class DeviceExports:
         self.call("cuMemExportToShareableHandle", c.byref(fd), handle, c.c_int(1), c.c_ulonglong(0))
         try:
             import array
+
             header = json.dumps({"trial": trial, "output": index, "form": form}).encode()
-            self.sock.sendmsg([len(header).to_bytes(4, "little") + header],
-                              [(self.socket.SOL_SOCKET, self.socket.SCM_RIGHTS, array.array("i", [fd.value]))])
+            self.sock.sendmsg(
+                [len(header).to_bytes(4, "little") + header],
+                [(self.socket.SOL_SOCKET, self.socket.SCM_RIGHTS, array.array("i", [fd.value]))],
+            )
         finally:
             os.close(fd.value)
         return address.value
@@ -470,9 +510,15 @@ class DeviceExports:
             address = self.hand_over(torch, x, trial, i, "in")
             entry["device_inputs"].append([i, nbytes])
             if in_place:
+
                 class Memory:  # the handed-over bytes, seen by torch through the CUDA array interface
-                    __cuda_array_interface__ = {"shape": (nbytes,), "typestr": "|u1", "data": (address, False),
-                                                "version": 3}
+                    __cuda_array_interface__ = {
+                        "shape": (nbytes,),
+                        "typestr": "|u1",
+                        "data": (address, False),
+                        "version": 3,
+                    }
+
                 inputs[i] = torch.as_tensor(Memory(), device=x.device).view(x.dtype).view(x.shape)
 
     def release_through(self, trial):
@@ -499,7 +545,7 @@ class DeviceExports:
                 n = int.from_bytes(self.pending[:4], "little")
                 if len(self.pending) < 4 + n:
                     break
-                word, self.pending = json.loads(self.pending[4:4 + n]), self.pending[4 + n:]
+                word, self.pending = json.loads(self.pending[4 : 4 + n]), self.pending[4 + n :]
                 if isinstance(word.get("judged"), int):
                     self.release_through(word["judged"])
         result["waiting"] = False
@@ -523,7 +569,7 @@ def device_fingerprint(torch, t):
     words = flat.view(torch.int32) if flat.numel() % 4 == 0 else flat
     sums = torch.zeros(2, dtype=torch.int64, device=t.device)
     for at in range(0, words.numel(), DIGEST_SLICE):
-        w = words[at:at + DIGEST_SLICE].to(torch.int64)
+        w = words[at : at + DIGEST_SLICE].to(torch.int64)
         i = torch.arange(at, at + w.numel(), dtype=torch.int64, device=t.device)
         sums[0] += (w * (2 * i + 1)).sum()
         sums[1] += ((w ^ (i * -7046029254386353131)) * w).sum()  # 0x9E3779B97F4A7C15 as int64
@@ -586,8 +632,14 @@ def time_forward(torch, model, inputs, device, spec):
                 times.append(ms)
     mean = sum(times) / len(times)
     std = (sum((t - mean) ** 2 for t in times) / len(times)) ** 0.5
-    return {"mean_ms": mean, "std_ms": std, "min_ms": min(times), "max_ms": max(times), "trials": len(times),
-            "clock": "cuda_event" if device == "cuda" else "perf_counter"}
+    return {
+        "mean_ms": mean,
+        "std_ms": std,
+        "min_ms": min(times),
+        "max_ms": max(times),
+        "trials": len(times),
+        "clock": "cuda_event" if device == "cuda" else "perf_counter",
+    }
 
 
 def forward_profiler(gpu):
@@ -597,6 +649,7 @@ def forward_profiler(gpu):
     the H200 (scripts/device_profiler_paths.py). torch.profiler's where the older one does
     not take these arguments."""
     from torch.autograd.profiler import profile
+
     if not gpu:
         return profile()
     try:
@@ -604,6 +657,7 @@ def forward_profiler(gpu):
     except TypeError:
         from torch.profiler import ProfilerActivity
         from torch.profiler import profile as kineto_profile
+
         return kineto_profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA])
 
 
@@ -616,7 +670,10 @@ CAPTURE_RANGE = "capture_begin"
 
 def torch_module():
     import torch
+
     return torch
+
+
 MAX_NAMES = 256  # distinct operator and kernel names reported
 
 
@@ -701,6 +758,7 @@ class KernelCalls:
 
         def call(*args, **kwargs):
             return calls.around(lambda: fn(*args, **kwargs), args, kwargs)
+
         call.__name__ = call.__qualname__ = getattr(fn, "__name__", "kernel")
         call.__doc__ = getattr(fn, "__doc__", None)
         return call
@@ -723,6 +781,7 @@ class KernelCalls:
 
         def capture_begin(graph, *args, **kwargs):
             from torch.autograd.profiler import record_function
+
             graph._kforge_tensors = []
             calls.graph = graph
             with record_function(CAPTURE_RANGE):
@@ -738,6 +797,7 @@ class KernelCalls:
                 return replay(graph, *args, **kwargs)
             calls.replays += 1
             return calls.around(lambda: replay(graph, *args, **kwargs), tuple(tensors), {})
+
         replayed._kforge_counted = True
         try:
             cls.capture_begin, cls.capture_end, cls.replay = capture_begin, capture_end, replayed
@@ -755,6 +815,7 @@ class KernelCalls:
 
         def counted(self, *args, **kwargs):
             return calls.around(lambda: run(self, *args, **kwargs), args, kwargs)
+
         counted._kforge_counted = True
         cls.run = counted
 
@@ -813,6 +874,7 @@ class ForwardAccount:
 
     def forward(self, torch, model, inputs):
         from torch.autograd.profiler import record_function
+
         marker = self.marker
         if self.gpu:
             torch.cuda.synchronize()
@@ -849,8 +911,9 @@ class ForwardAccount:
             root = root_of(e)
             # The forward's own operators, and any another thread ran meanwhile; not the
             # profiler's own (entering the range) nor the worker's marker.
-            if root is not ranges[0] and not (root.name != MARKER_RANGE and begin <= e.time_range.start
-                                               and e.time_range.end <= end):
+            if root is not ranges[0] and not (
+                root.name != MARKER_RANGE and begin <= e.time_range.start and e.time_range.end <= end
+            ):
                 continue
             if e.name in self.ops or len(self.ops) < MAX_NAMES:
                 self.ops[e.name] = self.ops.get(e.name, 0) + 1
@@ -863,8 +926,10 @@ class ForwardAccount:
         with open(self.trace_path) as f:
             trace = json.load(f)
         os.remove(self.trace_path)
-        kernels = sorted((e for e in trace.get("traceEvents", [])
-                          if isinstance(e, dict) and e.get("cat") == "kernel"), key=lambda e: e.get("ts", 0))
+        kernels = sorted(
+            (e for e in trace.get("traceEvents", []) if isinstance(e, dict) and e.get("cat") == "kernel"),
+            key=lambda e: e.get("ts", 0),
+        )
         if not kernels:
             raise RuntimeError("the profiler recorded no kernel, not even the worker's marker")
         current = kernels[0].get("args", {}).get("stream")
@@ -872,11 +937,18 @@ class ForwardAccount:
         # Kernels PyTorch launched inside CUDAGraph.capture_begin (on the host, within that
         # range): the graph's own setup on its capture stream.
         events = [e for e in trace.get("traceEvents", []) if isinstance(e, dict)]
-        captures = [(e.get("ts", 0), e.get("ts", 0) + e.get("dur", 0)) for e in events
-                    if e.get("cat") == "user_annotation" and e.get("name") == CAPTURE_RANGE]
-        setup = {e.get("args", {}).get("correlation") for e in events
-                 if e.get("cat") in ("cuda_runtime", "cuda_driver") and e.get("args", {}).get("correlation") is not None
-                 and any(b <= e.get("ts", 0) <= end for b, end in captures)}
+        captures = [
+            (e.get("ts", 0), e.get("ts", 0) + e.get("dur", 0))
+            for e in events
+            if e.get("cat") == "user_annotation" and e.get("name") == CAPTURE_RANGE
+        ]
+        setup = {
+            e.get("args", {}).get("correlation")
+            for e in events
+            if e.get("cat") in ("cuda_runtime", "cuda_driver")
+            and e.get("args", {}).get("correlation") is not None
+            and any(b <= e.get("ts", 0) <= end for b, end in captures)
+        }
         launched = len(ran) if ran else replays
         self.kernels += launched
         self.fewest = launched if self.fewest is None else min(self.fewest, launched)
@@ -899,9 +971,15 @@ class ForwardAccount:
     def launches_report(self):
         if self.forwards == 0:
             return {"ok": False, "error": "no judged forward ran under the profiler"}
-        return {"ok": True, "forwards": self.forwards, "kernels": self.kernels, "fewest_kernels": self.fewest,
-                "other_streams": sorted(self.other_streams), "other_stream_kernels": self.other_names,
-                "kernel_names": self.kernel_names}
+        return {
+            "ok": True,
+            "forwards": self.forwards,
+            "kernels": self.kernels,
+            "fewest_kernels": self.fewest,
+            "other_streams": sorted(self.other_streams),
+            "other_stream_kernels": self.other_names,
+            "kernel_names": self.kernel_names,
+        }
 
 
 def neutralised_forward(torch, model, get_inputs, trial, device, kb_seeds):
@@ -921,14 +999,20 @@ def neutralised_forward(torch, model, get_inputs, trial, device, kb_seeds):
                     out = model(*inputs)
                 finally:
                     kernel_calls.neutralise = kernel_calls.watch = False
-                digests[form] = [fingerprint(torch, t).hex() if isinstance(t, torch.Tensor) else repr(t)[:64]
-                                 for t in as_list(out)]
+                digests[form] = [
+                    fingerprint(torch, t).hex() if isinstance(t, torch.Tensor) else repr(t)[:64] for t in as_list(out)
+                ]
                 del out, inputs
     except Exception as e:  # the engine fails closed on it: a forward may raise to hide its kernels' role
         return {"ok": True, "raised": error_text(e)[-300:], "neutralised_tensors": kernel_calls.neutralised}
-    return {"ok": True, "as_run": digests["as_run"], "neutralised": digests["neutralised"],
-            "neutralised_tensors": kernel_calls.neutralised, "kernel_calls": kernel_calls.watched,
-            "copy_calls": kernel_calls.copies}
+    return {
+        "ok": True,
+        "as_run": digests["as_run"],
+        "neutralised": digests["neutralised"],
+        "neutralised_tensors": kernel_calls.neutralised,
+        "kernel_calls": kernel_calls.watched,
+        "copy_calls": kernel_calls.copies,
+    }
 
 
 def warm_up(torch, device, launches):
@@ -960,6 +1044,7 @@ def thunk_module(name, path, functions):
     """A module of the functions of an extension built with kforge's thunk bindings: each
     calls kforge_fn_NAME(args) (include/kforge/torch_thunks.h) with the GIL held."""
     import ctypes
+
     library = ctypes.PyDLL(os.path.abspath(path))
     module = types.ModuleType(name)
     module.__file__ = path
@@ -971,8 +1056,10 @@ def thunk_module(name, path, functions):
 
         def call(*args):
             return entry(args)
+
         call.__name__ = call.__qualname__ = function_name
         return call
+
     for f in functions:
         setattr(module, f, bind(f))
     return module
@@ -981,19 +1068,45 @@ def thunk_module(name, path, functions):
 def prebuilt_load_inline(extensions):
     import eval_utils as kb
 
-    def load_inline(name, cpp_sources, cuda_sources=None, functions=None, extra_cflags=None,
-                    extra_cuda_cflags=None, extra_ldflags=None, extra_include_paths=None,
-                    build_directory=None, verbose=False, with_cuda=None, is_python_module=True,
-                    with_pytorch_error_handling=True, keep_intermediates=True, **ignored):
-        key = kb.extension_key(kb.normalise(dict(
-            name=name, cpp_sources=cpp_sources, cuda_sources=cuda_sources, functions=functions,
-            extra_cflags=extra_cflags, extra_cuda_cflags=extra_cuda_cflags, extra_ldflags=extra_ldflags,
-            extra_include_paths=extra_include_paths, with_cuda=with_cuda,
-            with_pytorch_error_handling=with_pytorch_error_handling)))
+    def load_inline(
+        name,
+        cpp_sources,
+        cuda_sources=None,
+        functions=None,
+        extra_cflags=None,
+        extra_cuda_cflags=None,
+        extra_ldflags=None,
+        extra_include_paths=None,
+        build_directory=None,
+        verbose=False,
+        with_cuda=None,
+        is_python_module=True,
+        with_pytorch_error_handling=True,
+        keep_intermediates=True,
+        **ignored,
+    ):
+        key = kb.extension_key(
+            kb.normalise(
+                dict(
+                    name=name,
+                    cpp_sources=cpp_sources,
+                    cuda_sources=cuda_sources,
+                    functions=functions,
+                    extra_cflags=extra_cflags,
+                    extra_cuda_cflags=extra_cuda_cflags,
+                    extra_ldflags=extra_ldflags,
+                    extra_include_paths=extra_include_paths,
+                    with_cuda=with_cuda,
+                    with_pytorch_error_handling=with_pytorch_error_handling,
+                )
+            )
+        )
         built = extensions.get(key)
         if built is None:
-            raise RuntimeError(f"kforge: load_inline('{name}') was called with arguments kforge did not build "
-                               "ahead of time; pass its sources as string literals or module-level strings")
+            raise RuntimeError(
+                f"kforge: load_inline('{name}') was called with arguments kforge did not build "
+                "ahead of time; pass its sources as string literals or module-level strings"
+            )
         if built["binding"] == "thunks":
             return kernel_calls.wrap_module(thunk_module(name, built["path"], built["functions"]))
         loader = importlib.machinery.ExtensionFileLoader(name, built["path"])
@@ -1001,6 +1114,7 @@ def prebuilt_load_inline(extensions):
         module = importlib.util.module_from_spec(spec)
         loader.exec_module(module)
         return kernel_calls.wrap_module(module)
+
     return load_inline
 
 
@@ -1023,6 +1137,7 @@ def install_cpp_extension(torch, extensions):
             spec.loader.exec_module(module)
             real.append(module)
         return getattr(real[0], attribute)
+
     stand_in.__getattr__ = real_attribute
     sys.modules[name] = stand_in
     torch.utils.cpp_extension = stand_in
@@ -1037,6 +1152,7 @@ def main():
     role, device = job["role"], job["device"]
     enter("import_torch")
     import torch
+
     result["torch"] = torch.__version__
     if device == "cuda" and not torch.cuda.is_available():
         raise RuntimeError("PyTorch in this worker sees no CUDA device")
@@ -1081,15 +1197,20 @@ def main():
     with torch.no_grad():
         set_seed(torch, SEED)
         model = model_class(*init_inputs).to(device)
-    result["parameters"] = [[n, list(p.shape), hashlib.sha256(tensor_bytes(torch, p)).hexdigest()]
-                            for n, p in list(model.named_parameters()) + list(model.named_buffers())]
+    result["parameters"] = [
+        [n, list(p.shape), hashlib.sha256(tensor_bytes(torch, p)).hexdigest()]
+        for n, p in list(model.named_parameters()) + list(model.named_buffers())
+    ]
     model64 = copy.deepcopy(model).double() if role == "reference" else None
 
     enter("trials")
     # Every judged forward of the candidate's runs under the profiler (the timing worker's
     # forwards, timed, do not).
-    account = ForwardAccount(device == "cuda", os.path.join(out_dir, "trace.json")) \
-        if role == "candidate" and not job.get("timing") else None
+    account = (
+        ForwardAccount(device == "cuda", os.path.join(out_dir, "trace.json"))
+        if role == "candidate" and not job.get("timing")
+        else None
+    )
     torch.manual_seed(SEED)
     kb_seeds = [torch.randint(0, 2**32 - 1, (1,)).item() for _ in range(job.get("kernelbench_trials", 0))]
     for index, trial in enumerate(job["trials"]):
@@ -1111,8 +1232,11 @@ def main():
                     exports.hand_over_inputs(torch, inputs, index, entry, in_place=role == "candidate")
                     step("hand_over_inputs")
                 # The float64 model runs on the inputs as they were before the forward.
-                clones = [x.clone() if isinstance(x, torch.Tensor) else None for x in inputs] \
-                    if model64 is not None else None
+                clones = (
+                    [x.clone() if isinstance(x, torch.Tensor) else None for x in inputs]
+                    if model64 is not None
+                    else None
+                )
                 # Freed blocks of the outputs' sizes, filled with 0xff bytes: memory an output
                 # is allocated in and never written shows that pattern, whatever the allocator.
                 if poison_file is not None:  # the reference's first forward gives them
@@ -1131,8 +1255,11 @@ def main():
                 entry["forward_ms"] = (time.perf_counter() - start) * 1e3
                 step("forward")
                 if role == "reference" and index == 0:  # the candidate's worker waits on these sizes
-                    entry["output_shapes"] = [{"dtype": str(t.dtype).replace("torch.", ""), "shape": list(t.shape)}
-                                              for t in as_list(out) if isinstance(t, torch.Tensor)]
+                    entry["output_shapes"] = [
+                        {"dtype": str(t.dtype).replace("torch.", ""), "shape": list(t.shape)}
+                        for t in as_list(out)
+                        if isinstance(t, torch.Tensor)
+                    ]
                     write_result()
                 if role == "candidate":  # inputs handed over are judged by the engine where they lie
                     handed = {i for i, _ in entry.get("device_inputs", [])}
@@ -1140,8 +1267,9 @@ def main():
                     step("mutation_check")
                 if job.get("pace_bytes"):  # the reference may write a float64 copy too
                     nbytes = sum(t.numel() * t.element_size() for t in as_list(out) if isinstance(t, torch.Tensor))
-                    wait_until_judged(result["trials"][:-1], job["pace_bytes"],
-                                      nbytes * (3 if role == "reference" else 1))
+                    wait_until_judged(
+                        result["trials"][:-1], job["pace_bytes"], nbytes * (3 if role == "reference" else 1)
+                    )
                     step("waited_for_judge")
                 if exports is not None:  # an earlier trial's memory, until the engine has judged it
                     exports.wait_judged(index)
@@ -1149,8 +1277,10 @@ def main():
                 entry["outputs"] = write_outputs(torch, out, "o", index)
                 step("write_outputs")
                 if model64 is not None:
-                    inputs64 = [c.double() if c is not None and c.is_floating_point() else
-                                (c if c is not None else x) for x, c in zip(inputs, clones)]
+                    inputs64 = [
+                        c.double() if c is not None and c.is_floating_point() else (c if c is not None else x)
+                        for x, c in zip(inputs, clones)
+                    ]
                     set_seed(torch, seed)
                     out64 = model64(*inputs64)
                     step("forward64")
@@ -1166,8 +1296,7 @@ def main():
         exports.wait_judged(len(job["trials"]))
     if account is not None and job.get("neutralise") and job["trials"]:
         enter("neutralise")
-        result["neutralised"] = neutralised_forward(torch, model, get_inputs, job["trials"][0], device,
-                                                    kb_seeds)
+        result["neutralised"] = neutralised_forward(torch, model, get_inputs, job["trials"][0], device, kb_seeds)
     if account is not None:
         result["ops"] = account.ops_report()
         if device == "cuda":

@@ -7,21 +7,27 @@ import subprocess
 import sys
 
 PRELUDE = "import sys, time, torch\nstart = time.perf_counter()\n"
-CODA = ("\nprint('%.3f s' % (time.perf_counter() - start), "
-        "'dynamo imported' if 'torch._dynamo' in sys.modules else 'no dynamo', "
-        "'sympy imported' if 'sympy' in sys.modules else 'no sympy')\n")
+CODA = (
+    "\nprint('%.3f s' % (time.perf_counter() - start), "
+    "'dynamo imported' if 'torch._dynamo' in sys.modules else 'no dynamo', "
+    "'sympy imported' if 'sympy' in sys.modules else 'no sympy')\n"
+)
 WAYS = {
     "device_context": "with torch.device('meta'):\n    x = torch.rand(16, 16384)",
     "device_context_arithmetic": "with torch.device('meta'):\n    x = torch.rand(16, 16384) * 2 + 1",
     "device_context_relu": "with torch.device('meta'):\n    x = torch.relu(torch.rand(16, 16384))",
     "meta_rand": "x = torch.rand(16, 16384, device='meta')",
     "meta_empty": "x = torch.empty(16, 16384, device='meta')",
-    "shape_mode_draw": ("sys.path.insert(0, 'python')\nimport kforge_torch_worker as w\n"
-                        "with w.on_meta(torch):\n    x = [torch.rand(16, 16384), torch.randn(3)]\n"
-                        "print([(tuple(t.shape), t.dtype, t.device.type) for t in x])"),
-    "shape_mode": ("sys.path.insert(0, 'python')\nimport kforge_torch_worker as w\n"
-                   "with w.on_meta(torch):\n    x = [torch.rand(16, 16384), torch.randn(3) * 2 + 1]\n"
-                   "print([(tuple(t.shape), t.dtype, t.device.type) for t in x])"),
+    "shape_mode_draw": (
+        "sys.path.insert(0, 'python')\nimport kforge_torch_worker as w\n"
+        "with w.on_meta(torch):\n    x = [torch.rand(16, 16384), torch.randn(3)]\n"
+        "print([(tuple(t.shape), t.dtype, t.device.type) for t in x])"
+    ),
+    "shape_mode": (
+        "sys.path.insert(0, 'python')\nimport kforge_torch_worker as w\n"
+        "with w.on_meta(torch):\n    x = [torch.rand(16, 16384), torch.randn(3) * 2 + 1]\n"
+        "print([(tuple(t.shape), t.dtype, t.device.type) for t in x])"
+    ),
     "cpp_extension": "import torch.utils.cpp_extension",
     "cuda_context": "torch.zeros(1, device='cuda'); torch.cuda.synchronize()",
 }
@@ -38,7 +44,7 @@ def import_chain(stderr, module):
     for i, (depth, name, us) in enumerate(rows):
         if name == module:
             chain, want = [(name, us)], depth
-            for d, n, u in rows[i + 1:]:  # importtime prints children before their parent
+            for d, n, u in rows[i + 1 :]:  # importtime prints children before their parent
                 if d < want:
                     chain.append((n, u))
                     want = d
@@ -48,8 +54,9 @@ def import_chain(stderr, module):
 
 for name, code in WAYS.items():
     for attempt in range(2):
-        r = subprocess.run([sys.executable, "-X", "importtime", "-c", PRELUDE + code + CODA],
-                           capture_output=True, text=True)
+        r = subprocess.run(
+            [sys.executable, "-X", "importtime", "-c", PRELUDE + code + CODA], capture_output=True, text=True
+        )
         print(f"{name} (attempt {attempt + 1}): {r.stdout.strip()}", flush=True)
         if r.returncode:
             print("  failed:", r.stderr.strip().splitlines()[-1])

@@ -8,12 +8,13 @@ import time
 STEPS = {
     "import_torch": "import torch",
     "cuda_context": "import torch; torch.zeros(1, device='cuda'); torch.cuda.synchronize()",
-    "profiler": ("import torch; torch.zeros(1, device='cuda')\n"
-                 "from torch.profiler import ProfilerActivity, profile\n"
-                 "with profile(activities=[ProfilerActivity.CUDA]):\n"
-                 "    torch.zeros(1, device='cuda').fill_(1); torch.cuda.synchronize()"),
-    "meta_device": ("import torch\nwith torch.device('meta'):\n"
-                    "    torch.nn.ReLU()(torch.rand(16, 16384))"),
+    "profiler": (
+        "import torch; torch.zeros(1, device='cuda')\n"
+        "from torch.profiler import ProfilerActivity, profile\n"
+        "with profile(activities=[ProfilerActivity.CUDA]):\n"
+        "    torch.zeros(1, device='cuda').fill_(1); torch.cuda.synchronize()"
+    ),
+    "meta_device": ("import torch\nwith torch.device('meta'):\n" "    torch.nn.ReLU()(torch.rand(16, 16384))"),
 }
 for name, code in STEPS.items():
     for attempt in range(2):

@@ -7,7 +7,7 @@ PKGS=(g++ cmake ninja-build pkg-config git
       libgtest-dev libgmock-dev libbenchmark-dev
       bubblewrap libseccomp-dev libtree-sitter-dev
       python3-torch libtorch-dev pybind11-dev
-      clang clang-format)
+      clang clang-format black flake8)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

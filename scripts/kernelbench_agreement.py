@@ -29,8 +29,14 @@ def procedure(reference, candidate, timeout):
     with tempfile.TemporaryDirectory() as scratch:
         env = dict(os.environ, TORCH_EXTENSIONS_DIR=os.path.join(scratch, "ext"))
         try:
-            p = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "kernelbench_procedure.py"), reference,
-                                candidate], capture_output=True, text=True, timeout=timeout, env=env, cwd=scratch)
+            p = subprocess.run(
+                [sys.executable, os.path.join(ROOT, "scripts", "kernelbench_procedure.py"), reference, candidate],
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                env=env,
+                cwd=scratch,
+            )
         except subprocess.TimeoutExpired:
             return {"compiled": False, "correct": False, "error": "timed out"}
     for line in reversed(p.stdout.splitlines()):
@@ -68,7 +74,10 @@ def main(argv):
     binary = os.path.abspath(option("--kforge", os.path.join(ROOT, "build", "kforge")))
     jobs = int(option("--jobs", "1"))
     manifest = json.load(open(os.path.join(EXAMPLES, "manifest.json")))
-    header = f"{'candidate':44} {'reference':30} {'procedure':10} {'kforge kb':10} {'agree':6} {'certified':9} policy    check"
+    header = (
+        f"{'candidate':44} {'reference':30} {'procedure':10} {'kforge kb':10} {'agree':6} {'certified':9}"
+        " policy    check"
+    )
     print(header, flush=True)
     cases, seen = [], set()
     for case in manifest["gpu_cases" if gpu else "cases"]:
@@ -92,8 +101,10 @@ def main(argv):
         check = (v.get("integrity") or [{}])[0].get("check", "") if not v.get("passed") else ""
         if v.get("error"):
             check = "kforge: " + v["error"].strip().splitlines()[-1][:80]
-        row = (f"{case['candidate']:44} {case['reference']:30} {str(theirs):10} {str(ours):10} {str(same):6} "
-               f"{str(v.get('passed')):9} {k.get('policy', '?'):9} {check}  ({time.time() - started:.0f} s)")
+        row = (
+            f"{case['candidate']:44} {case['reference']:30} {str(theirs):10} {str(ours):10} {str(same):6} "
+            f"{str(v.get('passed')):9} {k.get('policy', '?'):9} {check}  ({time.time() - started:.0f} s)"
+        )
         print(row, flush=True)
         return ours, same, row
 
@@ -103,8 +114,10 @@ def main(argv):
     not_given = sum(1 for ours, _, _ in results if ours is None)  # kforge says why it cannot say: apart
     total = len(results) - not_given
     agree = sum(1 for ours, same, _ in results if ours is not None and same)
-    summary = (f"agreement: {agree} of {total} given; {not_given} not given by kforge, with the reason in the verdict "
-               f"({'GPU' if gpu else 'CPU'}, torch {__import__('torch').__version__})")
+    summary = (
+        f"agreement: {agree} of {total} given; {not_given} not given by kforge, with the reason in the verdict "
+        f"({'GPU' if gpu else 'CPU'}, torch {__import__('torch').__version__})"
+    )
     print(summary)
     if out:
         with open(out, "w") as f:

@@ -8,7 +8,6 @@ torch.manual_seed(42), torch.allclose with atol = rtol = 1e-4 (float32) or 1e-2 
 prints one JSON line: {"compiled", "correct", "trials": [...], "seconds"}. Torch's own
 load_inline builds the extensions (no kforge involved), on the GPU when there is one.
 """
-import importlib.util
 import json
 import sys
 import time

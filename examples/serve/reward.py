@@ -40,8 +40,10 @@ def main(argv: list[str]) -> int:
         print(__doc__, file=sys.stderr)
         return 2
     client = KforgeClient(argv[1], token=os.environ.get("KFORGE_SERVE_TOKEN"))
-    jobs = [{"problem": argv[2], "candidate": pathlib.Path(p).read_text(), "options": {"seed": i}}
-            for i, p in enumerate(argv[3:])]
+    jobs = [
+        {"problem": argv[2], "candidate": pathlib.Path(p).read_text(), "options": {"seed": i}}
+        for i, p in enumerate(argv[3:])
+    ]
     ids = client.submit(jobs)
     for path, job in zip(argv[3:], client.wait(ids)):
         why = job.get("verdict", {}).get("failure_class") or job.get("error", "")

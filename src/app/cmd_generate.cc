@@ -97,7 +97,7 @@ CommandAction SetupGenerate(CLI::App& sub, Service& service, CancellationToken& 
                                s.success ? "GENERATED" : "NOT GENERATED", s.task_name, GenerateKindName(r.kind),
                                s.success ? "certified on the full set" : "not certified", s.round,
                                s.round == 1 ? "" : "s", s.iterations, s.finish_reason);
-      if (s.success) std::cout << "  kernel: " << run.dir << "/final" << s.config.SourceExtension() << "\n";
+      if (s.success) std::cout << "  kernel: " << RunFiles(run.dir).final_source(s.config.SourceExtension()) << "\n";
       std::cout << "  run directory: " << run.dir << "\n";
     }
     return ExitCodeOf(run.outcome());

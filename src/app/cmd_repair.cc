@@ -38,7 +38,7 @@ int Report(const RunResult& run, bool json) {
                              s.success ? "certified on the full set" : "not certified", s.round,
                              s.round == 1 ? "" : "s", s.iterations, s.finish_reason);
     if (s.success)
-      std::cout << "  final candidate: " << run.dir << "/final" << s.config.SourceExtension() << "\n";
+      std::cout << "  final candidate: " << RunFiles(run.dir).final_source(s.config.SourceExtension()) << "\n";
     else if (s.best)
       std::cout << "  best candidate: level " << LevelName(s.best->level) << ", " << FailureClassName(s.best->failure)
                 << "\n";

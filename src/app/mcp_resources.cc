@@ -15,7 +15,7 @@ constexpr const char kScheme[] = "kforge://run/";
 /// The run's certified source file, "" when it has none.
 std::string FinalPath(const std::string& dir) {
   for (const char* ext : {".cc", ".cu", ".py"})
-    if (FileExists(dir + "/final" + ext)) return dir + "/final" + ext;
+    if (FileExists(RunFiles(dir).final_source(ext))) return RunFiles(dir).final_source(ext);
   return "";
 }
 

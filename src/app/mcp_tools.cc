@@ -258,7 +258,7 @@ ToolResult ReadFinal(KforgeMcp& mcp, const ToolArgs& a, const CancellationToken&
   const std::string dir = mcp.RunDir(a.Str("run"));
   Service service(mcp.env());
   const RunState state = service.Status(dir).state;
-  const std::string final_path = dir + "/final" + state.config.SourceExtension();
+  const std::string final_path = RunFiles(dir).final_source(state.config.SourceExtension());
   if (state.success && FileExists(final_path))
     return {
         ReadCandidate(final_path, "final candidate"), {{"run", dir}, {"which", "final"}, {"path", final_path}}, false};
@@ -390,7 +390,7 @@ std::map<std::string, std::string> KforgeMcp::KnownRuns() const {
   std::map<std::string, std::string> runs;
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator(options_.runs_dir, ec))
-    if (e.is_directory() && FileExists(e.path().string() + "/events.db"))
+    if (e.is_directory() && FileExists(RunFiles(e.path().string()).events()))
       runs.emplace(e.path().filename().string(), RunKey(e.path().string()));
   for (const std::string& dir : runs_.Dirs()) runs.emplace(std::filesystem::path(dir).filename().string(), dir);
   return runs;
@@ -401,7 +401,7 @@ std::string KforgeMcp::RunDir(const std::string& run) const {
     auto known = KnownRuns();
     if (auto it = known.find(run); it != known.end()) return it->second;
   }
-  if (FileExists(run + "/events.db")) return RunKey(run);
+  if (FileExists(RunFiles(run).events())) return RunKey(run);
   throw UsageError("no run '" + run + "': give a run directory (it holds events.db) or the name of a run under " +
                    options_.runs_dir);
 }

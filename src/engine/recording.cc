@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "core/text.h"
 #include "engine/repair_loop.h"
+#include "record/run_files.h"
 
 namespace kforge {
 namespace {
@@ -39,14 +40,14 @@ std::string ShortHash(const std::string& h) { return h.empty() ? "(none)" : h.su
 }  // namespace
 
 Recording Recording::Open(const std::string& run_dir, Clock& clock) {
-  if (!FileExists(run_dir + "/events.db"))
+  if (!FileExists(RunFiles(run_dir).events()))
     throw UsageError(run_dir + " holds no run (no events.db); give the directory a repair or generate run wrote");
   Recording r(run_dir);
   r.lock_ = TryLockFile(run_dir + "/" + kRunLockFile, LockMode::kShared);
   if (!r.lock_.valid())
     throw UsageError("the run in " + run_dir +
                      " is still being written by a running kforge; replay it after that run finishes or is stopped");
-  std::unique_ptr<EventLog> log = EventLog::Open(run_dir + "/events.db", clock);  // refuses damaged and newer logs
+  std::unique_ptr<EventLog> log = EventLog::Open(RunFiles(run_dir).events(), clock);  // refuses damaged and newer logs
   bool started = false;
   for (Event& e : log->ReadAll()) {
     std::optional<RunEvent> typed = Decode(e);

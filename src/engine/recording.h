@@ -23,6 +23,7 @@
 #include "engine/pinned_values.h"
 #include "record/artifact_store.h"
 #include "record/event_log.h"
+#include "record/run_files.h"
 
 namespace kforge {
 
@@ -48,7 +49,7 @@ class Recording {
   void Set(int64_t seq, const std::string& field, const nlohmann::json& value);
 
  private:
-  explicit Recording(const std::string& dir) : dir_(dir), artifacts_(dir + "/artifacts") {}
+  explicit Recording(const std::string& dir) : dir_(dir), artifacts_(RunFiles(dir).artifacts()) {}
 
   std::string dir_;
   ArtifactStore artifacts_;

@@ -23,6 +23,7 @@
 #include "engine/turn_context.h"
 #include "exec/machine.h"
 #include "record/artifact_store.h"
+#include "record/run_files.h"
 #include "verify/forensics.h"
 #include "verify/inputs.h"
 #include "verify/kernelbench/attribution.h"
@@ -101,7 +102,7 @@ const Task& RepairRun::task() const { return verifier_->task(); }
 std::unique_ptr<RepairRun> RepairRun::Create(const std::string& run_dir, const std::string& task_text,
                                              const std::string& task_origin, const std::string& candidate_source,
                                              const RunConfig& config, const RepairEnv& env) {
-  if (FileExists(run_dir + "/events.db"))
+  if (FileExists(RunFiles(run_dir).events()))
     throw UsageError("run directory " + run_dir + " already holds a run; resume it with 'kforge resume " + run_dir +
                      "' or choose another --out");
   // Validate before creating anything: the task, its reference, and the repairer (a missing
@@ -115,8 +116,8 @@ std::unique_ptr<RepairRun> RepairRun::Create(const std::string& run_dir, const s
                      "--repairer llm, external or script");
   MakeDirs(run_dir);
   std::unique_ptr<RepairRun> run(new RepairRun(run_dir, env));
-  run->log_ = EventLog::Create(run_dir + "/events.db", run->machine_.env().clock());
-  run->artifacts_ = std::make_unique<ArtifactStore>(run_dir + "/artifacts");
+  run->log_ = EventLog::Create(RunFiles(run_dir).events(), run->machine_.env().clock());
+  run->artifacts_ = std::make_unique<ArtifactStore>(RunFiles(run_dir).artifacts());
   std::string task_hash = run->artifacts_->Put(task_text);
   std::string cand_hash = candidate_source.empty() ? "" : run->artifacts_->Put(candidate_source);
   // The knowledge base as it stands now is an input of the run: record it.
@@ -142,15 +143,15 @@ std::unique_ptr<RepairRun> RepairRun::Create(const std::string& run_dir, const s
 
 std::unique_ptr<RepairRun> RepairRun::CreateReplay(const std::string& run_dir, const RunStartedEvent& started,
                                                    const ArtifactStore& recorded, const RepairEnv& env) {
-  if (FileExists(run_dir + "/events.db"))
+  if (FileExists(RunFiles(run_dir).events()))
     throw UsageError("run directory " + run_dir + " already holds a run; choose another --out for the replay");
   MakeDirs(run_dir);
   std::unique_ptr<RepairRun> run(new RepairRun(run_dir, env));
   // A replay can be made again from its recording: its log need not be synced per event.
   run->sync_ = Sync::kNo;
   run->replay_ = true;
-  run->log_ = EventLog::Create(run_dir + "/events.db", run->machine_.env().clock(), EventLog::Durability::kRelaxed);
-  run->artifacts_ = std::make_unique<ArtifactStore>(run_dir + "/artifacts", Sync::kNo);
+  run->log_ = EventLog::Create(RunFiles(run_dir).events(), run->machine_.env().clock(), EventLog::Durability::kRelaxed);
+  run->artifacts_ = std::make_unique<ArtifactStore>(RunFiles(run_dir).artifacts(), Sync::kNo);
   for (const std::string& hash : {started.task_artifact, started.candidate, started.kb_snapshot})
     if (!hash.empty()) run->artifacts_->Put(recorded.Get(hash));
   RunStartedEvent again = started;
@@ -163,8 +164,8 @@ std::unique_ptr<RepairRun> RepairRun::CreateReplay(const std::string& run_dir, c
 
 std::unique_ptr<RepairRun> RepairRun::Open(const std::string& run_dir, const RepairEnv& env) {
   std::unique_ptr<RepairRun> run(new RepairRun(run_dir, env));
-  run->log_ = EventLog::Open(run_dir + "/events.db", run->machine_.env().clock());
-  run->artifacts_ = std::make_unique<ArtifactStore>(run_dir + "/artifacts");
+  run->log_ = EventLog::Open(RunFiles(run_dir).events(), run->machine_.env().clock());
+  run->artifacts_ = std::make_unique<ArtifactStore>(RunFiles(run_dir).artifacts());
   run->Load();
   return run;
 }
@@ -525,10 +526,11 @@ void RepairRun::WriteOutputs() {
     s["failure_reason"] = state_.finish_reason;
     s["last_error"] = final_candidate ? final_candidate->message : "";
   }
-  WriteFileAtomic(dir_ + "/summary.json", s.dump(2) + "\n", sync_);
+  WriteFileAtomic(RunFiles(dir_).summary(), s.dump(2) + "\n", sync_);
   summary_ = std::move(s);
   if (state_.success && final_candidate)
-    WriteFileAtomic(dir_ + "/final" + state_.config.SourceExtension(), artifacts_->Get(final_candidate->candidate));
+    WriteFileAtomic(RunFiles(dir_).final_source(state_.config.SourceExtension()),
+                    artifacts_->Get(final_candidate->candidate));
 }
 
 const RunState& RepairRun::Run() {

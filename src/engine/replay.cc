@@ -2,6 +2,7 @@
 
 #include "agent/registry.h"
 #include "core/error.h"
+#include "record/run_files.h"
 
 namespace kforge {
 namespace {
@@ -116,7 +117,7 @@ ReplayResult Replay(const Recording& recording, RunInputs inputs, const ReplayOp
   out.validations_pinned = counting.validations;
   out.turns_pinned = counting.turns;
   out.clock_reads_pinned = counting.clocks;
-  const ArtifactStore replay_store(options.out_dir + "/artifacts");
+  const ArtifactStore replay_store(RunFiles(options.out_dir).artifacts());
   out.comparison = CompareRuns(recording.original_events(), ArtifactReader(stores), run->log().ReadAll(),
                                ArtifactReader({&replay_store}));
   return out;

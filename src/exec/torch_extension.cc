@@ -426,6 +426,62 @@ double Longest(const std::vector<Step>& steps) {
   return longest;
 }
 
+/// What a cached module's build log shows of itself.
+constexpr size_t kCachedLogBytes = 64 * 1024;
+
+/// The compile cache's key: every input of the build, kforge's thunks included when the
+/// module carries them (a kforge whose thunks changed builds it again).
+std::string ExtensionCacheKey(Machine& machine, const TorchToolchain& torch, const ToolInfo& cxx,
+                              const ExtensionSource& source, const CompilerOptions& options) {
+  std::string key_material = source.main_cpp + '\0' + source.thunks_cpp + '\0' + source.cuda_cu + '\0' +
+                             source.cuda_kernels_cu + '\0' + source.cuda_host_cpp + '\0' + source.name + '\0' +
+                             torch.torch_version + '\0' + torch.python + '\0' + cxx.version + '\0' + options.cuda_arch;
+  for (const auto* list : {&source.extra_cflags, &source.extra_cuda_cflags, &source.extra_ldflags})
+    for (const auto& f : *list) key_material += '\0' + f;
+  if (!source.thunks_cpp.empty())
+    key_material += '\0' + KforgeExtensionFile(machine, "torch_thunks.h") + '\0' +
+                    KforgeExtensionFile(machine, "torch_thunks_glue.cc");
+  return Sha256Hex(key_material);
+}
+
+/// A module built before under `base` (<key>.thunks.so or <key>.so: the binding is in its name).
+bool FindCachedExtension(const std::string& base, TorchExtension* ext) {
+  CompileResult& result = ext->compile;
+  for (ExtensionBinding binding : {ExtensionBinding::kThunks, ExtensionBinding::kPybind11}) {
+    std::string so = base + (binding == ExtensionBinding::kThunks ? ".thunks.so" : ".so");
+    if (!FileExists(so)) continue;
+    result.so_path = so;
+    result.ok = result.cached = true;
+    result.log = ReadTextTail(base + ".log", kCachedLogBytes);
+    ext->binding = binding;
+    ext->split = FileExists(base + ".split");
+    return true;
+  }
+  return false;
+}
+
+/// The link of the built objects into the module torch imports.
+std::vector<std::string> ExtensionLinkArgv(const ToolInfo& cxx, const TorchToolchain& torch,
+                                           const ExtensionSource& source, const std::string& scratch, bool cuda,
+                                           bool split, ExtensionBinding binding, const std::string& glue,
+                                           const std::string& cuda_root) {
+  std::vector<std::string> link = {cxx.path, "-shared", scratch + "/main.o"};
+  if (split) {
+    link.insert(link.end(), {scratch + "/kernels.o", scratch + "/host.o"});
+  } else if (cuda) {
+    link.push_back(scratch + "/cuda.o");
+  }
+  if (binding == ExtensionBinding::kThunks) link.push_back(glue);
+  for (const auto& p : torch.library_paths) link.insert(link.end(), {"-L" + p, "-Wl,-rpath," + p});
+  link.insert(link.end(), {"-lc10", "-ltorch", "-ltorch_cpu", "-ltorch_python"});
+  if (cuda)
+    link.insert(link.end(), {"-lc10_cuda", "-ltorch_cuda", "-L" + cuda_root + "/lib64",
+                             "-Wl,-rpath," + cuda_root + "/lib64", "-lcudart"});
+  link.insert(link.end(), source.extra_ldflags.begin(), source.extra_ldflags.end());
+  link.insert(link.end(), {"-o", scratch + "/" + source.name + ".so"});
+  return link;
+}
+
 }  // namespace
 
 TorchExtension CompileTorchExtension(Machine& machine, const TorchToolchain& torch, const ExtensionSource& source,
@@ -452,32 +508,12 @@ TorchExtension CompileTorchExtension(Machine& machine, const TorchToolchain& tor
   if (cuda) b.includes.insert(b.includes.end(), {"-isystem", cuda_root + "/include"});
   result.flags = b.cxx_flags;
 
-  std::string key_material = source.main_cpp + '\0' + source.thunks_cpp + '\0' + source.cuda_cu + '\0' +
-                             source.cuda_kernels_cu + '\0' + source.cuda_host_cpp + '\0' + source.name + '\0' +
-                             torch.torch_version + '\0' + torch.python + '\0' + cxx.version + '\0' + options.cuda_arch;
-  for (const auto* list : {&source.extra_cflags, &source.extra_cuda_cflags, &source.extra_ldflags})
-    for (const auto& f : *list) key_material += '\0' + f;
-  // A module built with the thunks carries them (and the glue) in it: a kforge whose thunks
-  // changed builds it again.
-  if (!source.thunks_cpp.empty())
-    key_material += '\0' + KforgeExtensionFile(machine, "torch_thunks.h") + '\0' +
-                    KforgeExtensionFile(machine, "torch_thunks_glue.cc");
-  result.cache_key = Sha256Hex(key_material);
+  result.cache_key = ExtensionCacheKey(machine, torch, cxx, source, options);
   std::string cache_dir = b.cache_root + "/torch-ext";
   MakeDirs(cache_dir);
-  // The binding is in the cached module's name: <key>.thunks.so or <key>.so.
   const std::string base = cache_dir + "/" + result.cache_key;
   std::string log_path = base + ".log";
-  for (ExtensionBinding binding : {ExtensionBinding::kThunks, ExtensionBinding::kPybind11}) {
-    std::string so = base + (binding == ExtensionBinding::kThunks ? ".thunks.so" : ".so");
-    if (!FileExists(so)) continue;
-    result.so_path = so;
-    result.ok = result.cached = true;
-    result.log = ReadTextTail(log_path, 64 * 1024);
-    ext.binding = binding;
-    ext.split = FileExists(base + ".split");
-    return ext;
-  }
+  if (FindCachedExtension(base, &ext)) return ext;
 
   b.read_only = torch.include_paths;
   b.read_only.insert(b.read_only.end(), torch.library_paths.begin(), torch.library_paths.end());
@@ -598,20 +634,8 @@ TorchExtension CompileTorchExtension(Machine& machine, const TorchToolchain& tor
   bool ok = finish(main_done);
   for (const Step& s : cuda_done) ok = finish(s) && ok;
   if (ok) {
-    std::vector<std::string> link = {cxx.path, "-shared", scratch + "/main.o"};
-    if (split) {
-      link.insert(link.end(), {scratch + "/kernels.o", scratch + "/host.o"});
-    } else if (cuda) {
-      link.push_back(scratch + "/cuda.o");
-    }
-    if (ext.binding == ExtensionBinding::kThunks) link.push_back(kit.glue);
-    for (const auto& p : torch.library_paths) link.insert(link.end(), {"-L" + p, "-Wl,-rpath," + p});
-    link.insert(link.end(), {"-lc10", "-ltorch", "-ltorch_cpu", "-ltorch_python"});
-    if (cuda)
-      link.insert(link.end(), {"-lc10_cuda", "-ltorch_cuda", "-L" + cuda_root + "/lib64",
-                               "-Wl,-rpath," + cuda_root + "/lib64", "-lcudart"});
-    link.insert(link.end(), source.extra_ldflags.begin(), source.extra_ldflags.end());
-    link.insert(link.end(), {"-o", scratch + "/" + source.name + ".so"});
+    std::vector<std::string> link =
+        ExtensionLinkArgv(cxx, torch, source, scratch, cuda, split, ext.binding, kit.glue, cuda_root);
     std::vector<std::string> ro = b.read_only;
     ro.push_back(b.cache_root + "/torch-glue");
     Step linked = RunStep(machine, work.path(), "link", ro, link, options.limits, options.timeout_ms);

@@ -11,6 +11,7 @@
 #include "core/text.h"
 #include "record/artifact_store.h"
 #include "record/event_log.h"
+#include "record/run_files.h"
 #include "record/sqlite.h"
 
 namespace kforge {
@@ -42,12 +43,12 @@ PackSummary WritePack(const std::string& run_dir, const std::string& pack_path, 
   if (FileExists(pack_path)) throw UsageError(pack_path + " already exists; choose another -o");
   const std::string log_copy = pack_path + ".events.tmp";
   RemoveTree(log_copy);
-  EventLog::Open(run_dir + "/events.db", clock)->CopyTo(log_copy);
+  EventLog::Open(RunFiles(run_dir).events(), clock)->CopyTo(log_copy);
   std::map<std::string, std::string> files;  // path in the run -> bytes
   files["events.db"] = ReadWhole(log_copy);
   RemoveTree(log_copy);
   std::error_code ec;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(run_dir + "/artifacts", ec)) {
+  for (const auto& e : std::filesystem::recursive_directory_iterator(RunFiles(run_dir).artifacts(), ec)) {
     // Named in the pack's (fanned) form whether the run stores it flat or fanned out.
     const std::string hash = e.path().filename().string();
     const std::string name = "artifacts/" + hash.substr(0, 2) + "/" + hash;
@@ -154,15 +155,15 @@ PackSummary Unpack(const std::string& pack_path, const std::string& out_dir) {
   for (const auto& [path, listed] : manifest["files"].items())
     if (!files.count(path)) throw refuse("lacks " + UntrustedText(CutText(path, 120)) + ", which its manifest lists");
   if (!files.count("events.db")) throw refuse("holds no event log");
-  if (FileExists(out_dir + "/events.db")) throw UsageError(out_dir + " already holds a run; choose another --out");
+  if (FileExists(RunFiles(out_dir).events())) throw UsageError(out_dir + " already holds a run; choose another --out");
   PackSummary out;
   out.path = out_dir;
   out.manifest = manifest;
-  MakeDirs(out_dir + "/artifacts");
+  MakeDirs(RunFiles(out_dir).artifacts());
   for (const auto& [path, bytes] : files) {
     // The run's own layout (record/artifact_store.h): artifacts flat.
-    const std::string to =
-        path == "events.db" ? out_dir + "/events.db" : out_dir + "/artifacts/" + path.substr(path.size() - 64);
+    const std::string to = path == "events.db" ? RunFiles(out_dir).events()
+                                               : RunFiles(out_dir).artifacts() + "/" + path.substr(path.size() - 64);
     WriteFileAtomic(to, bytes);
     ++out.files;
     out.bytes += static_cast<int64_t>(bytes.size());

@@ -4,6 +4,7 @@
 
 #include "core/backend_kind.h"
 #include "record/artifact_store.h"
+#include "record/run_files.h"
 
 namespace kforge {
 
@@ -38,7 +39,7 @@ KernelRecord RecordOfRun(const RunResult& run, int64_t time_us) {
   const RunState& s = run.state;
   KernelRecord r;
   if (s.best) {
-    ArtifactStore store(run.dir + "/artifacts");
+    ArtifactStore store(RunFiles(run.dir).artifacts());
     if (store.Has(s.best->verdict))
       r = RecordOfVerdict(Verdict::FromJson(nlohmann::json::parse(store.Get(s.best->verdict))), RecordKind::kRepair,
                           time_us);
@@ -54,7 +55,7 @@ KernelRecord RecordOfRun(const RunResult& run, int64_t time_us) {
   // Where the user finds the kernel: the run's final file, or the best candidate's iteration
   // log (never the scratch file it was verified from).
   if (s.success)
-    r.source_path = run.dir + "/final" + s.config.SourceExtension();
+    r.source_path = RunFiles(run.dir).final_source(s.config.SourceExtension());
   else if (s.best)
     r.source_path =
         run.dir + "/logs/iteration_" + std::to_string(s.best->iteration) + "/candidate" + s.config.SourceExtension();

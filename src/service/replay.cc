@@ -10,6 +10,7 @@
 #include "engine/recording.h"
 #include "exec/machine.h"
 #include "record/replay_env.h"
+#include "record/run_files.h"
 #include "service/repair_env.h"
 #include "service/service.h"
 #include "verify/verifier.h"
@@ -46,7 +47,7 @@ void ApplySet(Recording& rec, const std::string& assignment, ArtifactStore& over
 }
 
 void RefuseExistingRun(const std::string& dir) {
-  if (FileExists(dir + "/events.db"))
+  if (FileExists(RunFiles(dir).events()))
     throw UsageError(dir + " already holds a run; choose another --out for the replay");
 }
 
@@ -76,7 +77,7 @@ ReplayReport Service::Replay(const ReplayRequest& request, const CancellationTok
   Recording rec = Recording::Open(run_dir, machine_.env().clock());
   const std::string out = OutDir(request.out, rec.started().task_name + "-replay");
   RefuseExistingRun(out);
-  ArtifactStore overlay(out + "/artifacts");
+  ArtifactStore overlay(RunFiles(out).artifacts());
   for (const std::string& s : request.sets) ApplySet(rec, s, overlay);
   ReplayEnvironment renv(machine_.env(), request.live, out + "/kb-state");
   Machine machine(renv.env());

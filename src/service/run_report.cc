@@ -10,6 +10,7 @@
 #include "engine/events.h"
 #include "engine/run_state.h"
 #include "record/artifact_store.h"
+#include "record/run_files.h"
 #include "service/service.h"
 #include "verify/verifier.h"
 
@@ -40,7 +41,7 @@ std::string UnifiedDiff(Env& env, const std::string& before, const std::string& 
 nlohmann::json RunReportData(Service& service, const std::string& run_dir) {
   const std::vector<Event> events = service.Log(run_dir);
   const RunState state = FoldEvents(events);  // the events just read: no second pass over the log
-  ArtifactStore store(run_dir + "/artifacts");
+  ArtifactStore store(RunFiles(run_dir).artifacts());
   auto text_of = [&](const std::string& hash) { return store.Has(hash) ? store.Get(hash) : std::string(); };
   auto json_of = [&](const std::string& hash) {
     nlohmann::json j = nlohmann::json::parse(text_of(hash), nullptr, false);

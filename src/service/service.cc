@@ -21,6 +21,7 @@
 #include "exec/machine.h"
 #include "record/artifact_store.h"
 #include "record/event_log.h"
+#include "record/run_files.h"
 #include "service/bundled.h"
 #include "service/repair_env.h"
 #include "verify/kernelbench/task.h"
@@ -258,10 +259,10 @@ GenerateResult Service::Generate(const GenerateRequest& request, const Cancellat
     result.kind = GenerateKind::kChangeOfRun;
     if (request.request.empty())
       throw UsageError("say what to change in the run's result (e.g. \"use shared memory\")");
-    auto log = EventLog::Open(request.from_run + "/events.db", machine_.env().clock());
+    auto log = EventLog::Open(RunFiles(request.from_run).events(), machine_.env().clock());
     std::vector<Event> events = log->ReadAll();
     RunState earlier = FoldEvents(events);
-    ArtifactStore artifacts(request.from_run + "/artifacts");
+    ArtifactStore artifacts(RunFiles(request.from_run).artifacts());
     const std::optional<Scored>& from = earlier.success ? earlier.current : earlier.best;
     if (!earlier.started || !from)
       throw UsageError("the run in " + request.from_run + " has no candidate to change; start from its task instead");
@@ -343,16 +344,16 @@ StartedRun Service::StartResume(const std::string& run_dir, const CancellationTo
 }
 
 RunStatus Service::Status(const std::string& run_dir) const {
-  auto log = EventLog::Open(run_dir + "/events.db", machine_.env().clock());
+  auto log = EventLog::Open(RunFiles(run_dir).events(), machine_.env().clock());
   return RunStatus{run_dir, FoldEvents(log->ReadAll())};
 }
 
 std::vector<Event> Service::Log(const std::string& run_dir) const {
-  return EventLog::Open(run_dir + "/events.db", machine_.env().clock())->ReadAll();
+  return EventLog::Open(RunFiles(run_dir).events(), machine_.env().clock())->ReadAll();
 }
 
 std::optional<std::string> Service::Artifact(const std::string& run_dir, const std::string& hash) const {
-  ArtifactStore store(run_dir + "/artifacts");
+  ArtifactStore store(RunFiles(run_dir).artifacts());
   if (!IsArtifactHash(hash) || !store.Has(hash)) return std::nullopt;
   return store.Get(hash);
 }
@@ -367,7 +368,7 @@ std::vector<RunValidation> Service::Validations(const std::string& run_dir) cons
 }
 
 DecisionReplay Service::CheckDecisions(const std::string& run_dir) const {
-  return ReplayDecisions(Log(run_dir), ArtifactStore(run_dir + "/artifacts"));
+  return ReplayDecisions(Log(run_dir), ArtifactStore(RunFiles(run_dir).artifacts()));
 }
 
 BenchReport Service::Bench(const BenchRequest& request, const CancellationToken& cancel) {

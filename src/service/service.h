@@ -32,6 +32,7 @@
 #include "exec/device.h"
 #include "record/kernel_db.h"
 #include "record/pack.h"
+#include "record/run_files.h"
 #include "service/regress.h"
 #include "verify/bench.h"
 #include "verify/forensics.h"

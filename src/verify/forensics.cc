@@ -215,10 +215,11 @@ void DiagnoseMessage(const Verdict& v, Forensics* f) {
   }
 }
 
-Forensics Diagnose(const Task& task, const Verdict& v) {
-  Forensics f;
-  f.failure = v.failure;
-  if (v.passed) return f;
+namespace {
+
+/// What the verdict's class alone says.
+void DiagnoseClass(const Verdict& v, Forensics* out) {
+  Forensics& f = *out;
   switch (v.failure) {
     case FailureClass::kBuildError:
       Add(&f.symptoms, "build_error");
@@ -240,25 +241,34 @@ Forensics Diagnose(const Task& task, const Verdict& v) {
     default:
       break;
   }
+}
+
+/// One pass over the judged cases: which distributions fail, in which set, and the cases the
+/// later steps look at.
+struct CaseScan {
   std::map<std::string, std::pair<int, int>> by_dist;  // distribution -> (failed, total)
   bool light_ok = true, full_failed = false;
-  // (reduction length, relative L2 error) of precision failures.
-  std::vector<std::pair<double, double>> precision_points;
-  const CaseEvidence* first_numeric = nullptr;
+  std::vector<std::pair<double, double>> precision_points;  // (reduction length, relative L2 error)
+  const CaseEvidence* first_numeric = nullptr;              // the largest case with a failing output
   const CaseEvidence* diagnostic = nullptr;
+};
+
+CaseScan ScanCases(const Task& task, const Verdict& v, Forensics* out) {
+  Forensics& f = *out;
+  CaseScan scan;
   for (const auto& c : v.cases) {
     if (c.set == TrialSet::kDiagnostic) {
-      diagnostic = &c;
+      scan.diagnostic = &c;
       continue;
     }
-    auto& d = by_dist[c.distribution];
+    auto& d = scan.by_dist[c.distribution];
     ++d.second;
     if (c.passed()) continue;
     ++d.first;
     if (c.set == TrialSet::kLight)
-      light_ok = false;
+      scan.light_ok = false;
     else
-      full_failed = true;
+      scan.full_failed = true;
     switch (c.failure) {
       case FailureClass::kNanInf:
         Add(&f.symptoms, "nan_inf");
@@ -287,14 +297,19 @@ Forensics Diagnose(const Task& task, const Verdict& v) {
       if (o.compare.passed()) continue;
       if (c.failure == FailureClass::kPrecision) {
         double k = static_cast<double>(EvalExpr(task.reduction_size, c.params));
-        precision_points.emplace_back(k, o.compare.rel_l2_error);
+        scan.precision_points.emplace_back(k, o.compare.rel_l2_error);
       }
       // The largest failing case shows the pattern most clearly.
-      if (first_numeric == nullptr || o.compare.elements > first_numeric->outputs[0].compare.elements)
-        first_numeric = &c;
+      if (scan.first_numeric == nullptr || o.compare.elements > scan.first_numeric->outputs[0].compare.elements)
+        scan.first_numeric = &c;
     }
   }
-  // Probes: the first pipeline stage whose statistics leave the reference's.
+  return scan;
+}
+
+/// Probes: the first pipeline stage whose statistics leave the reference's.
+void DiagnoseProbes(const Verdict& v, Forensics* out) {
+  Forensics& f = *out;
   for (const auto& c : v.cases) {
     if (c.passed() || c.probes.empty()) continue;
     for (const auto& e : c.probes) {
@@ -317,11 +332,15 @@ Forensics Diagnose(const Task& task, const Verdict& v) {
     }
     break;
   }
-  if (light_ok && full_failed) {
+}
+
+void DiagnoseDistributions(const CaseScan& scan, Forensics* out) {
+  Forensics& f = *out;
+  if (scan.light_ok && scan.full_failed) {
     Add(&f.symptoms, "passes_light_fails_full");
     f.notes.push_back("the light cases pass; only the full certification set exposes the bug");
   }
-  for (const auto& [dist, counts] : by_dist) {
+  for (const auto& [dist, counts] : scan.by_dist) {
     if (counts.first > 0)
       f.failing_distributions.push_back(dist);
     else
@@ -341,7 +360,10 @@ Forensics Diagnose(const Task& task, const Verdict& v) {
       f.notes.push_back("only inputs with negative rows fail: look for a maximum or threshold that starts at 0");
     }
   }
-  DiagnoseMessage(v, &f);
+}
+
+void DiagnoseOverflow(Forensics* out) {
+  Forensics& f = *out;
   if (f.Has("nan_inf")) {
     bool large = false, special = false;
     for (const auto& d : f.failing_distributions) {
@@ -354,6 +376,11 @@ Forensics Diagnose(const Task& task, const Verdict& v) {
     }
     if (special && !large) Add(&f.symptoms, "special_values");
   }
+}
+
+/// The pattern and values of the largest failing case's first failing output.
+void DiagnoseFirstNumeric(const Task& task, const Verdict& v, const CaseEvidence* first_numeric, Forensics* out) {
+  Forensics& f = *out;
   if (first_numeric != nullptr) {
     for (size_t o = 0; o < first_numeric->outputs.size(); ++o) {
       const auto& out = first_numeric->outputs[o];
@@ -375,7 +402,10 @@ Forensics Diagnose(const Task& task, const Verdict& v) {
       break;
     }
   }
-  if (diagnostic != nullptr && !diagnostic->passed()) DiagnoseOnes(task, *diagnostic, &f);
+}
+
+void DiagnosePrecisionGrowth(std::vector<std::pair<double, double>> precision_points, Forensics* out) {
+  Forensics& f = *out;
   if (precision_points.size() >= 2) {
     std::sort(precision_points.begin(), precision_points.end());
     const auto& lo = precision_points.front();
@@ -386,6 +416,23 @@ Forensics Diagnose(const Task& task, const Verdict& v) {
                                     lo.second, lo.first, hi.second, hi.first));
     }
   }
+}
+
+}  // namespace
+
+Forensics Diagnose(const Task& task, const Verdict& v) {
+  Forensics f;
+  f.failure = v.failure;
+  if (v.passed) return f;
+  DiagnoseClass(v, &f);
+  const CaseScan scan = ScanCases(task, v, &f);
+  DiagnoseProbes(v, &f);
+  DiagnoseDistributions(scan, &f);
+  DiagnoseMessage(v, &f);
+  DiagnoseOverflow(&f);
+  DiagnoseFirstNumeric(task, v, scan.first_numeric, &f);
+  if (scan.diagnostic != nullptr && !scan.diagnostic->passed()) DiagnoseOnes(task, *scan.diagnostic, &f);
+  DiagnosePrecisionGrowth(scan.precision_points, &f);
   return f;
 }
 

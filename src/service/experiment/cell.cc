@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "core/fs.h"
 #include "exec/machine.h"
+#include "record/run_files.h"
 
 namespace kforge {
 namespace {
@@ -53,13 +54,13 @@ CellResult RunCell(Service& service, const ExperimentDir& dir, const ExperimentC
   const std::string run_dir = dir.RunDir(cell);
   RunResult run;
   try {
-    if (FileExists(run_dir + "/events.db") && !RunWasCreated(service, run_dir)) {
+    if (FileExists(RunFiles(run_dir).events()) && !RunWasCreated(service, run_dir)) {
       // Killed while its run was being created (the log holds no run_started): nothing of
       // the run happened yet, so it starts again.
       std::string why = RemoveTree(run_dir);
       if (!why.empty()) throw EnvironmentError("cannot remove the half-created run " + run_dir + ": " + why);
     }
-    if (FileExists(run_dir + "/events.db")) {
+    if (FileExists(RunFiles(run_dir).events())) {
       run = service.Resume(run_dir, cancel, progress);
     } else {
       RepairRequest request;
@@ -102,7 +103,7 @@ CellResult RunCell(Service& service, const ExperimentDir& dir, const ExperimentC
     // What a weakened engine called a success, judged by the full certified verdict.
     VerifyRequest verify;
     verify.task = task.task;
-    verify.candidate_path = run_dir + "/final" + s.config.SourceExtension();
+    verify.candidate_path = RunFiles(run_dir).final_source(s.config.SourceExtension());
     verify.options.backend = plan.backend;
     verify.options.full = true;
     verify.options.seed = cell.run_seed;

@@ -49,91 +49,99 @@ std::string ReplayMarkdown(const std::vector<ArmReport>& arms) {
   return md;
 }
 
-}  // namespace
+/// The finished cells of an experiment, by arm and task, and by what pairs them.
+struct Collected {
+  std::vector<std::vector<std::vector<CellResult>>> results;             // [arm][task], in the plan's order
+  std::map<std::tuple<int, uint64_t, int>, std::map<int, bool>> paired;  // (task, seed, sample) -> arm -> success
+  std::vector<std::vector<std::vector<CellReplay>>> replays;             // [arm][cell]
+};
 
-ExperimentReport BuildReport(const ExperimentDir& dir) {
+Collected Collect(const ExperimentDir& dir, ExperimentReport* rep) {
   const ExperimentPlan& plan = dir.plan();
-  ExperimentReport rep;
-  rep.name = plan.name;
-  rep.dir = dir.dir();
-  rep.backend = BackendName(plan.backend);
-  rep.cells = static_cast<int>(dir.cells().size());
-  const size_t arms = plan.arms.size(), tasks = plan.tasks.size();
-  // results[arm][task]: the finished cells, in the plan's order.
-  std::vector<std::vector<std::vector<CellResult>>> results(arms, std::vector<std::vector<CellResult>>(tasks));
-  // outcome by (task, seed, sample) per arm, for pairing.
-  std::map<std::tuple<int, uint64_t, int>, std::map<int, bool>> paired;
-  std::vector<std::vector<std::vector<CellReplay>>> replays(arms);  // [arm][cell]
-  for (const auto& c : dir.cells()) {
-    auto r = dir.Result(c);
+  Collected c;
+  c.results.assign(plan.arms.size(), std::vector<std::vector<CellResult>>(plan.tasks.size()));
+  c.replays.resize(plan.arms.size());
+  for (const auto& cell : dir.cells()) {
+    auto r = dir.Result(cell);
     if (!r) continue;
-    if (auto rs = dir.Replays(c); !rs.empty()) replays[c.arm].push_back(std::move(rs));
-    ++rep.done;
-    if (r->outcome == "error") ++rep.errors;
-    results[c.arm][c.task].push_back(*r);
-    paired[{c.task, c.seed, c.sample}][c.arm] = r->success;
+    if (auto rs = dir.Replays(cell); !rs.empty()) c.replays[cell.arm].push_back(std::move(rs));
+    ++rep->done;
+    if (r->outcome == "error") ++rep->errors;
+    c.results[cell.arm][cell.task].push_back(*r);
+    c.paired[{cell.task, cell.seed, cell.sample}][cell.arm] = r->success;
   }
-  rep.complete = rep.done == rep.cells;
-  for (size_t a = 0; a < arms; ++a) {
-    const ExperimentArm& arm = plan.arms[a];
-    ArmReport ar;
-    ar.name = arm.name;
-    ar.strategy = RepairPolicyName(arm.strategy);
-    ar.repairer = RepairerKindName(arm.repairer);
-    ar.ablations = AblationList(arm.ablations);
-    ar.base = arm.base;
-    ar.planned = static_cast<int>(tasks) * plan.runs_per_task_and_arm();
-    int fewest = -1;
-    double variance_sum = 0;
+  return c;
+}
+
+/// One arm's rates, costs and Pass@k over the tasks it finished.
+ArmReport SummariseArm(const ExperimentPlan& plan, size_t a, const std::vector<std::vector<CellResult>>& runs_of,
+                       const std::vector<std::vector<CellReplay>>& replays) {
+  const size_t tasks = plan.tasks.size();
+  const ExperimentArm& arm = plan.arms[a];
+  ArmReport ar;
+  ar.name = arm.name;
+  ar.strategy = RepairPolicyName(arm.strategy);
+  ar.repairer = RepairerKindName(arm.repairer);
+  ar.ablations = AblationList(arm.ablations);
+  ar.base = arm.base;
+  ar.planned = static_cast<int>(tasks) * plan.runs_per_task_and_arm();
+  int fewest = -1;
+  double variance_sum = 0;
+  for (size_t t = 0; t < tasks; ++t) {
+    const auto& runs = runs_of[t];
+    if (runs.empty()) continue;
+    ++ar.tasks;
+    int ok = 0;
+    for (const auto& r : runs) {
+      ++ar.done;
+      ok += r.success;
+      ar.errors += r.outcome == "error";
+      ar.uncached_tokens += r.prompt_tokens - r.cached_prompt_tokens + r.completion_tokens;
+      ar.cached_tokens += r.cached_prompt_tokens;
+      ar.wall_hours += r.wall_s / 3600;
+      if (plan.backend == BackendKind::kCuda && !r.device.empty()) ar.device_hours += r.wall_s / 3600;
+      if (ar.model.empty() && !r.model.empty()) {
+        ar.model = r.model;
+        ar.base_url = r.base_url;
+      }
+      if (r.full_engine_passed) {
+        ++ar.checked_successes;
+        ar.rejected_successes += !*r.full_engine_passed;
+      }
+    }
+    ar.successes += ok;
+    if (ok > 0) {
+      ++ar.tasks_solved;
+      ar.solved.push_back(plan.tasks[t].name);
+    }
+    const double p = double(ok) / runs.size();
+    variance_sum += p * (1 - p);
+    fewest = fewest < 0 ? static_cast<int>(runs.size()) : std::min(fewest, static_cast<int>(runs.size()));
+  }
+  if (ar.tasks > 0) ar.outcome_variance = variance_sum / ar.tasks;
+  for (int k = 1; k <= fewest; ++k) {
+    double sum = 0;
     for (size_t t = 0; t < tasks; ++t) {
-      const auto& runs = results[a][t];
+      const auto& runs = runs_of[t];
       if (runs.empty()) continue;
-      ++ar.tasks;
       int ok = 0;
-      for (const auto& r : runs) {
-        ++ar.done;
-        ok += r.success;
-        ar.errors += r.outcome == "error";
-        ar.uncached_tokens += r.prompt_tokens - r.cached_prompt_tokens + r.completion_tokens;
-        ar.cached_tokens += r.cached_prompt_tokens;
-        ar.wall_hours += r.wall_s / 3600;
-        if (plan.backend == BackendKind::kCuda && !r.device.empty()) ar.device_hours += r.wall_s / 3600;
-        if (ar.model.empty() && !r.model.empty()) {
-          ar.model = r.model;
-          ar.base_url = r.base_url;
-        }
-        if (r.full_engine_passed) {
-          ++ar.checked_successes;
-          ar.rejected_successes += !*r.full_engine_passed;
-        }
-      }
-      ar.successes += ok;
-      if (ok > 0) {
-        ++ar.tasks_solved;
-        ar.solved.push_back(plan.tasks[t].name);
-      }
-      const double p = double(ok) / runs.size();
-      variance_sum += p * (1 - p);
-      fewest = fewest < 0 ? static_cast<int>(runs.size()) : std::min(fewest, static_cast<int>(runs.size()));
+      for (const auto& r : runs) ok += r.success;
+      sum += PassAtK(static_cast<int>(runs.size()), ok, k);
     }
-    if (ar.tasks > 0) ar.outcome_variance = variance_sum / ar.tasks;
-    for (int k = 1; k <= fewest; ++k) {
-      double sum = 0;
-      for (size_t t = 0; t < tasks; ++t) {
-        const auto& runs = results[a][t];
-        if (runs.empty()) continue;
-        int ok = 0;
-        for (const auto& r : runs) ok += r.success;
-        sum += PassAtK(static_cast<int>(runs.size()), ok, k);
-      }
-      ar.pass_at_k.push_back(sum / ar.tasks);
-    }
-    if (!replays[a].empty()) ar.replays = SummariseReplays(replays[a]);
-    if (arm.weakens_verdict() && ar.checked_successes > 0)
-      ar.false_success_rate = double(ar.rejected_successes) / ar.checked_successes;
-    rep.arms.push_back(std::move(ar));
+    ar.pass_at_k.push_back(sum / ar.tasks);
   }
-  // McNemar's exact test on every pair of arms, over the runs both finished.
+  if (!replays.empty()) ar.replays = SummariseReplays(replays);
+  if (arm.weakens_verdict() && ar.checked_successes > 0)
+    ar.false_success_rate = double(ar.rejected_successes) / ar.checked_successes;
+  return ar;
+}
+
+/// McNemar's exact test on every pair of arms, over the runs both finished.
+std::vector<PairReport> PairArms(const ExperimentPlan& plan, const Collected& collected,
+                                 const std::vector<ArmReport>& arm_reports) {
+  const size_t arms = plan.arms.size();
+  const auto& paired = collected.paired;
+  std::vector<PairReport> out;
   const int tests = static_cast<int>(arms * (arms - 1) / 2);
   for (size_t a = 0; a < arms; ++a)
     for (size_t b = a + 1; b < arms; ++b) {
@@ -155,13 +163,20 @@ ExperimentReport BuildReport(const ExperimentDir& dir) {
       }
       p.p = McNemarExactP(p.only_a, p.only_b);
       p.p_bonferroni = Bonferroni(p.p, tests);
-      std::set<std::string> sa(rep.arms[a].solved.begin(), rep.arms[a].solved.end());
-      std::set<std::string> sb(rep.arms[b].solved.begin(), rep.arms[b].solved.end());
+      std::set<std::string> sa(arm_reports[a].solved.begin(), arm_reports[a].solved.end());
+      std::set<std::string> sb(arm_reports[b].solved.begin(), arm_reports[b].solved.end());
       for (const auto& t : sa) (sb.count(t) ? p.tasks_both : p.tasks_only_a)++;
       for (const auto& t : sb) p.tasks_only_b += !sa.count(t);
-      rep.pairs.push_back(p);
+      out.push_back(p);
     }
-  // Ablations: each ablated arm against its base, per task (pass@1 = success share).
+  return out;
+}
+
+/// Each ablated arm against its base, per task (pass@1 = success share).
+std::vector<AblationReport> Ablations(const ExperimentPlan& plan, const Collected& collected) {
+  const size_t arms = plan.arms.size(), tasks = plan.tasks.size();
+  const auto& results = collected.results;
+  std::vector<AblationReport> out;
   for (size_t a = 0; a < arms; ++a) {
     const ExperimentArm& arm = plan.arms[a];
     if (arm.base.empty()) continue;
@@ -184,8 +199,15 @@ ExperimentReport BuildReport(const ExperimentDir& dir) {
     }
     ab.tasks = static_cast<int>(with.size());
     ab.pass_at_1_delta = PairedBootstrap(with, without, kBootstrapResamples, kBootstrapSeed);
-    rep.ablations.push_back(ab);
+    out.push_back(ab);
   }
+  return out;
+}
+
+std::vector<ExperimentReport::TaskRow> TaskRows(const ExperimentPlan& plan, const Collected& collected) {
+  const size_t arms = plan.arms.size(), tasks = plan.tasks.size();
+  const auto& results = collected.results;
+  std::vector<ExperimentReport::TaskRow> out;
   for (size_t t = 0; t < tasks; ++t) {
     ExperimentReport::TaskRow row;
     row.task = plan.tasks[t].name;
@@ -194,8 +216,27 @@ ExperimentReport BuildReport(const ExperimentDir& dir) {
       for (const auto& r : results[a][t]) ok += r.success;
       row.by_arm.push_back({ok, static_cast<int>(results[a][t].size())});
     }
-    rep.tasks.push_back(row);
+    out.push_back(row);
   }
+  return out;
+}
+
+}  // namespace
+
+ExperimentReport BuildReport(const ExperimentDir& dir) {
+  const ExperimentPlan& plan = dir.plan();
+  ExperimentReport rep;
+  rep.name = plan.name;
+  rep.dir = dir.dir();
+  rep.backend = BackendName(plan.backend);
+  rep.cells = static_cast<int>(dir.cells().size());
+  const Collected collected = Collect(dir, &rep);
+  rep.complete = rep.done == rep.cells;
+  for (size_t a = 0; a < plan.arms.size(); ++a)
+    rep.arms.push_back(SummariseArm(plan, a, collected.results[a], collected.replays[a]));
+  rep.pairs = PairArms(plan, collected, rep.arms);
+  rep.ablations = Ablations(plan, collected);
+  rep.tasks = TaskRows(plan, collected);
   return rep;
 }
 
