@@ -122,5 +122,11 @@ TEST(RecipeRepairerTest, PatchVariantsPerSiteThenAll) {
   EXPECT_EQ(ApplyPatch("std::sqrt(ms)", eps, with_eps)[0], "std::sqrt(ms + 1e-06)");
 }
 
+TEST(RecipeRepairerTest, ASourceWithAnOverlongLineGetsNoRecipeAndNoCrash) {
+  KbPatch p{"(\\w+)\\s*<", "$1 <=", 1};
+  EXPECT_TRUE(ApplyPatch("int " + std::string(200000, 'a') + " < 1;", p, SoftmaxTask()).empty());
+  EXPECT_EQ(ApplyPatch("j < i", p, SoftmaxTask()).size(), 1u);
+}
+
 }  // namespace
 }  // namespace kforge

@@ -2,11 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <regex>
 #include <set>
 
 #include "agent/knowledge_base.h"
 #include "core/task.h"
+#include "core/text.h"
 
 namespace kforge {
 namespace {
@@ -33,6 +35,12 @@ std::string ExpandAttributes(const std::string& text, const Task& task) {
 
 std::vector<std::string> ApplyPatch(const std::string& source, const KbPatch& patch, const Task& task) {
   std::vector<std::string> variants;
+  // std::regex recurses once per character it matches: on a source with an overlong line a
+  // recipe's pattern could overflow the stack, so recipes leave such a source to others.
+  for (size_t start = 0, end; start < source.size(); start = end + 1) {
+    end = std::min(source.find('\n', start), source.size());
+    if (end - start > kRegexWindowBytes) return variants;
+  }
   std::regex re;
   try {
     re.assign(patch.find);

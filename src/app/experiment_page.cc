@@ -104,16 +104,18 @@ std::string ReplayTable(const ExperimentReport& r) {
     for (const auto& [layer, n] : s.divergence_layers)
       layers += fmt::format("{}{} {}", layers.empty() ? "" : ", ", layer, n);
     rows += fmt::format(
-        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.3f}</td><td>{}</td></"
-        "tr>",
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.3f}</td>"
+        "<td>{:.3f}&ndash;{:.3f}</td><td>{}</td></tr>",
         Esc(a.name), Esc(fmt::format("{}", fmt::join(s.live, " "))), s.cells, s.replays, s.matched, s.outcome_changed,
-        s.stopped, s.outcome_variance, Esc(layers.empty() ? "-" : layers));
+        s.stopped, s.outcome_variance, s.outcome_variance_low, s.outcome_variance_high,
+        Esc(layers.empty() ? "-" : layers));
   }
   if (rows.empty()) return "";
   return "<h2>Run-to-run variance from replay</h2><p class=muted>Finished cells replayed with their recorded values "
          "pinned but the live layers: what differs comes from the engine's measurement, not the model.</p>"
          "<table><tr><th>arm</th><th>live</th><th>cells</th><th>replays</th><th>same path</th>"
-         "<th>outcome changed</th><th>stopped early</th><th>outcome variance</th><th>divergences</th></tr>" +
+         "<th>outcome changed</th><th>stopped early</th><th>outcome variance</th><th>with stopped replays</th>"
+         "<th>divergences</th></tr>" +
          rows + "</table>";
 }
 

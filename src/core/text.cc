@@ -65,4 +65,13 @@ std::string ReadTextTail(const std::string& path, size_t max_bytes) {
   return UntrustedText(std::string_view(raw).substr(start));
 }
 
+std::vector<std::string_view> RegexWindows(std::string_view text) {
+  std::vector<std::string_view> windows;
+  for (size_t start = 0;; start += kRegexWindowBytes - kRegexOverlapBytes) {
+    windows.push_back(text.substr(start, kRegexWindowBytes));
+    if (start + kRegexWindowBytes >= text.size()) break;
+  }
+  return windows;
+}
+
 }  // namespace kforge

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace kforge {
 
@@ -21,5 +22,14 @@ std::string CutText(std::string_view bytes, size_t max_bytes);
 /// The last `max_bytes` of a file as untrusted text, starting on a character boundary
 /// ("" when the file cannot be read).
 std::string ReadTextTail(const std::string& path, size_t max_bytes);
+
+/// Windows of untrusted `text` that a std::regex may scan: each at most kRegexWindowBytes,
+/// each overlapping the next by kRegexOverlapBytes, so a match no longer than the overlap lies
+/// whole in one of them. libstdc++'s matcher recurses once per character it consumes: one
+/// 100,000-character line overflows the stack (SIGSEGV, measured with g++ 12), and a candidate
+/// chooses its line lengths.
+inline constexpr size_t kRegexWindowBytes = 4096;
+inline constexpr size_t kRegexOverlapBytes = 512;
+std::vector<std::string_view> RegexWindows(std::string_view text);
 
 }  // namespace kforge

@@ -72,5 +72,22 @@ TEST(TextTest, FileTailStartsOnACharacterBoundary) {
   EXPECT_EQ(ReadTextTail(dir.path() + "/missing", 10), "");
 }
 
+TEST(RegexWindowsTest, LongTextIsCutIntoOverlappingWindowsThatHoldEveryShortMatch) {
+  EXPECT_EQ(RegexWindows("").size(), 1u);
+  EXPECT_EQ(RegexWindows("short").front(), "short");
+  std::string text(3 * kRegexWindowBytes + 17, 'a');
+  const size_t at = 2 * kRegexWindowBytes - 5;  // straddles a window's end
+  text.replace(at, 12, "torch::mm(x)");
+  const auto windows = RegexWindows(text);
+  ASSERT_GT(windows.size(), 3u);
+  bool whole = false;
+  for (std::string_view w : windows) {
+    EXPECT_LE(w.size(), kRegexWindowBytes);
+    whole |= w.find("torch::mm(x)") != std::string_view::npos;
+  }
+  EXPECT_TRUE(whole);
+  EXPECT_EQ(windows.back().data() + windows.back().size(), text.data() + text.size());
+}
+
 }  // namespace
 }  // namespace kforge

@@ -67,7 +67,14 @@ ScopedFd ExportInbox::Take(int64_t trial, int64_t output, ExportForm form, int64
                                                           : ExportForm::kOutput);
     const int64_t f_trial = j["trial"].get<int64_t>();
     if (f_trial < trial) continue;  // an earlier trial's, judged already: closed here
-    held_[Key{f_trial, j["output"].get<int64_t>(), f_form}] = std::move(f.fds[0]);
+    const Key got{f_trial, j["output"].get<int64_t>(), f_form};
+    if (!received_.insert(got).second) {
+      problem_ = "it sent one export twice (trial " + std::to_string(f_trial) + ")";
+      socket_.Reset();
+      held_.clear();
+      break;
+    }
+    held_[got] = std::move(f.fds[0]);
     if (held_.size() > kMaxHeld) {
       problem_ = "it sent more exports than kforge holds";
       socket_.Reset();
@@ -84,6 +91,8 @@ ScopedFd ExportInbox::Take(int64_t trial, int64_t output, ExportForm form, int64
 void ExportInbox::Judged(int64_t trial) {
   for (auto it = held_.begin(); it != held_.end();)
     it = std::get<0>(it->first) <= trial ? held_.erase(it) : std::next(it);
+  for (auto it = received_.begin(); it != received_.end();)
+    it = std::get<0>(*it) <= trial ? received_.erase(it) : std::next(it);
   // Never waits: a worker that does not read its socket only keeps its own memory longer.
   if (socket_.valid()) SendFrame(socket_.get(), json{{"judged", trial}}.dump(), {}, /*wait=*/false);
 }

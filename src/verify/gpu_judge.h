@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <span>
 #include <string>
 #include <tuple>
@@ -34,11 +35,12 @@ class Machine;
 enum class ExportForm { kOutput, kReference64, kInput };
 
 /// The exports one worker sent, read from its socket as they are needed. The worker's bytes
-/// are untrusted: a malformed frame, or more descriptors held than kMaxHeld, closes the inbox
-/// (every later Take is empty) and says why.
+/// are untrusted: a malformed frame, one export sent twice (the worker's own and one forged by
+/// code in its process: which is which cannot be told), or more descriptors held than kMaxHeld,
+/// closes the inbox (every later Take is empty) and says why.
 class ExportInbox {
  public:
-  static constexpr size_t kMaxHeld = 64;
+  static constexpr size_t kMaxHeld = 256;
   ExportInbox(ScopedFd socket, Clock& clock) : socket_(std::move(socket)), clock_(clock) {}
   /// The descriptor of trial `trial`'s output `output` in `form`, reading frames until
   /// `wait_ms` has passed; invalid when the worker did not send it (problem() may say why).
@@ -53,6 +55,7 @@ class ExportInbox {
   ScopedFd socket_;
   Clock& clock_;
   std::map<Key, ScopedFd> held_;
+  std::set<Key> received_;  ///< every export of a trial not yet judged, taken or not
   std::string problem_;
 };
 

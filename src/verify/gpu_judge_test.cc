@@ -89,6 +89,24 @@ TEST_F(ExportInboxTest, AWorkerThatFloodsExportsIsCutOff) {
   EXPECT_EQ(inbox_->problem(), "it sent more exports than kforge holds");
 }
 
+TEST_F(ExportInboxTest, AnExportSentTwiceClosesTheInboxWhicheverCameFirst) {
+  // Code in the worker's process can send an export of its own ahead of the worker's (memory
+  // that looks untouched); the engine cannot tell them apart, so it takes neither.
+  Export(0, 0, "in", 1);
+  Export(0, 0, "in", 2);
+  EXPECT_FALSE(inbox_->Take(0, 1, ExportForm::kInput, 1000).valid());
+  EXPECT_EQ(inbox_->problem(), "it sent one export twice (trial 0)");
+  EXPECT_FALSE(inbox_->Take(0, 0, ExportForm::kInput, 50).valid());
+}
+
+TEST_F(ExportInboxTest, AnExportAlreadyTakenIsStillKnownUntilItsTrialIsJudged) {
+  Export(0, 0, "out", 1);
+  EXPECT_EQ(SizeOf(inbox_->Take(0, 0, ExportForm::kOutput, 1000)), 1);
+  Export(0, 0, "out", 2);
+  EXPECT_FALSE(inbox_->Take(0, 1, ExportForm::kOutput, 1000).valid());
+  EXPECT_EQ(inbox_->problem(), "it sent one export twice (trial 0)");
+}
+
 TEST(DeviceJudgementTest, ReadsTheJudgesNumbersNonFiniteOnesAndCoordinates) {
   json reply = {{"ok", true},
                 {"first", {{"unwritten", 2}, {"not_close", 5}, {"max_diff", "inf"}, {"sum_diff", 1.5}, {"err32", 0}}},

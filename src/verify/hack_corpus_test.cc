@@ -116,5 +116,18 @@ TEST(HackCorpusTest, GarbageSourceDoesNotCrashTheChecker) {
     RunStaticChecks(s, opts);
 }
 
+TEST(HackCorpusTest, AnOverlongNameDoesNotTakeTheCheckerDown) {
+  // std::regex recurses once per character it matches: a 200,000-character kernel name or
+  // macro word once overflowed the engine's stack (SIGSEGV).
+  StaticCheckOptions opts;
+  opts.backend = BackendKind::kCuda;
+  const std::string name(200000, 'k');
+  const std::string src = "__global__ void " + name + "(float* x) {}\n#define LONG " + name + " system\nvoid f() { " +
+                          name + "<<<1, 1>>>(nullptr); }\n";
+  auto findings = RunStaticChecks(src, opts);
+  EXPECT_FALSE(Names(findings, "static.no_kernel_launch"));
+  EXPECT_TRUE(Names(findings, "static.process_or_network"));
+}
+
 }  // namespace
 }  // namespace kforge

@@ -3,6 +3,7 @@
 #include <tree_sitter/api.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <memory>
 #include <regex>
@@ -14,6 +15,32 @@
 
 namespace kforge {
 namespace {
+
+bool IsWordChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+/// How often `word` stands in `text` as a whole word.
+size_t WholeWordCount(const std::string& text, const std::string& word) {
+  size_t count = 0;
+  for (size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1))
+    count += (at == 0 || !IsWordChar(text[at - 1])) &&
+             (at + word.size() == text.size() || !IsWordChar(text[at + word.size()]));
+  return count;
+}
+
+/// A macro body with its token pasting undone: `a ## b` is `ab`.
+std::string WithoutTokenPasting(const std::string& body) {
+  std::string out;
+  for (size_t i = 0; i < body.size(); ++i) {
+    if (body.compare(i, 2, "##") == 0) {
+      while (!out.empty() && std::isspace(static_cast<unsigned char>(out.back()))) out.pop_back();
+      for (i += 2; i < body.size() && std::isspace(static_cast<unsigned char>(body[i]));) ++i;
+      --i;
+      continue;
+    }
+    out += body[i];
+  }
+  return out;
+}
 
 /// Namespaces of frameworks and vendor libraries a kernel must not fall back to.
 const std::set<std::string> kForbiddenNamespaces = {"at",     "torch", "c10",   "cutlass",       "cute",
@@ -125,13 +152,20 @@ class Checker {
 
   /// Macro bodies are opaque to the parser: undo token pasting and scan the text.
   void CheckMacroText(const std::string& body, TSNode n) {
-    std::string text = std::regex_replace(body, std::regex("\\s*##\\s*"), "");
-    static const std::regex kIdent("[A-Za-z_][A-Za-z0-9_]*(\\s*::)?");
-    for (auto it = std::sregex_iterator(text.begin(), text.end(), kIdent); it != std::sregex_iterator(); ++it) {
-      std::string tok = (*it)[0];
-      bool ns = tok.find("::") != std::string::npos;
-      std::string name = tok.substr(0, tok.find_first_of(" :"));
-      CheckName(name, n, ns);
+    // By hand, not std::regex: its matcher recurses once per character, and a candidate's
+    // macro can hold one identifier long enough to overflow the stack.
+    const std::string text = WithoutTokenPasting(body);
+    for (size_t i = 0; i < text.size();) {
+      if (!IsWordChar(text[i])) {
+        ++i;
+        continue;
+      }
+      const size_t start = i;
+      while (i < text.size() && IsWordChar(text[i])) ++i;
+      if (std::isdigit(static_cast<unsigned char>(text[start]))) continue;  // a number and its suffix
+      size_t after = i;
+      while (after < text.size() && std::isspace(static_cast<unsigned char>(text[after]))) ++after;
+      CheckName(text.substr(start, i - start), n, text.compare(after, 2, "::") == 0);
     }
     if (text.find("/proc/") != std::string::npos || text.find("/sys/") != std::string::npos)
       Add("static.file_or_env_access", "a macro names a /proc or /sys path", Line(n));
@@ -230,8 +264,9 @@ class Checker {
         "__global__\\s+(?:void\\s+)?(?:__launch_bounds__\\s*\\([^)]*\\)\\s*)?(?:void\\s+)?(\\w+)\\s*\\(");
     std::set<std::string> names;
     for (const auto& k : kernels_) names.insert(k.first);
-    for (auto it = std::sregex_iterator(src_.begin(), src_.end(), kGlobal); it != std::sregex_iterator(); ++it)
-      names.insert((*it)[1]);
+    for (std::string_view window : RegexWindows(src_))  // a candidate chooses its lengths (core/text.h)
+      for (std::cregex_iterator it(window.data(), window.data() + window.size(), kGlobal), end; it != end; ++it)
+        names.insert((*it)[1]);
     names.erase("");
     if (names.empty()) {
       Add("static.no_kernel_launch", "a CUDA candidate must define and launch a __global__ kernel of its own", 0);
@@ -242,11 +277,7 @@ class Checker {
     // a function pointer. A kernel named only where it is defined never runs.
     bool launch_syntax = src_.find("<<<") != std::string::npos || !launches_.empty();
     bool any_referenced = false;
-    for (const auto& name : names) {
-      std::regex word("\\b" + name + "\\b");
-      auto count = std::distance(std::sregex_iterator(src_.begin(), src_.end(), word), std::sregex_iterator());
-      any_referenced |= count >= 2;
-    }
+    for (const auto& name : names) any_referenced |= WholeWordCount(src_, name) >= 2;
     if (!launch_syntax || !any_referenced)
       Add("static.no_kernel_launch", "kernels are defined but none is launched",
           kernels_.empty() ? 0 : kernels_.front().second);

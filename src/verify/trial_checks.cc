@@ -2,6 +2,8 @@
 
 #include <regex>
 
+#include "core/text.h"
+
 namespace kforge {
 
 LaunchJudgement JudgeLaunches(const CaseRun& run) {
@@ -37,8 +39,11 @@ SanitizerReport ParseSanitizerReport(const std::string& report) {
   // memcheck ends with "ERROR SUMMARY: N errors", racecheck with "RACECHECK SUMMARY: ...
   // (N errors, M warnings)".
   static const std::regex summary(R"((?:ERROR SUMMARY: |RACECHECK SUMMARY: [^(]*\()(\d+) error)");
-  std::smatch m;
-  if (std::regex_search(report, m, summary)) {
+  std::cmatch m;
+  bool found = false;
+  for (std::string_view window : RegexWindows(report))  // the report holds the candidate's output
+    if ((found = std::regex_search(window.data(), window.data() + window.size(), m, summary))) break;
+  if (found) {
     try {
       r.errors = std::stoi(m[1]);
     } catch (const std::out_of_range&) {

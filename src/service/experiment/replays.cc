@@ -85,7 +85,15 @@ ReplayRunSummary ReplayCells(Service& service, const ExperimentDir& dir, const C
       if (progress) progress("replay " + c->name + ": another process is replaying it; left to that one");
       continue;
     }
-    const int have = static_cast<int>(dir.Replays(*c).size());
+    const std::vector<CellReplay> done = dir.Replays(*c);
+    const int have = static_cast<int>(done.size());
+    // One condition per experiment: replays with other live layers would pool two variances.
+    for (const CellReplay& earlier : done)
+      if (earlier.error.empty() && earlier.live != LiveNames(options.live))
+        throw UsageError(fmt::format(
+            "cell {} was replayed with --live {}, not {}: replay with the same --live, or remove the cells' "
+            "replays/ folders to measure another condition",
+            c->name, earlier.live, LiveNames(options.live)));
     s.already += std::min(have, options.times);
     for (int k = have; k < options.times; ++k) {
       if (cancel.cancelled()) {
@@ -114,12 +122,17 @@ ReplayRunSummary ReplayCells(Service& service, const ExperimentDir& dir, const C
 
 ReplaySummary SummariseReplays(const std::vector<std::vector<CellReplay>>& by_cell) {
   ReplaySummary s;
-  double variance_sum = 0;
-  int cells_with_outcomes = 0;
+  auto variance = [](int successes, int outcomes) {
+    const double p = double(successes) / outcomes;
+    return p * (1 - p);
+  };
+  double finished_sum = 0, low_sum = 0, high_sum = 0;
+  int cells_finished = 0, cells_ran = 0;
   for (const auto& replays : by_cell) {
     if (replays.empty()) continue;
     ++s.cells;
-    int outcomes = 1, successes = replays.front().recorded_success;
+    const bool recorded = replays.front().recorded_success;
+    int outcomes = 1, successes = recorded, stopped = 0;
     for (const CellReplay& r : replays) {
       ++s.replays;
       s.live.insert(r.live);
@@ -130,19 +143,27 @@ ReplaySummary SummariseReplays(const std::vector<std::vector<CellReplay>>& by_ce
       s.matched += r.matched;
       if (!r.divergence_layer.empty() && !r.matched) ++s.divergence_layers[r.divergence_layer];
       if (!r.replayed_success) {
-        ++s.stopped;
+        ++stopped;
         continue;
       }
       ++outcomes;
       successes += *r.replayed_success;
       s.outcome_changed += *r.replayed_success != r.recorded_success;
     }
-    if (outcomes < 2) continue;  // nothing to compare the recording with
-    const double p = double(successes) / outcomes;
-    variance_sum += p * (1 - p);
-    ++cells_with_outcomes;
+    s.stopped += stopped;
+    if (outcomes + stopped < 2) continue;  // no replay ran: nothing to compare the recording with
+    ++cells_ran;
+    low_sum += variance(successes + (recorded ? stopped : 0), outcomes + stopped);
+    high_sum += variance(successes + (recorded ? 0 : stopped), outcomes + stopped);
+    if (outcomes < 2) continue;
+    finished_sum += variance(successes, outcomes);
+    ++cells_finished;
   }
-  if (cells_with_outcomes > 0) s.outcome_variance = variance_sum / cells_with_outcomes;
+  if (cells_finished > 0) s.outcome_variance = finished_sum / cells_finished;
+  if (cells_ran > 0) {
+    s.outcome_variance_low = low_sum / cells_ran;
+    s.outcome_variance_high = high_sum / cells_ran;
+  }
   return s;
 }
 

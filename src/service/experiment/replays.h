@@ -57,6 +57,11 @@ ReplayRunSummary ReplayCells(Service& service, const ExperimentDir& dir, const C
 struct ReplaySummary {
   int cells = 0, replays = 0, matched = 0, outcome_changed = 0, stopped = 0, errors = 0;
   double outcome_variance = 0;  ///< mean over cells with a finished replay of p(1-p)
+  /// The same over every cell with a replay that ran, a stopped replay counted as the
+  /// recorded outcome (low) and as the other one (high). A replay whose live values move the
+  /// run off its record usually stops at the first value it lacks, so the replays that varied
+  /// are the stopped ones: the finished-only figure alone would leave them out.
+  double outcome_variance_low = 0, outcome_variance_high = 0;
   std::map<std::string, int> divergence_layers;
   std::set<std::string> live;
 };

@@ -89,6 +89,10 @@ TEST(ReplaysTest, TheSummaryMatchesHandComputedValues) {
   EXPECT_EQ(s.stopped, 1);
   EXPECT_EQ(s.errors, 1);
   EXPECT_DOUBLE_EQ(s.outcome_variance, (2.0 / 9 + 0) / 2);
+  // With the stopped replay: cell 2's outcomes {0, 0} (low) or {0, 1} (high, p(1-p) = 1/4),
+  // over the three cells where a replay ran.
+  EXPECT_DOUBLE_EQ(s.outcome_variance_low, (2.0 / 9 + 0 + 0) / 3);
+  EXPECT_DOUBLE_EQ(s.outcome_variance_high, (2.0 / 9 + 1.0 / 4 + 0) / 3);
   EXPECT_EQ(s.divergence_layers, (std::map<std::string, int>{{"tensor", 2}}));
   EXPECT_EQ(s.live, (std::set<std::string>{"tensor"}));
   EXPECT_DOUBLE_EQ(SummariseReplays({}).outcome_variance, 0.0);

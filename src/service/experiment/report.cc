@@ -27,6 +27,7 @@ json ReplaySummaryJson(const ReplaySummary& s) {
           {"stopped", s.stopped},
           {"errors", s.errors},
           {"outcome_variance", s.outcome_variance},
+          {"outcome_variance_with_stopped", {s.outcome_variance_low, s.outcome_variance_high}},
           {"divergence_layers", s.divergence_layers}};
 }
 
@@ -37,14 +38,15 @@ std::string ReplayMarkdown(const std::vector<ArmReport>& arms) {
     if (md.empty())
       md = "\n## Run-to-run variance from replay (recorded values pinned but the live layers)\n\n"
            "| arm | live | cells | replays | same path | outcome changed | stopped early | errors | outcome variance "
-           "| divergences by layer |\n|---|---|---|---|---|---|---|---|---|---|\n";
+           "| with stopped replays | divergences by layer |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
     const ReplaySummary& r = *a.replays;
     std::string layers;
     for (const auto& [layer, n] : r.divergence_layers)
       layers += fmt::format("{}{} {}", layers.empty() ? "" : ", ", layer, n);
-    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {:.3f} | {} |\n", a.name, fmt::join(r.live, " "),
-                      r.cells, r.replays, r.matched, r.outcome_changed, r.stopped, r.errors, r.outcome_variance,
-                      layers.empty() ? "-" : layers);
+    md +=
+        fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {:.3f} | {:.3f}-{:.3f} | {} |\n", a.name,
+                    fmt::join(r.live, " "), r.cells, r.replays, r.matched, r.outcome_changed, r.stopped, r.errors,
+                    r.outcome_variance, r.outcome_variance_low, r.outcome_variance_high, layers.empty() ? "-" : layers);
   }
   return md;
 }

@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/text.h"
 #include "verify/source_tree.h"
 
 namespace kforge {
@@ -80,28 +81,32 @@ std::vector<IntegrityFinding> ExtensionChecks(const std::string& source, Backend
   std::string line;
   for (int n = 1; std::getline(lines, line); ++n) {
     if (line.rfind("m.def(", 0) == 0) continue;  // load_inline's own bindings
-    std::smatch interpreter;
-    if (std::regex_search(line, interpreter, kInterpreter))
-      AddFinding(&out, "wrapper.interpreter_access",
-                 "the extension reaches the Python interpreter (" + interpreter[1].str() +
-                     "): the worker that runs it and its reports are not the candidate's to reach",
-                 n);
-    std::smatch profiler;
-    if (std::regex_search(line, profiler, kProfiler))
-      AddFinding(&out, "wrapper.profiler_tampering",
-                 "the extension uses " + profiler[1].str() +
-                     ": the record of what forward runs is not the candidate's to change",
-                 n);
-    for (std::sregex_iterator it(line.begin(), line.end(), kNamespaced), end; it != end; ++it) {
-      std::string name = (*it)[1];
-      if (!kPlumbing.count(name) && name.rfind("k", 0) != 0)
-        AddFinding(&out, "wrapper.framework_compute",
-                   "the extension calls torch's " + name + "(): the kernel must compute, not the framework", n);
+    for (std::string_view window : RegexWindows(line)) {
+      const char* const begin = window.data();
+      const char* const end = begin + window.size();
+      std::cmatch interpreter;
+      if (std::regex_search(begin, end, interpreter, kInterpreter))
+        AddFinding(&out, "wrapper.interpreter_access",
+                   "the extension reaches the Python interpreter (" + interpreter[1].str() +
+                       "): the worker that runs it and its reports are not the candidate's to reach",
+                   n);
+      std::cmatch profiler;
+      if (std::regex_search(begin, end, profiler, kProfiler))
+        AddFinding(&out, "wrapper.profiler_tampering",
+                   "the extension uses " + profiler[1].str() +
+                       ": the record of what forward runs is not the candidate's to change",
+                   n);
+      for (std::cregex_iterator it(begin, end, kNamespaced), last; it != last; ++it) {
+        std::string name = (*it)[1];
+        if (!kPlumbing.count(name) && name.rfind("k", 0) != 0)
+          AddFinding(&out, "wrapper.framework_compute",
+                     "the extension calls torch's " + name + "(): the kernel must compute, not the framework", n);
+      }
+      for (std::cregex_iterator it(begin, end, kMethod), last; it != last; ++it)
+        if (kCompute.count((*it)[1]))
+          AddFinding(&out, "wrapper.framework_compute",
+                     "the extension calls the tensor method ." + std::string((*it)[1]) + "(): a framework operator", n);
     }
-    for (std::sregex_iterator it(line.begin(), line.end(), kMethod), end; it != end; ++it)
-      if (kCompute.count((*it)[1]))
-        AddFinding(&out, "wrapper.framework_compute",
-                   "the extension calls the tensor method ." + std::string((*it)[1]) + "(): a framework operator", n);
   }
   return out;
 }

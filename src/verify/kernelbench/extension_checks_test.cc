@@ -139,5 +139,15 @@ TEST(ExtensionChecksTest, OwnCodeIsALoopOrAKernelHoweverTheFrameworkIsCalled) {
   EXPECT_FALSE(ExtensionHasOwnCode("torch::Tensor f(torch::Tensor a) { cublasSgemm(h, a); return a; }\n"));
 }
 
+TEST(ExtensionChecksTest, AnOverlongLineIsScannedWholeWithoutTakingTheEngineDown) {
+  // One 200,000-character line, with framework compute at its end: found, and no std::regex
+  // sees more than a window of it (core/text.h: RegexWindows).
+  const std::string source = "#include <torch/extension.h>\ntorch::Tensor f(torch::Tensor a) { auto " +
+                             std::string(200000, 'v') + " = 1; ." + std::string(100000, 'w') +
+                             "(a); return torch::matmul(a, a); }\n";
+  auto findings = ExtensionChecks(source, BackendKind::kCpu);
+  EXPECT_TRUE(Has(findings, "wrapper.framework_compute", "torch's matmul()"));
+}
+
 }  // namespace
 }  // namespace kforge
