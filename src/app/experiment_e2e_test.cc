@@ -333,7 +333,9 @@ TEST_F(ExperimentE2ETest, SlurmRunsTheCellsRequeuesCancelledOnesAndSurvivesItsDr
   ASSERT_EQ(resumed.exit_code, 0) << resumed.out << resumed.err << errors;
   json e = json::parse(Read(out + "/executor.json"));
   EXPECT_GE(e["attempts"]["5"].get<int>(), 2) << e.dump();
-  if (zero_was_running) EXPECT_GE(e["attempts"]["0"].get<int>(), 2) << e.dump();
+  if (zero_was_running) {
+    EXPECT_GE(e["attempts"]["0"].get<int>(), 2) << e.dump();
+  }
   EXPECT_GE(e["jobs"].size(), 2u);
   EXPECT_EQ(Comparable(json::parse(Read(out + "/report.json"))), Comparable(json::parse(Read(whole + "/report.json"))));
   EXPECT_NE(Read(out + "/slurm/cell.sbatch").find("#SBATCH --requeue"), std::string::npos);

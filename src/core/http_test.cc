@@ -82,7 +82,7 @@ TEST(CurlHttpClient, FailuresAreValuesThatSayWhat) {
   EXPECT_FALSE(late.transport_ok());
   EXPECT_NE(late.error.find("imed out"), std::string::npos) << late.error;
 
-  ScriptedHttpServer big({ScriptedReply{200, {}, std::string(5000, 'x')}});
+  ScriptedHttpServer big({ScriptedReply{200, {}, std::string(5000, 'x'), {}, 0, 0}});
   req.url = big.Url("/");
   req.timeout_ms = 10000;
   req.max_response_bytes = 1000;
