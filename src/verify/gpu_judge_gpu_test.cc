@@ -266,7 +266,7 @@ ref = {}
 e.hand_over_inputs(torch, [a, b, scalar], 0, ref, in_place=False)
 cand = {}
 inputs = [a.clone(), b.clone(), scalar]
-e.hand_over_inputs(torch, inputs, 0, cand, in_place=True)
+e.hand_over_inputs(torch, inputs, 1, cand, in_place=True)
 assert ref["device_inputs"] == cand["device_inputs"] == [[0, 4000012], [1, 4 * 257 * 8]], (ref, cand)
 assert inputs[0].dtype == torch.float32 and inputs[1].shape == (4, 257) and torch.equal(inputs[1], b)
 inputs[1][2, 7] += 1  # the "forward" writes into its second input, through the view
@@ -277,12 +277,12 @@ e.wait_judged(1)
   ExportInbox& inbox = *probe.inbox;
   ScopedFd ref_a = inbox.Take(0, 0, ExportForm::kInput, 120000);
   ScopedFd ref_b = inbox.Take(0, 1, ExportForm::kInput, 120000);
-  // The candidate's frames for the same trial and inputs come after the reference's on this
-  // one socket; a real judge reads each worker's from its own.
-  ScopedFd got_a = inbox.Take(0, 0, ExportForm::kInput, 120000);
-  ScopedFd got_b = inbox.Take(0, 1, ExportForm::kInput, 120000);
+  // The candidate's frames come after the reference's on this one socket, as trial 1 (an
+  // inbox refuses one export sent twice); a real judge reads each worker's from its own.
+  ScopedFd got_a = inbox.Take(1, 0, ExportForm::kInput, 120000);
+  ScopedFd got_b = inbox.Take(1, 1, ExportForm::kInput, 120000);
   ASSERT_TRUE(ref_a.valid() && ref_b.valid() && got_a.valid() && got_b.valid()) << ReadFileTail(probe.log, 4000);
-  EXPECT_FALSE(inbox.Take(0, 2, ExportForm::kInput, 2000).valid());  // a scalar is not handed over
+  EXPECT_FALSE(inbox.Take(1, 2, ExportForm::kInput, 2000).valid());  // a scalar is not handed over
   GpuJudge judge(machine);
   int64_t differing = -1, first = -2;
   std::string error;
@@ -300,7 +300,8 @@ e.wait_judged(1)
   ScopedFd not_gpu_memory(::open("/dev/null", O_RDONLY | O_CLOEXEC));
   EXPECT_EQ(judge.SameBytes(ref_a.get(), not_gpu_memory.get(), 4000012, &differing, &first, &error),
             GpuJudge::Blame::kCandidate);
-  inbox.Judged(0);
+  inbox.Judged(1);
+  EXPECT_EQ(inbox.problem(), "");
   EXPECT_TRUE(probe.process->Wait(120000).ok()) << ReadFileTail(probe.log, 4000);
 }
 
