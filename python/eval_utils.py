@@ -11,6 +11,18 @@ Standard library only: the checker runs without importing torch.
 import hashlib
 import json
 
+# load_inline's leading parameters, in the order a positional call gives them.
+LOAD_INLINE_POSITIONAL = (
+    "name",
+    "cpp_sources",
+    "cuda_sources",
+    "functions",
+    "extra_cflags",
+    "extra_cuda_cflags",
+    "extra_ldflags",
+    "extra_include_paths",
+)
+
 # The load_inline arguments that decide what is built (build_directory, verbose and the
 # like do not).
 KEY_ARGUMENTS = (

@@ -399,18 +399,6 @@ def literal(node, names):
         return False, None
 
 
-LOAD_INLINE_POSITIONAL = (
-    "name",
-    "cpp_sources",
-    "cuda_sources",
-    "functions",
-    "extra_cflags",
-    "extra_cuda_cflags",
-    "extra_ldflags",
-    "extra_include_paths",
-)
-
-
 def load_inline_calls(c):
     names = module_strings(c.tree)
     extensions, unresolved, kernel_names = [], [], set()
@@ -421,10 +409,10 @@ def load_inline_calls(c):
         if not target.endswith("load_inline"):
             continue
         args, ok = {}, True
-        for i, a in enumerate(node.args[: len(LOAD_INLINE_POSITIONAL)]):
+        for i, a in enumerate(node.args[: len(kb.LOAD_INLINE_POSITIONAL)]):
             good, v = literal(a, names)
             ok = ok and good
-            args[LOAD_INLINE_POSITIONAL[i]] = v
+            args[kb.LOAD_INLINE_POSITIONAL[i]] = v
         for kw in node.keywords:
             if kw.arg in kb.KEY_ARGUMENTS:
                 good, v = literal(kw.value, names)

@@ -30,17 +30,6 @@ import types
 
 kb = None  # eval_utils, imported once the script's folder is on the path (main)
 
-LOAD_INLINE_POSITIONAL = (
-    "name",
-    "cpp_sources",
-    "cuda_sources",
-    "functions",
-    "extra_cflags",
-    "extra_cuda_cflags",
-    "extra_ldflags",
-    "extra_include_paths",
-)
-
 
 class NotCallableWhileResolving(types.ModuleType):
     """What the stand-in load_inline returns: any function read from it raises when called."""
@@ -57,7 +46,7 @@ class NotCallableWhileResolving(types.ModuleType):
 
 def recording_load_inline(recorded: list, candidate_path: str):
     def load_inline(*args, **kwargs):
-        call = dict(zip(LOAD_INLINE_POSITIONAL, args))
+        call = dict(zip(kb.LOAD_INLINE_POSITIONAL, args))
         call.update({k: v for k, v in kwargs.items() if k in kb.KEY_ARGUMENTS})
         # The candidate's own line that made the call (through helpers of its own, the
         # innermost one in its file).

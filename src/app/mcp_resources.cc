@@ -14,8 +14,9 @@ constexpr const char kScheme[] = "kforge://run/";
 
 /// The run's certified source file, "" when it has none.
 std::string FinalPath(const std::string& dir) {
+  const RunFiles run(dir);
   for (const char* ext : {".cc", ".cu", ".py"})
-    if (FileExists(RunFiles(dir).final_source(ext))) return RunFiles(dir).final_source(ext);
+    if (std::string path = run.final_source(ext); FileExists(path)) return path;
   return "";
 }
 
