@@ -5,31 +5,26 @@
 # so a command's code includes app/, service/ and core/ (its tests may include anything).
 set -euo pipefail
 cd "$(dirname "$0")/../src"
-LAYERS=(core record exec verify agent engine service app)
-rank() {
-  local i
-  for i in "${!LAYERS[@]}"; do [ "${LAYERS[$i]}" = "$1" ] && { echo "$i"; return; }; done
-  [ "$1" = testing ] && { echo 99; return; }
-  echo -1
-}
-bad=0
-while IFS= read -r file; do
-  layer="${file%%/*}"
-  own=$(rank "$layer")
-  while IFS=: read -r line inc; do
-    target="${inc%%/*}"
-    r=$(rank "$target")
-    [ "$r" -lt 0 ] && continue  # not a kforge header
-    if [ "$target" = testing ]; then
-      case "$file" in *_test.cc | *_gpu_test.cc | *_fuzzer.cc | testing/*) continue ;; esac
-      echo "src/$file:$line: includes testing/ (only tests may)"; bad=1
-    elif [ "$layer" != testing ] && [ "$r" -gt "$own" ]; then
-      echo "src/$file:$line: $layer/ includes $inc, a layer above it"; bad=1
-    elif [ "$layer" = app ] && [ "$target" != app ] && [ "$target" != service ] && [ "$target" != core ]; then
-      case "$file" in *_test.cc | *_gpu_test.cc) continue ;; esac
-      echo "src/$file:$line: app/ includes $inc; commands reach $target/ through service/ (service/service.h)"; bad=1
-    fi
-  done < <(grep -n '^#include "' "$file" | sed -E 's/^([0-9]+):#include "([^"]+)".*/\1:\2/')
-done < <(find . -name '*.cc' -o -name '*.h' | sed 's|^\./||' | sort)
-[ "$bad" -eq 0 ] && echo "layers: every include points down (${LAYERS[*]}); app/ reaches the rest through service/"
-exit "$bad"
+LAYERS="core record exec verify agent engine service app"
+mapfile -t files < <(find . -name '*.cc' -o -name '*.h' | sed 's|^\./||' | sort)
+# One awk over every include line of the tree (grep -Hn: file:line:#include "x/y.h").
+grep -Hn '^#include "' "${files[@]}" | awk -v layers="$LAYERS" '
+  BEGIN { n = split(layers, l, " "); for (i = 1; i <= n; i++) rank[l[i]] = i - 1; rank["testing"] = 99; bad = 0 }
+  {
+    split($0, part, ":"); file = part[1]; line = part[2]
+    inc = $0; sub(/^[^"]*"/, "", inc); sub(/".*$/, "", inc)
+    layer = file; sub(/\/.*/, "", layer)
+    target = inc; sub(/\/.*/, "", target)
+    if (!(target in rank)) next  # not a kforge header
+    test = (file ~ /_test\.cc$|_gpu_test\.cc$/)
+    if (target == "testing") {
+      if (test || file ~ /_fuzzer\.cc$/ || layer == "testing") next
+      printf "src/%s:%s: includes testing/ (only tests may)\n", file, line; bad = 1
+    } else if (layer != "testing" && rank[target] > rank[layer]) {
+      printf "src/%s:%s: %s/ includes %s, a layer above it\n", file, line, layer, inc; bad = 1
+    } else if (layer == "app" && target != "app" && target != "service" && target != "core" && !test) {
+      printf "src/%s:%s: app/ includes %s; commands reach %s/ through service/ (service/service.h)\n", file, line, inc, target; bad = 1
+    }
+  }
+  END { exit bad }' || exit 1
+echo "layers: every include points down ($LAYERS); app/ reaches the rest through service/"

@@ -19,18 +19,14 @@
 namespace kforge {
 namespace {
 
+using testing::ReadText;
+
 using nlohmann::json;
 using testing::BinaryPath;
 using testing::RunCli;
 using testing::RunProgram;
 using testing::ScriptedHttpServer;
 using testing::SourceDir;
-
-std::string Read(const std::string& path) {
-  std::string text, error;
-  EXPECT_TRUE(TryReadFile(path, &text, &error)) << path << ": " << error;
-  return text;
-}
 
 /// The report without what differs between two runs of the same experiment (its directory,
 /// how long cells took).
@@ -147,7 +143,7 @@ TEST_F(ExperimentE2ETest, ThreeArmStudyWithTheScriptedModelGivesTheHandComputedS
   auto r = RunCli({"experiment", "run", WritePlan("study.json", plan), "--out", out, "--jobs", "2", "--quiet"}, "", 900,
                   {"OPENAI_API_KEY=sk-test"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  json rep = json::parse(Read(out + "/report.json"));
+  json rep = json::parse(ReadText(out + "/report.json"));
   EXPECT_EQ(rep["cells"], 27);
   EXPECT_EQ(rep["done"], 27);
   EXPECT_TRUE(rep["complete"]);
@@ -186,13 +182,13 @@ TEST_F(ExperimentE2ETest, ThreeArmStudyWithTheScriptedModelGivesTheHandComputedS
   EXPECT_EQ(rep["ablations"][0]["base"], "debug");
   EXPECT_DOUBLE_EQ(rep["ablations"][0]["pass_at_1_delta"].get<double>(), 0.0);
   // Every cell is an ordinary run directory: its own summary, resumable, replayable.
-  json summary = json::parse(Read(out + "/cells/relu_nan_dropped.regenerate.s2.0/run/summary.json"));
+  json summary = json::parse(ReadText(out + "/cells/relu_nan_dropped.regenerate.s2.0/run/summary.json"));
   EXPECT_EQ(summary["policy"], "regenerate");
   EXPECT_TRUE(summary["success"]);
-  json no_kb = json::parse(Read(out + "/cells/relu_nan_dropped.debug-no-kb.s1.0/run/summary.json"));
+  json no_kb = json::parse(ReadText(out + "/cells/relu_nan_dropped.debug-no-kb.s1.0/run/summary.json"));
   EXPECT_TRUE(no_kb["success"]);
   // The Markdown and HTML say which model and endpoint each arm used.
-  const std::string html = Read(out + "/report.html");
+  const std::string html = ReadText(out + "/report.html");
   EXPECT_NE(html.find("scripted-model"), std::string::npos);
   EXPECT_NE(html.find(server.Url("/v1")), std::string::npos);
   // Rendered by a real browser (Debian's Chromium, headless): one Pass@k line and its points
@@ -212,9 +208,9 @@ TEST_F(ExperimentE2ETest, ThreeArmStudyWithTheScriptedModelGivesTheHandComputedS
   EXPECT_GE(count("<circle"), 3u);
   EXPECT_EQ(count("<h2>Overlap of solved tasks</h2>"), 1u);
   EXPECT_NE(dom.out.find("debug-no-kb"), std::string::npos);
-  EXPECT_NE(Read(out + "/report.md").find("| debug | regenerate | 9 | 3 | 0 | 6 | 0 | 0.25 | 0.75 | 2 / 1 / 0 |"),
+  EXPECT_NE(ReadText(out + "/report.md").find("| debug | regenerate | 9 | 3 | 0 | 6 | 0 | 0.25 | 0.75 | 2 / 1 / 0 |"),
             std::string::npos)
-      << Read(out + "/report.md");
+      << ReadText(out + "/report.md");
 }
 
 TEST_F(ExperimentE2ETest, SigkillThenResumeGivesTheUninterruptedReportAndNoDeviceRunsTwoCells) {
@@ -252,10 +248,10 @@ TEST_F(ExperimentE2ETest, SigkillThenResumeGivesTheUninterruptedReportAndNoDevic
   ASSERT_GE(done, 2);
   auto resumed = RunCli({"experiment", "resume", killed, "--jobs", "2", "--quiet"}, "", 600);
   ASSERT_EQ(resumed.exit_code, 0) << resumed.out << resumed.err;
-  EXPECT_EQ(Comparable(json::parse(Read(killed + "/report.json"))),
-            Comparable(json::parse(Read(whole + "/report.json"))));
-  EXPECT_NE(Read(whole + "/report.md").find("| relu_nan_dropped | 2/2 | 0/2 |"), std::string::npos)
-      << Read(whole + "/report.md");
+  EXPECT_EQ(Comparable(json::parse(ReadText(killed + "/report.json"))),
+            Comparable(json::parse(ReadText(whole + "/report.json"))));
+  EXPECT_NE(ReadText(whole + "/report.md").find("| relu_nan_dropped | 2/2 | 0/2 |"), std::string::npos)
+      << ReadText(whole + "/report.md");
 
   // Run-to-run variance from replay: one finished cell of each arm replayed with the tensor
   // layer live (its candidates compiled and run again); a deterministic CPU engine takes the
@@ -267,7 +263,7 @@ TEST_F(ExperimentE2ETest, SigkillThenResumeGivesTheUninterruptedReportAndNoDevic
   ASSERT_EQ(replayed.exit_code, 0) << replayed.out << replayed.err;
   EXPECT_NE(replayed.out.find("2 replays run, 2 already recorded"), std::string::npos) << replayed.out;
   EXPECT_NE(replayed.err.find("same path and outcome"), std::string::npos) << replayed.err;
-  json rep = json::parse(Read(whole + "/report.json"));
+  json rep = json::parse(ReadText(whole + "/report.json"));
   for (const auto& arm : rep["arms"]) {
     ASSERT_TRUE(arm["replays"].is_object()) << arm.dump();
     EXPECT_EQ(arm["replays"]["cells"], 1) << arm.dump();
@@ -277,8 +273,8 @@ TEST_F(ExperimentE2ETest, SigkillThenResumeGivesTheUninterruptedReportAndNoDevic
     EXPECT_DOUBLE_EQ(arm["replays"]["outcome_variance"].get<double>(), 0.0);
     EXPECT_EQ(arm["replays"]["live"], json::array({"tensor"}));
   }
-  EXPECT_NE(Read(whole + "/report.md").find("## Run-to-run variance from replay"), std::string::npos);
-  EXPECT_NE(Read(whole + "/report.html").find("Run-to-run variance from replay"), std::string::npos);
+  EXPECT_NE(ReadText(whole + "/report.md").find("## Run-to-run variance from replay"), std::string::npos);
+  EXPECT_NE(ReadText(whole + "/report.html").find("Run-to-run variance from replay"), std::string::npos);
   auto bad = RunCli({"experiment", "replay", whole, "--live", "control"});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("control is the engine's own logic"), std::string::npos) << bad.err;
@@ -320,7 +316,7 @@ TEST_F(ExperimentE2ETest, SlurmRunsTheCellsRequeuesCancelledOnesAndSurvivesItsDr
       break;
     }
   }
-  ASSERT_FALSE(job.empty()) << Read(dir_->path() + "/slurm-driver.log");
+  ASSERT_FALSE(job.empty()) << ReadText(dir_->path() + "/slurm-driver.log");
   RunProgram({"scancel", job + "_0", job + "_5"});
   // Then the driver dies; resume adopts the jobs still queued and resubmits what was lost.
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
@@ -331,14 +327,15 @@ TEST_F(ExperimentE2ETest, SlurmRunsTheCellsRequeuesCancelledOnesAndSurvivesItsDr
   for (const auto& c : status["cells"])
     if (c.contains("result") && c["result"]["outcome"] == "error") errors += c["result"].dump() + "\n";
   ASSERT_EQ(resumed.exit_code, 0) << resumed.out << resumed.err << errors;
-  json e = json::parse(Read(out + "/executor.json"));
+  json e = json::parse(ReadText(out + "/executor.json"));
   EXPECT_GE(e["attempts"]["5"].get<int>(), 2) << e.dump();
   if (zero_was_running) {
     EXPECT_GE(e["attempts"]["0"].get<int>(), 2) << e.dump();
   }
   EXPECT_GE(e["jobs"].size(), 2u);
-  EXPECT_EQ(Comparable(json::parse(Read(out + "/report.json"))), Comparable(json::parse(Read(whole + "/report.json"))));
-  EXPECT_NE(Read(out + "/slurm/cell.sbatch").find("#SBATCH --requeue"), std::string::npos);
+  EXPECT_EQ(Comparable(json::parse(ReadText(out + "/report.json"))),
+            Comparable(json::parse(ReadText(whole + "/report.json"))));
+  EXPECT_NE(ReadText(out + "/slurm/cell.sbatch").find("#SBATCH --requeue"), std::string::npos);
 }
 
 }  // namespace

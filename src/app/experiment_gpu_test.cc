@@ -18,13 +18,9 @@
 namespace kforge {
 namespace {
 
-using nlohmann::json;
+using testing::ReadText;
 
-std::string Read(const std::string& path) {
-  std::string text, error;
-  EXPECT_TRUE(TryReadFile(path, &text, &error)) << path;
-  return text;
-}
+using nlohmann::json;
 
 TEST(ExperimentGpuTest, TheCudaStudyLeasesTheOneGpuToOneCellAtATime) {
   try {
@@ -48,7 +44,7 @@ TEST(ExperimentGpuTest, TheCudaStudyLeasesTheOneGpuToOneCellAtATime) {
   EXPECT_EQ(spans.size(), 6u);
   std::sort(spans.begin(), spans.end());
   for (size_t i = 1; i < spans.size(); ++i) EXPECT_LE(spans[i - 1].second, spans[i].first);
-  const std::string report = Read(out + "/report.md");
+  const std::string report = ReadText(out + "/report.md");
   EXPECT_NE(report.find("log_softmax_log_of_softmax"), std::string::npos) << report;
   std::cout << report;
 }

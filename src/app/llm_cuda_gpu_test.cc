@@ -18,13 +18,9 @@
 namespace kforge {
 namespace {
 
-using nlohmann::json;
+using testing::ReadText;
 
-std::string Read(const std::string& path) {
-  std::string text, error;
-  EXPECT_TRUE(TryReadFile(path, &text, &error)) << path;
-  return text;
-}
+using nlohmann::json;
 
 TEST(LlmCudaTest, AutoRepairsEveryBundledCudaNearMissRecipesFirst) {
   try {
@@ -34,7 +30,7 @@ TEST(LlmCudaTest, AutoRepairsEveryBundledCudaNearMissRecipesFirst) {
   }
   TempDir dir("kforge-llm-cuda");
   const std::string src = testing::SourceDir();
-  json manifest = json::parse(Read(src + "/examples/cuda/nearmiss/manifest.json"));
+  json manifest = json::parse(ReadText(src + "/examples/cuda/nearmiss/manifest.json"));
   int by_model = 0, by_recipes = 0;
   for (const auto& c : manifest["candidates"]) {
     const std::string task = c["task"], file = c["file"];
@@ -47,7 +43,7 @@ TEST(LlmCudaTest, AutoRepairsEveryBundledCudaNearMissRecipesFirst) {
          "--base-url", server.Url("/v1"), "--model", "scripted", "--out", run, "--seed", "7", "--quiet"},
         "", 900, {"KFORGE_KB_STATE=" + dir.path() + "/kb-" + file, "OPENAI_API_KEY=sk-test"});
     EXPECT_EQ(r.exit_code, 0) << file << "\n" << r.out << r.err;
-    json summary = json::parse(Read(run + "/summary.json"), nullptr, false);
+    json summary = json::parse(ReadText(run + "/summary.json"), nullptr, false);
     const int calls = summary.is_object() ? summary["model"].value("calls", 0) : 0;
     (calls > 0 ? by_model : by_recipes)++;
     std::cout << file << ": " << (r.exit_code == 0 ? "certified" : "NOT certified") << ", model calls " << calls

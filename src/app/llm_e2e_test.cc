@@ -14,6 +14,8 @@
 namespace kforge {
 namespace {
 
+using testing::ReadText;
+
 using nlohmann::json;
 using testing::PlainText;
 using testing::ProposeFile;
@@ -23,13 +25,7 @@ using testing::ScriptedReply;
 using testing::SourceDir;
 using testing::StreamedToolCall;
 
-constexpr char kKey[] = "sk-e2e-VERY-SECRET-31337";
-
-std::string Read(const std::string& path) {
-  std::string text, error;
-  EXPECT_TRUE(TryReadFile(path, &text, &error)) << path << ": " << error;
-  return text;
-}
+constexpr char kSecretKey[] = "sk-e2e-VERY-SECRET-31337";
 
 class LlmE2ETest : public ::testing::Test {
  protected:
@@ -44,7 +40,7 @@ class LlmE2ETest : public ::testing::Test {
                         .dump());
   }
   std::vector<std::string> Env(const std::string& tag) {
-    return {"KFORGE_KB_STATE=" + dir_->path() + "/kb-" + tag, std::string("OPENAI_API_KEY=") + kKey};
+    return {"KFORGE_KB_STATE=" + dir_->path() + "/kb-" + tag, std::string("OPENAI_API_KEY=") + kSecretKey};
   }
   std::vector<std::string> Args(const ScriptedHttpServer& server, std::vector<std::string> args) {
     for (const std::string& a :
@@ -66,7 +62,7 @@ TEST_F(LlmE2ETest, RepairsThroughToolsOverAStreamAndRecordsEverything) {
                                 "--repairer", "llm", "--out", run, "--json"}),
                   "", 300, Env("tools"));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  json summary = json::parse(Read(run + "/summary.json"));
+  json summary = json::parse(ReadText(run + "/summary.json"));
   EXPECT_TRUE(summary["success"]);
   EXPECT_EQ(summary["model"]["calls"], 3);
   EXPECT_EQ(summary["model"]["prompt_tokens"], 6000);
@@ -74,20 +70,20 @@ TEST_F(LlmE2ETest, RepairsThroughToolsOverAStreamAndRecordsEverything) {
   EXPECT_EQ(summary["model"]["model"], "scripted-model");
   // 1392 uncached at $1, 4608 cached at $0.25, 450 completion at $4 per million.
   EXPECT_NEAR(summary["model"]["cost_usd"].get<double>(), (1392 * 1.0 + 4608 * 0.25 + 450 * 4.0) / 1e6, 1e-12);
-  EXPECT_EQ(Read(run + "/final.cc"), Read(SourceDir() + "/examples/cpu/correct/relu.cc"));
+  EXPECT_EQ(ReadText(run + "/final.cc"), ReadText(SourceDir() + "/examples/cpu/correct/relu.cc"));
 
   // What the engine sent: the stable prefix, the diagnosis in the turn, the tool answers.
   auto got = server.received();
   ASSERT_EQ(got.size(), 3u);
   EXPECT_EQ(got[0].target, "/v1/chat/completions");
-  EXPECT_EQ(got[0].headers["authorization"], std::string("Bearer ") + kKey);
+  EXPECT_EQ(got[0].headers["authorization"], std::string("Bearer ") + kSecretKey);
   json first = json::parse(got[0].body);
   EXPECT_EQ(first["model"], "scripted-model");
   EXPECT_EQ(first["stream"], true);
   const std::string prompt = first["messages"][2]["content"];
   for (const char* part : {"## Current candidate", "## Verdict", "nan_inf", "## Forensics", "## kforge suggests"})
     EXPECT_NE(prompt.find(part), std::string::npos) << part << "\n" << prompt;
-  const std::string forensics = Read(run + "/logs/iteration_0/forensics.txt");
+  const std::string forensics = ReadText(run + "/logs/iteration_0/forensics.txt");
   EXPECT_EQ(json::parse(got[1].body)["messages"].back()["content"], forensics);
   // The prefix is identical on every call (so a server's prefix cache hits).
   for (size_t i = 1; i < got.size(); ++i)
@@ -107,7 +103,7 @@ TEST_F(LlmE2ETest, RepairsThroughToolsOverAStreamAndRecordsEverything) {
   EXPECT_EQ(proposed["data"]["tool_calls"].size(), 2u);
   const std::string transcript = proposed["data"]["transcript"];
   ASSERT_FALSE(transcript.empty());
-  json conversation = json::parse(Read(run + "/artifacts/" + transcript));
+  json conversation = json::parse(ReadText(run + "/artifacts/" + transcript));
   ASSERT_TRUE(conversation.is_array());
   EXPECT_EQ(conversation.front()["role"], "system");
   EXPECT_EQ(conversation.back()["role"], "tool");  // the answer to propose_candidate
@@ -129,10 +125,10 @@ TEST_F(LlmE2ETest, RepairsThroughToolsOverAStreamAndRecordsEverything) {
   // The key is nowhere in the run directory: not in events, artifacts, logs or summaries.
   for (const auto& e : std::filesystem::recursive_directory_iterator(run)) {
     if (!e.is_regular_file()) continue;
-    EXPECT_EQ(Read(e.path().string()).find(kKey), std::string::npos) << e.path();
+    EXPECT_EQ(ReadText(e.path().string()).find(kSecretKey), std::string::npos) << e.path();
   }
-  EXPECT_EQ(r.out.find(kKey), std::string::npos);
-  EXPECT_EQ(r.err.find(kKey), std::string::npos);
+  EXPECT_EQ(r.out.find(kSecretKey), std::string::npos);
+  EXPECT_EQ(r.err.find(kSecretKey), std::string::npos);
 }
 
 TEST_F(LlmE2ETest, AModelThatAnswersBadlyIsStoppedByTheGuardsWithinBudget) {
@@ -144,7 +140,7 @@ TEST_F(LlmE2ETest, AModelThatAnswersBadlyIsStoppedByTheGuardsWithinBudget) {
   dropped.chunks = {"data: {\"choices\":[{\"delta\":{\"content\":\"```cpp\\nextern\"}}]}\n\n"};
   ScriptedReply denied;
   denied.status = 401;
-  denied.body = std::string(R"({"error": {"message": "Incorrect API key provided: )") + kKey + "\"}}";
+  denied.body = std::string(R"({"error": {"message": "Incorrect API key provided: )") + kSecretKey + "\"}}";
   ScriptedHttpServer server({refusal, dropped, denied});
   const std::string run = dir_->path() + "/bad";
   auto r = RunCli(Args(server, {"repair", "relu", SourceDir() + "/examples/cpu/nearmiss/relu_nan_dropped.cc",
@@ -158,9 +154,9 @@ TEST_F(LlmE2ETest, AModelThatAnswersBadlyIsStoppedByTheGuardsWithinBudget) {
   EXPECT_NE(events.find("without a tool call or a code block"), std::string::npos);
   EXPECT_NE(events.find("connection dropped"), std::string::npos);
   EXPECT_NE(events.find("HTTP 401"), std::string::npos);
-  EXPECT_EQ(events.find(kKey), std::string::npos);
+  EXPECT_EQ(events.find(kSecretKey), std::string::npos);
   EXPECT_NE(events.find("[redacted]"), std::string::npos);
-  json summary = json::parse(Read(run + "/summary.json"));
+  json summary = json::parse(ReadText(run + "/summary.json"));
   EXPECT_FALSE(summary["success"]);
   EXPECT_EQ(summary["model"]["calls"], 3);
 }
@@ -179,7 +175,7 @@ TEST_F(LlmE2ETest, WithoutAnEndpointTheLlmRepairerIsRefusedBeforeAnyRun) {
 // bundled CPU near-miss that the recipes cannot, through --repairer auto; the recipes answer
 // the rest without a single model call.
 TEST_F(LlmE2ETest, AutoRepairsEveryBundledNearMissRecipesFirst) {
-  json manifest = json::parse(Read(SourceDir() + "/examples/cpu/nearmiss/manifest.json"));
+  json manifest = json::parse(ReadText(SourceDir() + "/examples/cpu/nearmiss/manifest.json"));
   int by_model = 0, by_recipes = 0;
   for (const auto& c : manifest["candidates"]) {
     const std::string task = c["task"], file = c["file"];
@@ -190,7 +186,7 @@ TEST_F(LlmE2ETest, AutoRepairsEveryBundledNearMissRecipesFirst) {
                                   "--out", run}),
                     "", 600, Env("auto-" + file));
     EXPECT_EQ(r.exit_code, 0) << file << "\n" << r.out << r.err;
-    json summary = json::parse(Read(run + "/summary.json"));
+    json summary = json::parse(ReadText(run + "/summary.json"));
     const int calls = summary["model"]["calls"];
     (calls > 0 ? by_model : by_recipes)++;
     if (calls == 0) {
@@ -229,7 +225,7 @@ TEST_F(LlmE2ETest, GenerateFromATaskAndFromAnExistingKernel) {
 }
 
 TEST_F(LlmE2ETest, GenerateFromADescriptionShowsTheTaskBeforeAnyKernel) {
-  const std::string task = Read(SourceDir() + "/tasks/relu.json");
+  const std::string task = ReadText(SourceDir() + "/tasks/relu.json");
   ScriptedHttpServer server({PlainText("Here it is:\n```json\n" + task + "\n```"),
                              PlainText("```json\n" + task + "\n```"), ProposeFile(Relu())});
   const std::string unconfirmed = dir_->path() + "/unconfirmed";
@@ -251,7 +247,7 @@ TEST_F(LlmE2ETest, GenerateFromADescriptionShowsTheTaskBeforeAnyKernel) {
 }
 
 TEST_F(LlmE2ETest, AGeneratedTaskWithAnUnknownReferenceIsRefused) {
-  json task = json::parse(Read(SourceDir() + "/tasks/relu.json"));
+  json task = json::parse(ReadText(SourceDir() + "/tasks/relu.json"));
   task["reference"] = "fused_everything";
   ScriptedHttpServer server({PlainText("```json\n" + task.dump() + "\n```")});
   auto r = RunCli(
@@ -270,13 +266,13 @@ TEST_F(LlmE2ETest, AChangeToAnEarlierRunCarriesItsTaskCodeAndHistory) {
                 .exit_code,
             0);
   const std::string changed = dir_->path() + "/relu_changed.cc";
-  WriteFileAtomic(changed, Read(Relu()) + "// unrolled by four\n");
+  WriteFileAtomic(changed, ReadText(Relu()) + "// unrolled by four\n");
   ScriptedHttpServer second({ProposeFile(changed)});
   const std::string later = dir_->path() + "/later";
   auto r = RunCli(Args(second, {"generate", "unroll the loop by four", "--from-run", earlier, "--out", later}), "", 300,
                   Env("d2"));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_EQ(Read(later + "/final.cc"), Read(changed));
+  EXPECT_EQ(ReadText(later + "/final.cc"), ReadText(changed));
   const std::string prompt = json::parse(second.received()[0].body)["messages"][2]["content"];
   for (const char* part :
        {"## Requirement", "unroll the loop by four", "passes; change it", "earlier run", "## Current candidate"})
@@ -306,7 +302,7 @@ namespace {
 TEST_F(LlmE2ETest, InteractiveRunsAskBetweenRoundsAndRecordTheAnswers) {
   // The model's first proposal still drops NaN (a new hash: a comment added).
   const std::string still_broken = dir_->path() + "/still_broken.cc";
-  WriteFileAtomic(still_broken, Read(SourceDir() + "/examples/cpu/nearmiss/relu_nan_dropped.cc") + "// tried\n");
+  WriteFileAtomic(still_broken, ReadText(SourceDir() + "/examples/cpu/nearmiss/relu_nan_dropped.cc") + "// tried\n");
   ScriptedHttpServer server({ProposeFile(still_broken)});
   const std::string run = dir_->path() + "/interactive";
   // Start: yes (empty line); after the initial validation: a requirement; after round 1: stop.
@@ -326,7 +322,7 @@ TEST_F(LlmE2ETest, InteractiveRunsAskBetweenRoundsAndRecordTheAnswers) {
   std::string events = RunCli({"log", run, "--json"}).out;
   EXPECT_NE(events.find(R"("decision":"requirement")"), std::string::npos) << events;
   EXPECT_NE(events.find(R"("decision":"stop")"), std::string::npos) << events;
-  json summary = json::parse(Read(run + "/summary.json"));
+  json summary = json::parse(ReadText(run + "/summary.json"));
   EXPECT_EQ(summary["reason"], "stopped_by_user");
 }
 

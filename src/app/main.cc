@@ -14,20 +14,6 @@
 
 namespace kforge {
 
-int ExitCodeOf(Outcome outcome) {
-  switch (outcome) {
-    case Outcome::kPassed:
-      return 0;
-    case Outcome::kFailed:
-      return 1;
-    case Outcome::kInterrupted:
-      return kExitInterrupted;
-    case Outcome::kError:
-      break;
-  }
-  return 2;
-}
-
 namespace {
 
 const Command kCommands[] = {

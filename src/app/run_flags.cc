@@ -42,6 +42,10 @@ void AddRunFlags(CLI::App& sub, RunFlags& f, const std::vector<std::string>& rep
   f.seed_option = sub.add_option("--seed", f.seed, "run seed (default: fresh); makes the run reproducible");
   sub.add_option("--rounds", f.rounds, "repair rounds per attempt")->check(CLI::Range(1, 100));
   sub.add_option("--attempts", f.attempts, "attempts per run")->check(CLI::Range(1, 100));
+  sub.add_option("--degenerate-below", f.degenerate_below,
+                 "a certified repair slower than this fraction of the near-miss's speed is refused as a "
+                 "degeneration and the run goes on (0: speed is not judged)")
+      ->check(CLI::Range(0.0, 1.0));
   sub.add_option("--timeout", f.timeout_s, "wall-clock limit per kforge_run call, seconds")
       ->check(CLI::Range(0.1, 3600.0));
   sub.add_option("--wall-clock", f.wall_s, "wall-clock limit for the whole run, seconds")->check(CLI::Range(1.0, 1e6));
@@ -61,6 +65,7 @@ RunConfig RunConfigFrom(const RunFlags& f) {
   c.repairer.model = f.model;
   if (!f.llm_config.empty()) c.repairer.llm_config = std::filesystem::absolute(f.llm_config).string();
   c.rounds_per_attempt = f.rounds;
+  c.degenerate_below = f.degenerate_below;
   c.max_attempts = f.attempts;
   c.case_timeout_ms = static_cast<int64_t>(f.timeout_s * 1000);
   c.wall_clock_s = static_cast<int64_t>(f.wall_s);

@@ -247,6 +247,59 @@ TEST_F(RepairTest, AScriptedRepairerUsesToolsThenProposes) {
   EXPECT_EQ((*proposed)["data"]["proposals"][0]["origin"], "script");
 }
 
+// A repair that is correct but forty times slower than the near-miss is "repaired by
+// degeneration": refused, and the run goes on to the faster fix; alone, it ends the run
+// unrepaired and teaches the knowledge base nothing; --degenerate-below 0 accepts it.
+TEST_F(RepairTest, ADegenerateRepairIsRefusedAndAFasterOneAccepted) {
+  const std::string slow = SourceDir() + "/examples/cpu/degenerate/add_bias_repeated.cc";
+  std::filesystem::copy_file(slow, dir_->path() + "/slow.cc");
+  std::filesystem::copy_file(SourceDir() + "/examples/cpu/correct/add_bias.cc", dir_->path() + "/fast.cc");
+  auto turn = [](const std::string& file) { return nlohmann::json{{"propose", {{{"file", file}}}}}; };
+  auto script = [&](const std::string& name, nlohmann::json turns) {
+    WriteFileAtomic(dir_->path() + "/" + name, nlohmann::json{{"turns", std::move(turns)}}.dump());
+    return dir_->path() + "/" + name;
+  };
+  auto repair = [&](const std::string& run, const std::string& script_path, std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"repair",     "add_bias", NearMiss("add_bias_wrong_broadcast.cc"),
+                                     "--repairer", "script",   "--repairer-script",
+                                     script_path,  "--out",    run,
+                                     "--seed",     "5",        "--json",
+                                     "--quiet"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return RunCli(args, "", 300, Env(run.substr(run.rfind('/') + 1)));
+  };
+  const std::string both = script("both.json", {turn("slow.cc"), turn("fast.cc")});
+  auto r = repair(Dir("both"), both);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  nlohmann::json s = nlohmann::json::parse(r.out);
+  EXPECT_EQ(s["error_history"], nlohmann::json({"wrong_result", "degenerate", "none"})) << s.dump();
+  ASSERT_TRUE(s["speed"]["near_miss"]["measured"].get<bool>()) << s["speed"].dump();
+  ASSERT_TRUE(s["speed"]["final"]["measured"].get<bool>()) << s["speed"].dump();
+  EXPECT_EQ(s["speed"]["final"]["clock"], "cpu_wall");
+  EXPECT_FALSE(s["speed"].contains("degenerate"));
+  const nlohmann::json refused = ReadJson(Dir("both") + "/logs/iteration_1/verdict.json");
+  EXPECT_EQ(refused["failure_class"], "degenerate") << refused["message"];
+  EXPECT_NE(refused["message"].get<std::string>().find("repaired by degeneration"), std::string::npos);
+  EXPECT_TRUE(refused["speed"]["measured"].get<bool>());
+  EXPECT_EQ(ReadJson(Dir("both") + "/logs/iteration_2/verdict.json")["passed"], true);
+
+  const std::string alone = script("alone.json", {turn("slow.cc")});
+  r = repair(Dir("alone"), alone);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  s = nlohmann::json::parse(r.out);
+  EXPECT_EQ(s["success"], false);
+  EXPECT_EQ(s["speed"]["degenerate"], true) << s["speed"].dump();
+  EXPECT_LT(s["speed"]["ratio"].get<double>(), 0.9);
+  EXPECT_FALSE(FileExists(Dir("alone") + "/final.cc"));
+  EXPECT_TRUE(!std::filesystem::exists(kb_state_ + "-alone/learned") ||
+              std::filesystem::is_empty(kb_state_ + "-alone/learned"))
+      << "a degenerate repair teaches the knowledge base nothing";
+
+  r = repair(Dir("unjudged"), alone, {"--degenerate-below", "0"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_FALSE(nlohmann::json::parse(r.out).contains("speed"));
+}
+
 TEST_F(RepairTest, AutoRunsRecipesFirstAndTheModelOnlyWhenTheyHaveNothing) {
   std::string script = WriteScript(dir_->path(), "add_bias.cc");
   // Recipes repair this one: the script is never asked.

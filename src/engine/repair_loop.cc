@@ -27,6 +27,7 @@
 #include "verify/forensics.h"
 #include "verify/inputs.h"
 #include "verify/kernelbench/attribution.h"
+#include "verify/speed.h"
 #include "verify/task_verifier.h"
 
 namespace kforge {
@@ -236,6 +237,7 @@ Scored RepairRun::Validate(const std::string& source, int round, int index, cons
       env_.pinned ? env_.pinned->Validation({state_.iterations, cand_hash, *opts.seed}) : std::nullopt;
   Verdict v = pinned ? std::move(pinned->verdict) : verifier_->VerifySource(source, file_name, opts);
   if (!pinned && index >= 0 && state_.config.task_format == TaskFormat::kKernelBench) RefuseFallback(&v);
+  if (!pinned) JudgeSpeed(source, index, &v);
   nlohmann::json vj = v.ToJson();
   Forensics f = pinned && pinned->forensics.is_object() ? ForensicsFromJson(pinned->forensics) : Diagnose(task(), v);
   Scored s;
@@ -279,26 +281,67 @@ Scored RepairRun::Validate(const std::string& source, int round, int index, cons
   return s;
 }
 
-void RepairRun::RefuseFallback(Verdict* v) const {
-  if (!v->passed) return;
+const Scored* RepairRun::NearMiss() const {
   for (const RunEvent& e : events_) {
     const auto* first = std::get_if<ValidatedEvent>(&e);
-    if (first == nullptr || first->scored.index >= 0) continue;  // the near-miss's own validation
-    const nlohmann::json near_miss = nlohmann::json::parse(artifacts_->Get(first->scored.verdict), nullptr, false);
-    std::vector<std::string> moved =
-        WorkMovedToFramework(near_miss.is_object() ? near_miss.value("kernelbench", nlohmann::json()) : nullptr,
-                             v->kernelbench ? v->kernelbench->measurements : nlohmann::json());
-    if (moved.empty()) return;
-    std::string list;
-    for (size_t i = 0; i < moved.size() && i < 4; ++i) list += (i ? "; " : "") + moved[i];
-    AddFinding(&v->integrity, "repair.moved_to_framework",
-               "the repair computes with the framework or a library what the near-miss's kernels computed (" + list +
-                   "): a fallback is not a repair");
-    v->passed = false;
-    v->failure = FailureClass::kIntegrity;
-    v->message = "integrity: repair.moved_to_framework: " + v->integrity.back().detail;
+    if (first != nullptr && first->scored.index < 0) return &first->scored;
+  }
+  return nullptr;
+}
+
+nlohmann::json RepairRun::NearMissVerdict() const {
+  const Scored* near_miss = NearMiss();
+  return near_miss ? nlohmann::json::parse(artifacts_->Get(near_miss->verdict), nullptr, false) : nlohmann::json();
+}
+
+void RepairRun::RefuseFallback(Verdict* v) const {
+  if (!v->passed) return;
+  const nlohmann::json near_miss = NearMissVerdict();
+  if (!near_miss.is_object()) return;
+  std::vector<std::string> moved =
+      WorkMovedToFramework(near_miss.value("kernelbench", nlohmann::json()),
+                           v->kernelbench ? v->kernelbench->measurements : nlohmann::json());
+  if (moved.empty()) return;
+  std::string list;
+  for (size_t i = 0; i < moved.size() && i < 4; ++i) list += (i ? "; " : "") + moved[i];
+  AddFinding(&v->integrity, "repair.moved_to_framework",
+             "the repair computes with the framework or a library what the near-miss's kernels computed (" + list +
+                 "): a fallback is not a repair");
+  v->passed = false;
+  v->failure = FailureClass::kIntegrity;
+  v->message = "integrity: repair.moved_to_framework: " + v->integrity.back().detail;
+}
+
+void RepairRun::JudgeSpeed(const std::string& source, int index, Verdict* v) {
+  const double threshold = state_.config.degenerate_below;
+  // KernelBench candidates are timed by their own workers (kforge bench --kernelbench), not here.
+  if (threshold <= 0 || state_.config.task_format != TaskFormat::kTaskFile) return;
+  if (index >= 0 && !v->passed) return;  // the near-miss, and proposals that are certified
+  SpeedOptions options;
+  options.seed = MixSeed(state_.config.seed, 0x5eed);
+  options.cache_dir = machine_.config().cache_dir;
+  options.limits.address_space_bytes = static_cast<int64_t>(state_.config.memory_gib * (1 << 30));
+  options.call_timeout_ms = state_.config.case_timeout_ms;
+  options.cancel = env_.cancel;
+  const Scored* near_miss = NearMiss();
+  if (index < 0 || near_miss == nullptr) {
+    v->speed = MeasureSpeeds(machine_, task(), state_.config.backend, {source}, options)[0].ToJson();
     return;
   }
+  // The proposal is timed alongside the near-miss, not against its figure from the start.
+  const std::vector<Speed> pair =
+      MeasureSpeeds(machine_, task(), state_.config.backend, {artifacts_->Get(near_miss->candidate), source}, options);
+  const Speed &before = pair[0], &speed = pair[1];
+  v->speed = speed.ToJson();
+  v->speed["alongside_near_miss"] = before.ToJson();
+  if (!SlowerBeyondNoise(before, speed, threshold)) return;
+  const double ratio = SpeedRatio(before, speed);
+  v->passed = false;
+  v->failure = FailureClass::kDegenerate;
+  v->message = fmt::format(
+      "repaired by degeneration: certified correct, but {:.2f}x the near-miss's speed ({:.1f} us a call against "
+      "{:.1f} us on case {}, {}); a repair must keep at least {:.2f}x (--degenerate-below)",
+      ratio, speed.median_ns / 1e3, before.median_ns / 1e3, speed.case_name, SpeedClockName(speed.clock), threshold);
 }
 
 void RepairRun::RequestRepair() {
@@ -521,6 +564,28 @@ void RepairRun::WriteOutputs() {
       s["certification"] = {{"seed", v.value("seed", uint64_t{0})},
                             {"fixed_inputs", v["fixed_inputs"]},
                             {"random_shapes", v.value("random_shapes", nlohmann::json::array())}};
+  }
+  // Speed before and after: the near-miss's and the final candidate's (verify/speed.h).
+  if (state_.config.degenerate_below > 0 && state_.config.task_format == TaskFormat::kTaskFile) {
+    const nlohmann::json near_miss = NearMissVerdict();
+    const nlohmann::json final_verdict =
+        final_candidate && !final_candidate->verdict.empty()
+            ? nlohmann::json::parse(artifacts_->Get(final_candidate->verdict), nullptr, false)
+            : nlohmann::json();
+    auto speed_of = [](const nlohmann::json& v) {
+      return Speed::FromJson(v.is_object() ? v.value("speed", nlohmann::json()) : nlohmann::json());
+    };
+    const Speed before = speed_of(near_miss), after = speed_of(final_verdict);
+    s["speed"] = {{"near_miss", before.ToJson()},
+                  {"final", after.ToJson()},
+                  {"degenerate_below", state_.config.degenerate_below}};
+    // The ratio of the figures taken together (the final candidate beside the near-miss).
+    const Speed alongside = Speed::FromJson(
+        final_verdict.is_object()
+            ? final_verdict.value("speed", nlohmann::json()).value("alongside_near_miss", nlohmann::json())
+            : nlohmann::json());
+    if (const double ratio = SpeedRatio(alongside, after); ratio > 0) s["speed"]["ratio"] = ratio;
+    if (final_candidate && final_candidate->failure == FailureClass::kDegenerate) s["speed"]["degenerate"] = true;
   }
   if (!state_.success && state_.finished) {
     s["failure_reason"] = state_.finish_reason;

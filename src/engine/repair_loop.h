@@ -87,6 +87,13 @@ class RepairRun {
   /// KernelBench: a passing proposal that moved work from the near-miss's kernels to the
   /// framework or a library (WorkMovedToFramework) fails, `repair.moved_to_framework`.
   void RefuseFallback(Verdict* v) const;
+  /// Times the near-miss (index < 0) and each certified proposal (verify/speed.h) into the
+  /// verdict; a proposal slower than RunConfig::degenerate_below of the near-miss's speed
+  /// fails, FailureClass::kDegenerate ("repaired by degeneration"), and the run goes on.
+  void JudgeSpeed(const std::string& source, int index, Verdict* v);
+  /// The run's first validation (the near-miss), as recorded; null before it.
+  const Scored* NearMiss() const;
+  nlohmann::json NearMissVerdict() const;
   /// A ModelNew candidate of a KernelBench run, by the KernelBench verifier (both verdicts).
   void RequestRepair();
   void CallRepairer();

@@ -68,21 +68,9 @@ bool SameWordsInTranscripts(const nlohmann::json& ha, const ArtifactReader& ra, 
 
 /// Fields of a verdict that say how and where it ran, not what the kernel computed.
 bool VerdictTracePath(const std::string& path) {
-  static const std::set<std::string> kTrace = {"tools",
-                                               "device",
-                                               "sandbox",
-                                               "sandbox_layers",
-                                               "run_ms",
-                                               "reference_ms",
-                                               "threads_after",
-                                               "cleanup_errors",
-                                               "timing",
-                                               "origin",
-                                               "path",
-                                               "seconds",
-                                               "cached",
-                                               "log",
-                                               "pid"};
+  static const std::set<std::string> kTrace = {
+      "tools",  "device", "sandbox", "sandbox_layers", "run_ms",  "reference_ms", "threads_after", "cleanup_errors",
+      "timing", "speed",  "origin",  "path",           "seconds", "cached",       "log",           "pid"};
   size_t start = 0;
   while (start <= path.size()) {
     const size_t dot = path.find('.', start);

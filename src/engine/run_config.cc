@@ -68,6 +68,7 @@ nlohmann::json RunConfig::ToJson() const {
       {"case_timeout_ms", case_timeout_ms},
       {"memory_gib", memory_gib},
       {"probes_after_round", probes_after_round},
+      {"degenerate_below", degenerate_below},
       {"ablations", AblationList(ablations)}};
 }
 
@@ -111,6 +112,7 @@ RunConfig RunConfig::FromJson(const nlohmann::json& j) {
   c.case_timeout_ms = j.value("case_timeout_ms", c.case_timeout_ms);
   c.memory_gib = j.value("memory_gib", c.memory_gib);
   c.probes_after_round = j.value("probes_after_round", c.probes_after_round);
+  c.degenerate_below = j.value("degenerate_below", 0.0);
   for (const auto& name : j.value("ablations", std::vector<std::string>{})) {
     Ablation a;
     if (!TryParseAblation(name, &a))

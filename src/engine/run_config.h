@@ -55,6 +55,10 @@ struct RunConfig {
   int64_t case_timeout_ms = 10000;
   double memory_gib = 4;
   int probes_after_round = 1;  ///< probes may be requested once this many rounds failed
+  /// A certified repair slower than this fraction of the near-miss's speed is "repaired by
+  /// degeneration" (FailureClass::kDegenerate) and the run goes on; 0: speed is not judged.
+  /// Runs recorded before speed was judged read back as 0.
+  double degenerate_below = 0.9;
   /// A change the user asked for ("make it handle bf16"), sent with every turn; a run with
   /// one asks the repairer even when its initial candidate already passes.
   std::string requirement;

@@ -57,6 +57,9 @@ std::string Suggestion(const Scored& current, const Forensics& f) {
       return "the candidate modified an input: inputs are read-only; compute into the outputs or local storage";
     case FailureClass::kIntegrity:
       return "the candidate broke an integrity rule: compute the result honestly from the inputs, on each call";
+    case FailureClass::kDegenerate:
+      return "the repair is correct but much slower than the near-miss was: keep the near-miss's structure "
+             "(tiling, vectorisation, parallel loops) and fix only what failed";
     default:
       break;
   }

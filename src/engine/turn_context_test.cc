@@ -5,8 +5,8 @@
 namespace kforge {
 namespace {
 
-Scored S(const std::string& candidate, int round, int index, FailureClass failure, double score,
-         const std::string& previous = "") {
+Scored Result(const std::string& candidate, int round, int index, FailureClass failure, double score,
+              const std::string& previous = "") {
   Scored s;
   s.candidate = candidate;
   s.round = round;
@@ -28,9 +28,9 @@ TEST(RoundNotes, OneNotePerProposalWithCauseFixAndLesson) {
   RepairProposedEvent p2;
   p2.round = 2;
   p2.turn_error = "the model answered with nothing";
-  std::vector<RunEvent> events = {ValidatedEvent{S("c0", 0, -1, FailureClass::kPrecision, 20), 0, false, {}}, p1,
-                                  ValidatedEvent{S("c1", 1, 0, FailureClass::kWrongResult, 35, "c0"), 0, false, {}},
-                                  p2};
+  std::vector<RunEvent> events = {
+      ValidatedEvent{Result("c0", 0, -1, FailureClass::kPrecision, 20), 0, false, {}}, p1,
+      ValidatedEvent{Result("c1", 1, 0, FailureClass::kWrongResult, 35, "c0"), 0, false, {}}, p2};
   std::vector<std::string> notes = RoundNotes(events);
   ASSERT_EQ(notes.size(), 2u);
   EXPECT_NE(notes[0].find("round 1: llm (two-pass variance) -> wrong_result at L2_light"), std::string::npos)
@@ -41,11 +41,11 @@ TEST(RoundNotes, OneNotePerProposalWithCauseFixAndLesson) {
 }
 
 TEST(Suggestion, FollowsTheClassThenTheForensics) {
-  EXPECT_NE(Suggestion(S("c", 0, -1, FailureClass::kBuildError, 0), {}).find("compiler error"), std::string::npos);
+  EXPECT_NE(Suggestion(Result("c", 0, -1, FailureClass::kBuildError, 0), {}).find("compiler error"), std::string::npos);
   Forensics tail;
   tail.patterns = {"row_tail"};
-  EXPECT_NE(Suggestion(S("c", 0, -1, FailureClass::kWrongResult, 0), tail).find("tail"), std::string::npos);
-  EXPECT_EQ(Suggestion(S("c", 0, -1, FailureClass::kNone, 100), {}), "");
+  EXPECT_NE(Suggestion(Result("c", 0, -1, FailureClass::kWrongResult, 0), tail).find("tail"), std::string::npos);
+  EXPECT_EQ(Suggestion(Result("c", 0, -1, FailureClass::kNone, 100), {}), "");
 }
 
 }  // namespace

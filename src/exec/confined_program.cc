@@ -23,7 +23,7 @@ namespace kforge {
 namespace {
 
 constexpr int kLayersFd = 3;
-constexpr int kCgroupFd = 4;
+constexpr int kProgramCgroupFd = 4;
 
 /// Hands a tree to `uid` (the candidate user), so that it can read what it was given.
 void ChownTree(const std::string& root, unsigned uid) {
@@ -78,7 +78,7 @@ void ConfinedProgram::AddReadOnly(const std::string& path) {
 }
 
 void ConfinedProgram::PassFd(ScopedFd fd, int as) {
-  KF_CHECK(as > kCgroupFd);
+  KF_CHECK(as > kProgramCgroupFd);
   passed_.emplace_back(std::move(fd), as);
 }
 
@@ -138,7 +138,7 @@ ExitStatus ConfinedProgram::Run(const std::vector<std::string>& argv, const std:
   if (limits_.max_tasks > 0) {
     cmd.insert(cmd.end(), {"--tasks", std::to_string(limits_.max_tasks)});
     pids_ = PidsCgroup::Create(std::filesystem::path(dir_->path()).filename().string(), limits_.max_tasks, &no_cgroup);
-    if (pids_) cmd.insert(cmd.end(), {"--cgroup-fd", std::to_string(kCgroupFd)});
+    if (pids_) cmd.insert(cmd.end(), {"--cgroup-fd", std::to_string(kProgramCgroupFd)});
   }
   cmd.push_back("--");
   cmd.insert(cmd.end(), argv.begin(), argv.end());
@@ -151,7 +151,7 @@ ExitStatus ConfinedProgram::Run(const std::vector<std::string>& argv, const std:
   opts.argv = spec.Wrap(cmd);
   opts.output_path = dir_->path() + "/program.log";
   opts.inherit_fds = {{theirs.get(), kLayersFd}};
-  if (pids_) opts.inherit_fds.push_back({pids_->procs_fd(), kCgroupFd});
+  if (pids_) opts.inherit_fds.push_back({pids_->procs_fd(), kProgramCgroupFd});
   for (const auto& [fd, as] : passed_) opts.inherit_fds.push_back({fd.get(), as});
   opts.env = env_and_tmp;
   opts.replace_env = true;

@@ -9,12 +9,13 @@
 namespace kforge {
 namespace {
 
-constexpr int kSchemaVersion = 1;
+constexpr int kJobStoreSchemaVersion = 1;
 
 constexpr NameEntry<JobState> kStateNames[] = {
     {JobState::kQueued, "queued"}, {JobState::kRunning, "running"}, {JobState::kDone, "done"}};
 
-constexpr const char kColumns[] = "id, client, request, state, attempts, result, submitted_us, started_us, finished_us";
+constexpr const char kJobColumns[] =
+    "id, client, request, state, attempts, result, submitted_us, started_us, finished_us";
 
 JobRecord RowOf(sqlite3_stmt* s) {
   JobRecord r;
@@ -35,7 +36,7 @@ JobRecord RowOf(sqlite3_stmt* s) {
 std::string_view JobStateName(JobState s) { return NameIn(kStateNames, s); }
 
 std::unique_ptr<JobStore> JobStore::Open(const std::string& path) {
-  SqliteDb db = OpenSchemaDb(path, "job store", kSchemaVersion, "give the service another --dir");
+  SqliteDb db = OpenSchemaDb(path, "job store", kJobStoreSchemaVersion, "give the service another --dir");
   std::unique_ptr<JobStore> store(new JobStore(std::move(db), path));
   store->Exec("PRAGMA journal_mode=WAL;");
   store->Exec(
@@ -89,7 +90,7 @@ std::optional<JobRecord> JobStore::Claim(int64_t now_us) {
   std::lock_guard<std::mutex> lock(mu_);
   const std::string sql = std::string("UPDATE jobs SET state = 'running', attempts = attempts + 1, started_us = ? ") +
                           "WHERE id = (SELECT id FROM jobs WHERE state = 'queued' ORDER BY id LIMIT 1) RETURNING " +
-                          kColumns;
+                          kJobColumns;
   SqliteStmt st = Prepare(db_.get(), sql.c_str());
   if (!st) throw EnvironmentError("cannot read the job store " + path_ + ": " + sqlite3_errmsg(db_.get()));
   sqlite3_bind_int64(st.get(), 1, now_us);
@@ -139,7 +140,7 @@ int JobStore::Recover() {
 
 std::optional<JobRecord> JobStore::Get(int64_t id) const {
   std::lock_guard<std::mutex> lock(mu_);
-  const std::string sql = std::string("SELECT ") + kColumns + " FROM jobs WHERE id = ?";
+  const std::string sql = std::string("SELECT ") + kJobColumns + " FROM jobs WHERE id = ?";
   SqliteStmt st = Prepare(db_.get(), sql.c_str());
   if (!st) throw EnvironmentError("cannot read the job store " + path_ + ": " + sqlite3_errmsg(db_.get()));
   sqlite3_bind_int64(st.get(), 1, id);

@@ -9,12 +9,12 @@
 namespace kforge {
 namespace {
 
-constexpr int kSchemaVersion = 1;
+constexpr int kKernelDbSchemaVersion = 1;
 
 constexpr NameEntry<RecordKind> kKindNames[] = {
     {RecordKind::kVerify, "verify"}, {RecordKind::kRepair, "repair"}, {RecordKind::kBench, "bench"}};
 
-constexpr const char kColumns[] =
+constexpr const char kKernelColumns[] =
     "id, kind, task, task_hash, candidate_hash, source_path, backend, device, verdict, level, integrity_failure, "
     "median_ms, baseline_median_ms, roofline_fraction, run_dir, kforge_version, time_us";
 
@@ -35,7 +35,7 @@ void BindOptional(sqlite3_stmt* st, int i, const std::optional<double>& v) {
 std::string_view RecordKindName(RecordKind k) { return NameIn(kKindNames, k); }
 
 std::unique_ptr<KernelDb> KernelDb::Open(const std::string& path) {
-  SqliteDb db = OpenSchemaDb(path, "kernel database", kSchemaVersion, "give another --db path");
+  SqliteDb db = OpenSchemaDb(path, "kernel database", kKernelDbSchemaVersion, "give another --db path");
   auto exec = [&](const char* sql) {
     char* err = nullptr;
     if (sqlite3_exec(db.get(), sql, nullptr, nullptr, &err) != SQLITE_OK) {
@@ -81,7 +81,7 @@ void KernelDb::Add(KernelRecord& r) {
 }
 
 std::vector<KernelRecord> KernelDb::Select(const std::string& where_order, const std::vector<std::string>& args) const {
-  const std::string sql = std::string("SELECT ") + kColumns + " FROM kernels " + where_order;
+  const std::string sql = std::string("SELECT ") + kKernelColumns + " FROM kernels " + where_order;
   SqliteStmt st = Prepare(db_.get(), sql.c_str());
   if (!st) throw EnvironmentError("cannot read the kernel database " + path_ + ": " + sqlite3_errmsg(db_.get()));
   for (size_t i = 0; i < args.size(); ++i) BindText(st.get(), static_cast<int>(i + 1), args[i]);

@@ -18,6 +18,12 @@ nlohmann::json ReadJson(const std::string& path) {
   return j;
 }
 
+std::string ReadText(const std::string& path) {
+  std::string text, error;
+  EXPECT_TRUE(TryReadFile(path, &text, &error)) << path << ": " << error;
+  return text;
+}
+
 std::string SourceDir() {
   // A build carried to another machine (the GPU host) runs from a different checkout path.
   if (const char* env = std::getenv("KFORGE_SOURCE_DIR"); env && *env) return env;

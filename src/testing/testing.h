@@ -15,6 +15,8 @@ std::string BinaryPath(const std::string& name);
 /// A JSON file of the source tree (manifests); a test failure, naming the file, when it
 /// cannot be read or parsed.
 nlohmann::json ReadJson(const std::string& path);
+/// A file's text; a test failure, naming the file, when it cannot be read.
+std::string ReadText(const std::string& path);
 
 struct CliResult {
   int exit_code = -1;

@@ -7,7 +7,7 @@ namespace {
 
 using nlohmann::json;
 
-KernelBenchVerdict Sample() {
+KernelBenchVerdict SampleKernelBenchVerdict() {
   KernelBenchVerdict v;
   v.procedure = "KernelBench main";
   v.version = "main";
@@ -25,7 +25,7 @@ KernelBenchVerdict Sample() {
 }
 
 TEST(KernelBenchVerdictTest, ItsJsonReadsBackAsTheSameVerdict) {
-  const KernelBenchVerdict v = Sample();
+  const KernelBenchVerdict v = SampleKernelBenchVerdict();
   const json j = v.ToJson();
   EXPECT_EQ(j["correct"], true);
   EXPECT_EQ(j["trials"].size(), 2u);
@@ -39,7 +39,7 @@ TEST(KernelBenchVerdictTest, ItsJsonReadsBackAsTheSameVerdict) {
 }
 
 TEST(KernelBenchVerdictTest, NotGivenIsNullWithItsReasonNeverFalse) {
-  KernelBenchVerdict v = Sample();
+  KernelBenchVerdict v = SampleKernelBenchVerdict();
   v.correct.reset();
   v.not_given = "KernelBench's own trials were not run (--certified-only)";
   const json j = v.ToJson();
@@ -60,7 +60,7 @@ TEST(KernelBenchVerdictTest, ARecordWithFieldsOfTheWrongTypeKeepsOnlyTheRightOne
 }
 
 TEST(KernelBenchVerdictTest, TheSummarySaysTheProcedureTheCountAndTheFrameworkCompute) {
-  const std::string s = Sample().SummaryLines();
+  const std::string s = SampleKernelBenchVerdict().SummaryLines();
   EXPECT_NE(s.find("KernelBench-compatible verdict (procedure main): correct (1/2 trials within torch.allclose)"),
             std::string::npos)
       << s;

@@ -25,6 +25,7 @@ constexpr NameEntry<FailureClass> kFailureNames[] = {
     {FailureClass::kUnwrittenOutput, "unwritten_output"},
     {FailureClass::kIntegrity, "integrity"},
     {FailureClass::kEnvironment, "environment"},
+    {FailureClass::kDegenerate, "degenerate"},
 };
 
 constexpr NameEntry<Level> kLevelNames[] = {{Level::kNone, "none"},
@@ -219,6 +220,7 @@ nlohmann::json Verdict::ToJson() const {
   if (!launch_accounting.empty()) j["launch_accounting"] = launch_accounting;
   if (!sanitizer.is_null()) j["sanitizer"] = sanitizer;
   if (!determinism.is_null()) j["determinism"] = determinism;
+  if (!speed.is_null()) j["speed"] = speed;
   j["sandbox"] = sandbox;
   j["sandbox_layers"] = sandbox_layers;
   if (!cleanup_errors.empty()) j["cleanup_errors"] = cleanup_errors;
@@ -288,6 +290,7 @@ Verdict Verdict::FromJson(const nlohmann::json& j) {
     v.launch_accounting = j.value("launch_accounting", "");
     v.sanitizer = j.value("sanitizer", nlohmann::json());
     v.determinism = j.value("determinism", nlohmann::json());
+    v.speed = j.value("speed", nlohmann::json());
     v.sandbox = j.at("sandbox");
     v.sandbox_layers = j.at("sandbox_layers").get<std::vector<std::string>>();
     v.cleanup_errors = j.value("cleanup_errors", std::vector<std::string>{});

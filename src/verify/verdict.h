@@ -35,6 +35,9 @@ enum class FailureClass {
   kUnwrittenOutput,
   kIntegrity,
   kEnvironment,
+  /// A repair loop's judgement, never a verifier's: certified correct, but slower than the
+  /// near-miss it repaired by more than the run allows (RunConfig::degenerate_below).
+  kDegenerate,
 };
 
 std::string_view LevelName(Level l);
@@ -141,6 +144,9 @@ struct Verdict {
   /// verify --determinism (verify/determinism.h): repeat and batch-composition checks;
   /// null when not asked.
   nlohmann::json determinism;
+  /// The repair loop's timing of this candidate (verify/speed.h, Speed::ToJson); null when
+  /// it was not timed.
+  nlohmann::json speed;
   std::string launch_accounting;  ///< cuda: "cupti", or why kernels could not be counted
   nlohmann::json device;          ///< the GPU (cuda backend): name, arch, driver and runtime versions
   /// KernelBench tasks (verify/kernelbench/verifier.h): the KernelBench-compatible verdict beside this

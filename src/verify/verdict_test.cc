@@ -9,7 +9,7 @@
 namespace kforge {
 namespace {
 
-Verdict Sample() {
+Verdict SampleVerdict() {
   Verdict v;
   v.passed = false;
   v.level = Level::kL2Light;
@@ -51,7 +51,7 @@ Verdict Sample() {
 }
 
 TEST(Verdict, RoundTripsThroughJsonExactly) {
-  nlohmann::json j = Sample().ToJson();
+  nlohmann::json j = SampleVerdict().ToJson();
   EXPECT_EQ(Verdict::FromJson(j).ToJson(), j);
   Verdict back = Verdict::FromJson(j);
   EXPECT_EQ(back.backend, BackendKind::kCuda);
@@ -61,7 +61,7 @@ TEST(Verdict, RoundTripsThroughJsonExactly) {
 }
 
 TEST(Verdict, RefusesWhatItCannotRead) {
-  nlohmann::json j = Sample().ToJson();
+  nlohmann::json j = SampleVerdict().ToJson();
   nlohmann::json newer = j;
   newer["schema_version"] = kVerdictSchemaVersion + 1;
   EXPECT_THROW(Verdict::FromJson(newer), UsageError);

@@ -554,6 +554,7 @@ int Severity(FailureClass c) {
     case FailureClass::kPrecision:
       return 1;
     case FailureClass::kNone:
+    case FailureClass::kDegenerate:  // never a trial's class
       return 0;
   }
   return 0;

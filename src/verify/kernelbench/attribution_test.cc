@@ -9,7 +9,7 @@ namespace {
 
 using nlohmann::json;
 
-std::vector<std::string> Checks(const json& report, json* kept = nullptr, int64_t completed = 1) {
+std::vector<std::string> AttributionChecks(const json& report, json* kept = nullptr, int64_t completed = 1) {
   std::vector<IntegrityFinding> findings;
   json k = KernelBenchAttribution(report, KernelBenchPolicy::kStrict, completed, &findings);
   if (kept != nullptr) *kept = k;
@@ -32,11 +32,11 @@ TEST(KernelBenchAttributionTest, ClassifiesByTheDispatchersName) {
 
 TEST(KernelBenchAttributionTest, AWrapperThatOnlyAllocatesAndCopiesIsClean) {
   json kept;
-  EXPECT_TRUE(Checks({{"ok", true},
-                      {"forwards", 7},
-                      {"fewest_kernel_calls", 1},
-                      {"ops", {{"aten::empty_like", 7}, {"aten::empty", 7}, {"aten::contiguous", 7}}}},
-                     &kept)
+  EXPECT_TRUE(AttributionChecks({{"ok", true},
+                                 {"forwards", 7},
+                                 {"fewest_kernel_calls", 1},
+                                 {"ops", {{"aten::empty_like", 7}, {"aten::empty", 7}, {"aten::contiguous", 7}}}},
+                                &kept)
                   .empty());
   EXPECT_EQ(kept["policy"], "strict");
   EXPECT_EQ(kept["forwards"], 7);
@@ -46,10 +46,11 @@ TEST(KernelBenchAttributionTest, AWrapperThatOnlyAllocatesAndCopiesIsClean) {
 
 TEST(KernelBenchAttributionTest, FrameworkComputeIsNamedWithItsCounts) {
   // y * (y > 0): no name in the source says relu, the dispatcher saw gt and mul.
-  std::vector<std::string> checks = Checks({{"ok", true},
-                                            {"forwards", 2},
-                                            {"fewest_kernel_calls", 2},
-                                            {"ops", {{"aten::gt", 2}, {"aten::mul", 2}, {"aten::empty", 2}}}});
+  std::vector<std::string> checks =
+      AttributionChecks({{"ok", true},
+                         {"forwards", 2},
+                         {"fewest_kernel_calls", 2},
+                         {"ops", {{"aten::gt", 2}, {"aten::mul", 2}, {"aten::empty", 2}}}});
   ASSERT_EQ(checks.size(), 1u);
   EXPECT_NE(checks[0].find("attribution.framework_compute"), std::string::npos);
   EXPECT_NE(checks[0].find("aten::gt (2x)"), std::string::npos) << checks[0];
@@ -61,13 +62,13 @@ TEST(KernelBenchAttributionTest, AMissingOrShortRecordFailsClosed) {
        {json(), json::array(), json{{"ok", false}, {"error", "stopped"}}, json{{"ok", "yes"}, {"forwards", 1}},
         json{{"ok", true}, {"forwards", 0}, {"fewest_kernel_calls", 1}},
         json{{"ok", true}, {"forwards", 2}, {"fewest_kernel_calls", 1}}, json{{"ok", true}, {"forwards", 3}}}) {
-    std::vector<std::string> checks = Checks(report, nullptr, /*completed=*/3);
+    std::vector<std::string> checks = AttributionChecks(report, nullptr, /*completed=*/3);
     ASSERT_EQ(checks.size(), 1u) << report.dump();
     EXPECT_EQ(checks[0].rfind("attribution.unrecorded", 0), 0u) << checks[0];
   }
   // Every forward raised (a near-miss that fails PyTorch's own checks): its trials fail as
   // runtime errors, and there is nothing to attribute.
-  EXPECT_TRUE(Checks(json(), nullptr, /*completed=*/0).empty());
+  EXPECT_TRUE(AttributionChecks(json(), nullptr, /*completed=*/0).empty());
 }
 
 TEST(KernelBenchAttributionTest, HostileRecordsAreTypedAndBounded) {
@@ -76,7 +77,7 @@ TEST(KernelBenchAttributionTest, HostileRecordsAreTypedAndBounded) {
   ops["aten::relu"] = "many";  // not a count: ignored
   ops[std::string(5000, 'x') + "\xff"] = 3;
   json kept;
-  Checks({{"ok", true}, {"forwards", 1}, {"fewest_kernel_calls", "1"}, {"ops", ops}}, &kept);
+  AttributionChecks({{"ok", true}, {"forwards", 1}, {"fewest_kernel_calls", "1"}, {"ops", ops}}, &kept);
   EXPECT_LE(kept["framework_compute"].size() + kept["plumbing"].size() + kept["other"].size(), 256u);
   EXPECT_FALSE(kept["framework_compute"].contains("aten::relu"));
   EXPECT_NO_THROW((void)kept.dump());

@@ -1,0 +1,87 @@
+#pragma once
+// The speed of a candidate on its task, for judging a repair against the near-miss it
+// repaired: a "repair" that makes the kernel much slower (a tiled kernel replaced by a naive
+// loop) is correct and still not what the user asked for.
+//
+// Design note:
+//  - One figure per candidate: the median time of a call, with p10, p90 and the count, on one
+//    case. On a GPU, the task's first bench case timed by the GPU runner's loop (CUDA events on
+//    the given stream, L2 flushed, the engine's go; kforge bench's loop). On the CPU, the
+//    task's largest full case (bench shapes are sized for a GPU) timed by the engine's wall
+//    clock around each call, which the candidate cannot reach, less the harness's own work
+//    per call (a no-op kernel's median on the same case: the control socket, the runner's
+//    checks of the arena, which dominate a small kernel's call). The figure names its clock.
+//  - Figures are compared only when they were taken together: a repair is timed alongside
+//    the near-miss it repairs (MeasureSpeeds), not against a figure from minutes before.
+//  - Speed is a value taken from the world: the repair loop stores it in the verdict it
+//    records (Verdict::speed), so a replay reads it back instead of timing again.
+//  - A candidate that cannot be timed (it does not build, crashes, times out) has no speed;
+//    a comparison with it is "unknown", never a guess.
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/backend_kind.h"
+#include "core/task.h"
+#include "exec/sandbox.h"
+
+namespace kforge {
+
+class Machine;
+class CancellationToken;
+
+enum class SpeedClock {
+  kNone,        ///< not measured
+  kCpuWall,     ///< the engine's wall clock around each call on the CPU
+  kCudaEvents,  ///< the GPU runner's CUDA events around each call
+};
+std::string_view SpeedClockName(SpeedClock c);
+
+struct Speed {
+  SpeedClock clock = SpeedClock::kNone;
+  std::string case_name;
+  int reps = 0;
+  double median_ns = 0, p10_ns = 0, p90_ns = 0;
+  /// kCpuWall: the harness's own time per call (a no-op kernel's median), taken off the figures.
+  double harness_ns = 0;
+  std::string problem;  ///< why it was not measured ("" when it was)
+  bool measured() const { return clock != SpeedClock::kNone && median_ns > 0; }
+  nlohmann::json ToJson() const;
+  /// Null or malformed JSON is a speed not measured.
+  static Speed FromJson(const nlohmann::json& j);
+};
+
+struct SpeedOptions {
+  int warmup = 2;
+  int reps = 11;
+  int64_t call_timeout_ms = 30000;
+  uint64_t seed = 0;      ///< draws the inputs
+  std::string cache_dir;  ///< compile cache; empty for the machine's
+  SandboxLimits limits;
+  const CancellationToken* cancel = nullptr;
+};
+
+/// The case a speed is measured on: the first bench case on a GPU (else the largest full
+/// case, as on the CPU). Throws UsageError for a task without cases.
+const Case& SpeedCase(const Task& task, BackendKind backend);
+
+/// Builds each of `sources` for `backend` and times them on one case and one set of inputs;
+/// on the CPU their calls alternate (with the harness's no-op kernel's), so that a change
+/// in the machine's load reaches them alike. Whatever a candidate does is a Speed (not
+/// measured, with the reason); a missing toolchain is an EnvironmentError.
+std::vector<Speed> MeasureSpeeds(Machine& machine, const Task& task, BackendKind backend,
+                                 const std::vector<std::string>& sources, const SpeedOptions& options);
+
+/// How fast `after` is relative to `before`: before's median over after's (0.5: half as
+/// fast). 0 when either was not measured or their clocks differ.
+double SpeedRatio(const Speed& before, const Speed& after);
+
+/// Whether `after` runs at less than `fraction` of `before`'s speed beyond the timing's noise:
+/// by the medians, and also comparing before's slowest decile (p90) with after's fastest
+/// (p10). A loaded machine moves both figures; a repair that only looks slower because the
+/// machine was busy while it was timed is not judged slower. False when either is unmeasured.
+bool SlowerBeyondNoise(const Speed& before, const Speed& after, double fraction);
+
+}  // namespace kforge

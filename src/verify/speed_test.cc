@@ -1,0 +1,106 @@
+// Speed of a candidate (verify/speed.h): the figures, the noise-aware comparison with hand
+// values, and a real timing on the CPU.
+#include "verify/speed.h"
+
+#include <gtest/gtest.h>
+
+#include "core/fs.h"
+#include "core/task.h"
+#include "testing/fakes.h"
+#include "testing/testing.h"
+
+namespace kforge {
+namespace {
+
+Speed Cpu(double median_us, double p10_us, double p90_us) {
+  Speed s;
+  s.clock = SpeedClock::kCpuWall;
+  s.case_name = "1024_1000";
+  s.reps = 11;
+  s.median_ns = median_us * 1e3;
+  s.p10_ns = p10_us * 1e3;
+  s.p90_ns = p90_us * 1e3;
+  s.harness_ns = 300e3;
+  return s;
+}
+
+std::string CpuExample(const std::string& path) {
+  std::string text, error;
+  EXPECT_TRUE(TryReadFile(testing::SourceDir() + "/examples/cpu/" + path, &text, &error)) << error;
+  return text;
+}
+
+TEST(SpeedTest, FiguresRoundTripAndAnUnmeasuredSpeedSaysWhy) {
+  const Speed s = Cpu(800, 780, 900);
+  const Speed back = Speed::FromJson(s.ToJson());
+  EXPECT_EQ(back.clock, SpeedClock::kCpuWall);
+  EXPECT_EQ(back.case_name, "1024_1000");
+  EXPECT_EQ(back.reps, 11);
+  EXPECT_DOUBLE_EQ(back.median_ns, 800e3);
+  EXPECT_DOUBLE_EQ(back.p90_ns, 900e3);
+  EXPECT_DOUBLE_EQ(back.harness_ns, 300e3);
+  EXPECT_FALSE(Speed::FromJson(nullptr).measured());
+  Speed none;
+  none.problem = "it does not build";
+  EXPECT_EQ(Speed::FromJson(none.ToJson()).problem, "it does not build");
+  EXPECT_FALSE(Speed::FromJson(none.ToJson()).measured());
+}
+
+TEST(SpeedTest, SlowerOnlyBeyondTheNoise) {
+  const Speed near_miss = Cpu(1000, 950, 1100);
+  // Twenty times slower: slower by the medians and by the deciles.
+  EXPECT_DOUBLE_EQ(SpeedRatio(near_miss, Cpu(20000, 19000, 21000)), 0.05);
+  EXPECT_TRUE(SlowerBeyondNoise(near_miss, Cpu(20000, 19000, 21000), 0.9));
+  // 0.87x by the medians, but its fastest calls are as fast as the near-miss's slow ones: noise.
+  EXPECT_FALSE(SlowerBeyondNoise(near_miss, Cpu(1150, 1000, 1400), 0.9));
+  // Faster, equal, or unmeasured: never degenerate.
+  EXPECT_FALSE(SlowerBeyondNoise(near_miss, Cpu(500, 480, 520), 0.9));
+  EXPECT_FALSE(SlowerBeyondNoise(near_miss, near_miss, 0.9));
+  EXPECT_FALSE(SlowerBeyondNoise(near_miss, Speed{}, 0.9));
+  EXPECT_FALSE(SlowerBeyondNoise(Speed{}, Cpu(20000, 19000, 21000), 0.9));
+  // Two clocks are not compared.
+  Speed gpu = Cpu(20000, 19000, 21000);
+  gpu.clock = SpeedClock::kCudaEvents;
+  EXPECT_EQ(SpeedRatio(near_miss, gpu), 0);
+  EXPECT_FALSE(SlowerBeyondNoise(near_miss, gpu, 0.9));
+}
+
+TEST(SpeedTest, TheCpuTimesTheLargestFullCaseAndAGpuTheBenchCase) {
+  const Task relu = LoadTaskFile(testing::SourceDir() + "/tasks/add_bias.json");
+  EXPECT_EQ(SpeedCase(relu, BackendKind::kCpu).name, "1024_1000");
+  const Task task = LoadTaskFile(testing::SourceDir() + "/tasks/relu.json");
+  ASSERT_FALSE(task.bench.empty());
+  EXPECT_EQ(SpeedCase(task, BackendKind::kCuda).name, task.bench.front().name);
+  EXPECT_NE(SpeedCase(task, BackendKind::kCpu).name, task.bench.front().name);
+}
+
+TEST(SpeedTest, ACorrectKernelIsTimedAndACrashingOneIsNot) {
+  const Task task = LoadTaskFile(testing::SourceDir() + "/tasks/add_bias.json");
+  SpeedOptions options;
+  options.seed = 7;
+  const std::vector<Speed> both =
+      MeasureSpeeds(testing::LiveMachine(), task, BackendKind::kCpu,
+                    {CpuExample("correct/add_bias.cc"), CpuExample("degenerate/add_bias_repeated.cc")}, options);
+  ASSERT_EQ(both.size(), 2u);
+  const Speed &fast = both[0], &slow = both[1];
+  ASSERT_TRUE(fast.measured()) << fast.problem;
+  EXPECT_EQ(fast.clock, SpeedClock::kCpuWall);
+  EXPECT_EQ(fast.reps, options.reps);
+  EXPECT_LE(fast.p10_ns, fast.median_ns);
+  EXPECT_LE(fast.median_ns, fast.p90_ns);
+  EXPECT_GT(fast.harness_ns, 0);
+  ASSERT_TRUE(slow.measured()) << slow.problem;
+  EXPECT_EQ(slow.harness_ns, fast.harness_ns) << "one harness figure, timed alongside both";
+  EXPECT_TRUE(SlowerBeyondNoise(fast, slow, 0.9)) << fast.ToJson() << slow.ToJson();
+  const Speed crash = MeasureSpeeds(testing::LiveMachine(), task, BackendKind::kCpu,
+                                    {"#include <dlpack/dlpack.h>\nextern \"C\" int kforge_run(const DLTensor*, int, "
+                                     "DLTensor* out, int, void*) { *(volatile int*)0 = 1; return 0; }\n"},
+                                    options)[0];
+  EXPECT_FALSE(crash.measured());
+  EXPECT_NE(crash.problem.find("a timed call failed"), std::string::npos) << crash.problem;
+  const Speed broken = MeasureSpeeds(testing::LiveMachine(), task, BackendKind::kCpu, {"not C++"}, options)[0];
+  EXPECT_EQ(broken.problem, "it does not build");
+}
+
+}  // namespace
+}  // namespace kforge
