@@ -28,11 +28,15 @@ std::vector<std::string> Strings(const nlohmann::json& j, const char* key, const
 
 /// Track records in stats.json and in run snapshots share one shape.
 TrackRecord TrackRecordFromJson(const nlohmann::json& j) {
-  return TrackRecord{j.value("matched", 0), j.value("succeeded", 0), j.value("integrity_violations", 0)};
+  return TrackRecord{j.value("matched", 0), j.value("succeeded", 0), j.value("integrity_violations", 0),
+                     j.value("degenerations", 0)};
 }
 
 nlohmann::json TrackRecordToJson(const TrackRecord& r) {
-  return {{"matched", r.matched}, {"succeeded", r.succeeded}, {"integrity_violations", r.integrity_violations}};
+  return {{"matched", r.matched},
+          {"succeeded", r.succeeded},
+          {"integrity_violations", r.integrity_violations},
+          {"degenerations", r.degenerations}};
 }
 
 bool Contains(const std::vector<std::string>& v, const std::string& s) {
@@ -166,7 +170,7 @@ std::vector<KbHit> KnowledgeBase::Retrieve(const Task& task, const Forensics& f)
 
 void KnowledgeBase::UpdateStatus(KbEntry* e) {
   if (e->origin != "learned") return;
-  if (e->record.integrity_violations > 0) {
+  if (e->record.integrity_violations > 0 || e->record.degenerations > 0) {
     e->status = "rejected";
   } else if (e->record.matched >= kMinUsesForAdmission) {
     double rate = static_cast<double>(e->record.succeeded) / e->record.matched;
@@ -200,7 +204,7 @@ void KnowledgeBase::Restore(const nlohmann::json& snapshot) {
   }
 }
 
-void KnowledgeBase::RecordUse(const std::string& id, bool succeeded, bool integrity_violation) {
+void KnowledgeBase::RecordUse(const std::string& id, bool succeeded, bool integrity_violation, bool degenerated) {
   // Read-modify-write of the live track records: the in-memory entries may be a run's
   // snapshot and must not change under it.
   std::string text, error;
@@ -216,6 +220,7 @@ void KnowledgeBase::RecordUse(const std::string& id, bool succeeded, bool integr
   ++e.record.matched;
   if (succeeded) ++e.record.succeeded;
   if (integrity_violation) ++e.record.integrity_violations;
+  if (degenerated) ++e.record.degenerations;
   UpdateStatus(&e);
   stats[id] = TrackRecordToJson(e.record);
   stats[id]["status"] = e.status;

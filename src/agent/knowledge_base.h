@@ -7,7 +7,8 @@
 // a state directory (Config::kb_state_dir, default $XDG_DATA_HOME/kforge/kb): stats.json and learned/*.json.
 // A learned entry starts "proposed" (tried after curated ones) and is "admitted" once it
 // has at least kMinUsesForAdmission uses, a success rate of at least 0.95 and no integrity
-// violations; any integrity violation rejects it.
+// violations; any integrity violation, or any repair by degeneration (correct but much
+// slower than the near-miss), rejects it.
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -30,6 +31,7 @@ struct TrackRecord {
   int matched = 0;    ///< times the entry was retrieved and its patch or guidance used
   int succeeded = 0;  ///< times that led to a certified pass
   int integrity_violations = 0;
+  int degenerations = 0;  ///< times it led to a repair by degeneration (correct, much slower)
 };
 
 struct KbEntry {
@@ -73,7 +75,7 @@ class KnowledgeBase {
   void Restore(const nlohmann::json& snapshot);
 
   /// Record an outcome for an entry and persist the track record.
-  void RecordUse(const std::string& id, bool succeeded, bool integrity_violation);
+  void RecordUse(const std::string& id, bool succeeded, bool integrity_violation, bool degenerated = false);
   /// Proposes a learned entry from a successful repair: the failure signature and a literal
   /// patch made from the change. Returns its id ("" when the change is not a simple edit).
   std::string ProposeLearned(const Task& task, const Forensics& f, const std::string& before, const std::string& after);

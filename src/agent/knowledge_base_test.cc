@@ -92,6 +92,22 @@ TEST(KnowledgeBaseTest, LowSuccessRateIsNotAdmitted) {
   EXPECT_EQ(reloaded.Find(id)->status, "rejected");  // 2/3 < 0.95
 }
 
+TEST(KnowledgeBaseTest, AnEntryWhoseRepairDegeneratesIsRejected) {
+  TempDir state("kforge-kb");
+  KnowledgeBase kb(testing::SourceDir() + "/kb", state.path());
+  Forensics f;
+  f.failure = FailureClass::kWrongResult;
+  std::string id = kb.ProposeLearned(SoftmaxTask(), f, "a = 1;\n", "a = 2;\n");
+  for (int i = 0; i < kMinUsesForAdmission; ++i) kb.RecordUse(id, true, false);
+  ASSERT_EQ(KnowledgeBase(testing::SourceDir() + "/kb", state.path()).Find(id)->status, "admitted");
+  // Correct, but much slower than the near-miss it repaired: one such use rejects it.
+  kb.RecordUse(id, false, false, /*degenerated=*/true);
+  KnowledgeBase reloaded(testing::SourceDir() + "/kb", state.path());
+  EXPECT_EQ(reloaded.Find(id)->status, "rejected");
+  EXPECT_EQ(reloaded.Find(id)->record.degenerations, 1);
+  for (const auto& h : reloaded.Retrieve(SoftmaxTask(), f)) EXPECT_NE(h.entry->id, id);
+}
+
 TEST(KnowledgeBaseTest, MalformedEntriesAreUsageErrors) {
   EXPECT_THROW(ParseKbEntry(nlohmann::json{{"id", "x"}, {"failure_classes", {"nope"}}}, "f.json"), UsageError);
   EXPECT_THROW(ParseKbEntry(nlohmann::json{{"id", "x"},

@@ -120,46 +120,54 @@ int Drive(Service& service, const ExperimentDir& dir, ExecutorFlags f, Cancellat
 
 }  // namespace
 
-CommandAction SetupExperiment(CLI::App& sub, Service& service, CancellationToken& interrupt) {
-  struct Args {
-    std::string plan, dir, cell, device;
-    ExecutorFlags exec;
-    bool json = false;
-    int replay_cells = 0, replay_times = 1;
-    std::vector<std::string> live = {"tensor"};
+namespace {
+
+/// How long `cancel` waits for the cells it stops to end.
+constexpr int64_t kCancelWaitMs = 30000;
+
+enum class ExperimentAction { kPlan, kRun, kResume, kStatus, kCancel, kReport, kReplay, kCell };
+
+struct ExperimentArgs {
+  ExperimentAction action = ExperimentAction::kPlan;
+  std::string plan, dir, cell, device;
+  ExecutorFlags exec;
+  bool json = false;
+  int replay_cells = 0, replay_times = 1;
+  std::vector<std::string> live = {"tensor"};
+};
+
+/// Adds `kforge experiment`'s subcommands and their flags to `sub`.
+void AddExperimentCommands(CLI::App& sub, ExperimentArgs* a) {
+  auto command = [&](const char* name, const char* help, ExperimentAction action) {
+    CLI::App* c = sub.add_subcommand(name, help);
+    c->callback([a, action] { a->action = action; });
+    return c;
   };
-  auto a = std::make_shared<Args>();
-  auto action = std::make_shared<std::string>();
-  sub.require_subcommand(1);
-  sub.footer(
-      "Exit status: 0 every cell finished, 1 some cells ended in an error, 130 interrupted (resume it), "
-      "2 usage or environment error.");
-  CLI::App* plan = sub.add_subcommand("plan", "check a plan file and print its cells and the budget it will spend");
+  CLI::App* plan =
+      command("plan", "check a plan file and print its cells and the budget it will spend", ExperimentAction::kPlan);
   plan->add_option("plan", a->plan, "the plan file (JSON; see examples/experiments/)")->required();
-  plan->callback([action] { *action = "plan"; });
-  CLI::App* run = sub.add_subcommand("run", "run every cell of a plan into an experiment directory");
+  CLI::App* run = command("run", "run every cell of a plan into an experiment directory", ExperimentAction::kRun);
   run->add_option("plan", a->plan, "the plan file")->required();
   run->add_option("-o,--out", a->dir, "the experiment directory (created)")->required();
   AddExecutorFlags(run, &a->exec);
-  run->callback([action] { *action = "run"; });
-  CLI::App* resume =
-      sub.add_subcommand("resume", "continue an experiment: finished cells stay, cells in flight resume");
+  CLI::App* resume = command("resume", "continue an experiment: finished cells stay, cells in flight resume",
+                             ExperimentAction::kResume);
   resume->add_option("dir", a->dir, "the experiment directory")->required();
   AddExecutorFlags(resume, &a->exec);
-  resume->callback([action] { *action = "resume"; });
-  CLI::App* status = sub.add_subcommand("status", "show how far an experiment is, per arm");
+  CLI::App* status = command("status", "show how far an experiment is, per arm", ExperimentAction::kStatus);
   status->add_option("dir", a->dir, "the experiment directory")->required();
   status->add_flag("--json", a->json, "print every cell's state as JSON");
-  status->callback([action] { *action = "status"; });
-  CLI::App* cancel = sub.add_subcommand("cancel", "stop an experiment's running cells; resume continues it");
+  CLI::App* cancel =
+      command("cancel", "stop an experiment's running cells; resume continues it", ExperimentAction::kCancel);
   cancel->add_option("dir", a->dir, "the experiment directory")->required();
-  cancel->callback([action] { *action = "cancel"; });
-  CLI::App* report = sub.add_subcommand("report", "the study's statistics from the cells finished so far");
+  CLI::App* report =
+      command("report", "the study's statistics from the cells finished so far", ExperimentAction::kReport);
   report->add_option("dir", a->dir, "the experiment directory")->required();
   report->add_flag("--json", a->json, "print the report as JSON (else Markdown); report.html is written beside");
-  report->callback([action] { *action = "report"; });
-  CLI::App* replay = sub.add_subcommand(
-      "replay", "replay finished cells with their recorded values pinned but --live: the engine's run-to-run variance");
+  CLI::App* replay = command("replay",
+                             "replay finished cells with their recorded values pinned but --live: the engine's "
+                             "run-to-run variance",
+                             ExperimentAction::kReplay);
   replay->add_option("dir", a->dir, "the experiment directory")->required();
   replay->add_option("--cells", a->replay_cells, "how many finished cells, taken in turn from each arm (default: all)")
       ->check(CLI::NonNegativeNumber);
@@ -169,90 +177,116 @@ CommandAction SetupExperiment(CLI::App& sub, Service& service, CancellationToken
                      "layers re-executed (default tensor: candidates compiled and run again, the repairer and the "
                      "clock pinned)");
   replay->add_flag("-q,--quiet", a->exec.quiet, "no progress lines on stderr");
-  replay->callback([action] { *action = "replay"; });
-  CLI::App* cell = sub.add_subcommand("cell", "run one cell (what an executor starts; not for people)");
+  CLI::App* cell = command("cell", "run one cell (what an executor starts; not for people)", ExperimentAction::kCell);
   cell->add_option("dir", a->dir, "the experiment directory")->required();
   cell->add_option("cell", a->cell, "the cell's name or index (a Slurm array index)")->required();
   cell->add_option("--device", a->device, "the device the executor leased it");
-  cell->callback([action] { *action = "cell"; });
   cell->group("");  // hidden from help
-  return [a, action, &service, &interrupt]() -> int {
-    const std::string& what = *action;
-    if (what == "plan") {
-      PrintPlan(LoadPlan(a->plan));
-      return 0;
-    }
-    if (what == "run") {
-      ExperimentPlan plan = LoadPlan(a->plan);
-      PrintPlan(plan);
-      ExperimentDir dir = ExperimentDir::Create(a->dir, plan);
-      return Drive(service, dir, a->exec, interrupt);
+}
+
+int ShowStatus(const ExperimentDir& dir, bool json) {
+  if (!json) {
+    PrintStatus(dir);
+    return 0;
+  }
+  nlohmann::json cells = nlohmann::json::array();
+  for (const auto& c : dir.cells()) {
+    nlohmann::json j = {{"cell", c.name}, {"state", CellStateName(dir.State(c))}};
+    if (auto r = dir.Result(c)) j["result"] = r->ToJson();
+    cells.push_back(j);
+  }
+  std::cout << nlohmann::json{{"cancelled", dir.cancelled()}, {"cells", cells}}.dump(2) << "\n";
+  return 0;
+}
+
+int Replay(Service& service, ExperimentDir& dir, const ExperimentArgs& a, CancellationToken& interrupt) {
+  CellReplayOptions options{a.replay_cells, a.replay_times, ParseLiveLayers(a.live)};
+  auto progress = [quiet = a.exec.quiet](const std::string& line) {
+    if (!quiet) std::cerr << line << "\n";
+  };
+  ReplayRunSummary s = ReplayCells(service, dir, options, interrupt, progress);
+  ExperimentReport report = BuildReport(dir);
+  WriteFileAtomic(dir.dir() + "/report.json", report.ToJson().dump(2));
+  WriteFileAtomic(dir.dir() + "/report.md", report.Markdown());
+  WriteFileAtomic(dir.dir() + "/report.html", RenderExperimentPage(report));
+  std::cout << fmt::format("{} replays run, {} already recorded, {} could not run\n", s.replayed, s.already, s.errors);
+  std::cout << ReplayMarkdownOf(report);
+  if (s.cancelled) {
+    std::cout << "INTERRUPTED: continue with 'kforge experiment replay " << dir.dir() << "' and the same options\n";
+    return 130;
+  }
+  return s.errors > 0 ? 1 : 0;
+}
+
+/// One cell, as an executor starts it: at most once at a time, never again once done.
+int RunOneCell(Service& service, ExperimentDir& dir, const ExperimentArgs& a, CancellationToken& interrupt) {
+  const ExperimentCell* c = dir.Find(a.cell);
+  if (c == nullptr) throw UsageError("the experiment in " + a.dir + " has no cell '" + a.cell + "'");
+  if (dir.State(*c) == CellState::kDone) return 0;  // a requeued array task whose cell finished
+  ScopedFd lock = dir.LockCell(*c);
+  if (!lock.valid()) {
+    std::cerr << "kforge: cell " << c->name << " is running in another process; not started twice\n";
+    return kCellBusyExit;
+  }
+  if (dir.State(*c) == CellState::kDone) return 0;  // it finished while we waited for the lock
+  auto progress = [](const std::string& line) { std::cerr << line << "\n"; };
+  CellResult r = RunCell(service, dir, *c, a.device, interrupt, progress);
+  if (interrupt.cancelled() && r.outcome.empty()) return 130;
+  return r.outcome == "error" ? 2 : 0;
+}
+
+}  // namespace
+
+CommandAction SetupExperiment(CLI::App& sub, Service& service, CancellationToken& interrupt) {
+  auto a = std::make_shared<ExperimentArgs>();
+  sub.require_subcommand(1);
+  sub.footer(
+      "Exit status: 0 every cell finished, 1 some cells ended in an error, 130 interrupted (resume it), "
+      "2 usage or environment error.");
+  AddExperimentCommands(sub, a.get());
+  return [a, &service, &interrupt]() -> int {
+    switch (a->action) {
+      case ExperimentAction::kPlan:
+        PrintPlan(LoadPlan(a->plan));
+        return 0;
+      case ExperimentAction::kRun: {
+        ExperimentPlan plan = LoadPlan(a->plan);
+        PrintPlan(plan);
+        ExperimentDir dir = ExperimentDir::Create(a->dir, plan);
+        return Drive(service, dir, a->exec, interrupt);
+      }
+      default:
+        break;
     }
     ExperimentDir dir = ExperimentDir::Open(a->dir);
-    if (what == "resume") {
-      if (dir.cancelled()) std::remove((dir.dir() + "/cancelled").c_str());
-      return Drive(service, dir, a->exec, interrupt);
-    }
-    if (what == "status") {
-      if (a->json) {
-        nlohmann::json cells = nlohmann::json::array();
-        for (const auto& c : dir.cells()) {
-          nlohmann::json j = {{"cell", c.name}, {"state", CellStateName(dir.State(c))}};
-          if (auto r = dir.Result(c)) j["result"] = r->ToJson();
-          cells.push_back(j);
-        }
-        std::cout << nlohmann::json{{"cancelled", dir.cancelled()}, {"cells", cells}}.dump(2) << "\n";
-      } else {
-        PrintStatus(dir);
+    switch (a->action) {
+      case ExperimentAction::kResume:
+        if (dir.cancelled()) std::remove((dir.dir() + "/cancelled").c_str());
+        return Drive(service, dir, a->exec, interrupt);
+      case ExperimentAction::kStatus:
+        return ShowStatus(dir, a->json);
+      case ExperimentAction::kCancel: {
+        dir.MarkCancelled();  // persist first: an executor still running sees it and starts nothing more
+        int stopped = StopLocalCells(dir, kCancelWaitMs) + CancelSlurmCells(service.machine(), dir);
+        std::cout << fmt::format("cancelled: {} running cells stopped; continue with 'kforge experiment resume {}'\n",
+                                 stopped, dir.dir());
+        return 0;
       }
-      return 0;
-    }
-    if (what == "cancel") {
-      dir.MarkCancelled();  // persist first: an executor still running sees it and starts nothing more
-      int stopped = StopLocalCells(dir, 30000) + CancelSlurmCells(service.machine(), dir);
-      std::cout << fmt::format("cancelled: {} running cells stopped; continue with 'kforge experiment resume {}'\n",
-                               stopped, dir.dir());
-      return 0;
-    }
-    if (what == "replay") {
-      CellReplayOptions options{a->replay_cells, a->replay_times, ParseLiveLayers(a->live)};
-      auto progress = [quiet = a->exec.quiet](const std::string& line) {
-        if (!quiet) std::cerr << line << "\n";
-      };
-      ReplayRunSummary s = ReplayCells(service, dir, options, interrupt, progress);
-      ExperimentReport report = BuildReport(dir);
-      WriteFileAtomic(dir.dir() + "/report.json", report.ToJson().dump(2));
-      WriteFileAtomic(dir.dir() + "/report.md", report.Markdown());
-      WriteFileAtomic(dir.dir() + "/report.html", RenderExperimentPage(report));
-      std::cout << fmt::format("{} replays run, {} already recorded, {} could not run\n", s.replayed, s.already,
-                               s.errors);
-      std::cout << ReplayMarkdownOf(report);
-      if (s.cancelled) {
-        std::cout << "INTERRUPTED: continue with 'kforge experiment replay " << dir.dir() << "' and the same options\n";
-        return 130;
+      case ExperimentAction::kReplay:
+        return Replay(service, dir, *a, interrupt);
+      case ExperimentAction::kReport: {
+        ExperimentReport report = BuildReport(dir);
+        WriteFileAtomic(dir.dir() + "/report.html", RenderExperimentPage(report));
+        std::cout << (a->json ? report.ToJson().dump(2) + "\n" : report.Markdown());
+        return 0;
       }
-      return s.errors > 0 ? 1 : 0;
+      case ExperimentAction::kCell:
+        return RunOneCell(service, dir, *a, interrupt);
+      case ExperimentAction::kPlan:
+      case ExperimentAction::kRun:
+        break;
     }
-    if (what == "report") {
-      ExperimentReport report = BuildReport(dir);
-      WriteFileAtomic(dir.dir() + "/report.html", RenderExperimentPage(report));
-      std::cout << (a->json ? report.ToJson().dump(2) + "\n" : report.Markdown());
-      return 0;
-    }
-    // cell
-    const ExperimentCell* c = dir.Find(a->cell);
-    if (c == nullptr) throw UsageError("the experiment in " + a->dir + " has no cell '" + a->cell + "'");
-    if (dir.State(*c) == CellState::kDone) return 0;  // a requeued array task whose cell finished
-    ScopedFd lock = dir.LockCell(*c);
-    if (!lock.valid()) {
-      std::cerr << "kforge: cell " << c->name << " is running in another process; not started twice\n";
-      return kCellBusyExit;
-    }
-    if (dir.State(*c) == CellState::kDone) return 0;  // it finished while we waited for the lock
-    auto progress = [](const std::string& line) { std::cerr << line << "\n"; };
-    CellResult r = RunCell(service, dir, *c, a->device, interrupt, progress);
-    if (interrupt.cancelled() && r.outcome.empty()) return 130;
-    return r.outcome == "error" ? 2 : 0;
+    return 2;
   };
 }
 

@@ -46,19 +46,62 @@ std::string DeterminismText(const nlohmann::json& d) {
 
 }  // namespace
 
+namespace {
+
+struct VerifyArgs {
+  std::string task, candidate, backend = "cpu", dist, policy = "benchmark", procedure = "main";
+  bool full = false, certified_only = false, json = false, forensics = false, probes = false, sanitize = false,
+       determinism = false;
+  uint64_t seed = 0;
+  std::string json_file;
+  bool die_with_parent = false;
+  double timeout_s = 10;
+  double memory_gib = 4;
+  DbFlag db;
+};
+
+/// The request the flags describe; `seeded`: --seed was given. Throws UsageError for flags
+/// that do not fit together or name nothing kforge knows.
+VerifyRequest RequestOf(const VerifyArgs& a, bool seeded) {
+  VerifyRequest request;
+  request.task = a.task;
+  request.candidate_path = a.candidate;
+  request.forensics = a.forensics;
+  VerifyOptions& opts = request.options;
+  opts.full = a.full || a.determinism;
+  if (a.certified_only && !IsKernelBenchFile(a.candidate))
+    throw UsageError("--certified-only applies to KernelBench files (a ModelNew .py); " + a.candidate +
+                     " is a native candidate, which has no KernelBench-compatible verdict to leave out");
+  opts.kernelbench_trials = !a.certified_only;
+  KernelBenchPolicy policy;
+  KernelBenchProcedure procedure;
+  if (!TryParseKernelBenchPolicy(a.policy, &policy))
+    throw UsageError("--kernelbench-policy " + a.policy +
+                     ": not a policy; use benchmark (KernelBench's rules) or strict");
+  if (!TryParseKernelBenchProcedure(a.procedure, &procedure))
+    throw UsageError("--kernelbench-procedure " + a.procedure + ": not a version of KernelBench's procedure; use " +
+                     "main or v0 (also v0.1)");
+  opts.kernelbench_policy = policy;
+  opts.kernelbench_procedure = procedure;
+  opts.determinism = a.determinism;
+  opts.backend = ParseBackend(a.backend);
+  opts.probes = a.probes;
+  opts.sanitize = a.sanitize;
+  if (seeded) opts.seed = a.seed;
+  opts.case_timeout_ms = static_cast<int64_t>(a.timeout_s * 1000);
+  opts.limits.address_space_bytes = static_cast<int64_t>(a.memory_gib * (1 << 30));
+  if (!a.dist.empty()) {
+    Distribution d;
+    if (!TryParseDistribution(a.dist, &d)) throw UsageError("unknown distribution '" + a.dist + "'");
+    opts.force_distribution = d;
+  }
+  return request;
+}
+
+}  // namespace
+
 CommandAction SetupVerify(CLI::App& sub, Service& service, CancellationToken& interrupt) {
-  struct Args {
-    std::string task, candidate, backend = "cpu", dist, policy = "benchmark", procedure = "main";
-    bool full = false, certified_only = false, json = false, forensics = false, probes = false, sanitize = false,
-         determinism = false;
-    uint64_t seed = 0;
-    std::string json_file;
-    bool die_with_parent = false;
-    double timeout_s = 10;
-    double memory_gib = 4;
-    DbFlag db;
-  };
-  auto a = std::make_shared<Args>();
+  auto a = std::make_shared<VerifyArgs>();
   sub.add_option("task", a->task,
                  "bundled task name (see 'kforge tasks'), path to a task file, or a KernelBench reference .py")
       ->required();
@@ -111,38 +154,7 @@ CommandAction SetupVerify(CLI::App& sub, Service& service, CancellationToken& in
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);
       if (::getppid() == 1) return 2;
     }
-    VerifyRequest request;
-    request.task = a->task;
-    request.candidate_path = a->candidate;
-    request.forensics = a->forensics;
-    VerifyOptions& opts = request.options;
-    opts.full = a->full || a->determinism;
-    if (a->certified_only && !IsKernelBenchFile(a->candidate))
-      throw UsageError("--certified-only applies to KernelBench files (a ModelNew .py); " + a->candidate +
-                       " is a native candidate, which has no KernelBench-compatible verdict to leave out");
-    opts.kernelbench_trials = !a->certified_only;
-    KernelBenchPolicy policy;
-    KernelBenchProcedure procedure;
-    if (!TryParseKernelBenchPolicy(a->policy, &policy))
-      throw UsageError("--kernelbench-policy " + a->policy +
-                       ": not a policy; use benchmark (KernelBench's rules) or strict");
-    if (!TryParseKernelBenchProcedure(a->procedure, &procedure))
-      throw UsageError("--kernelbench-procedure " + a->procedure + ": not a version of KernelBench's procedure; use " +
-                       "main or v0 (also v0.1)");
-    opts.kernelbench_policy = policy;
-    opts.kernelbench_procedure = procedure;
-    opts.determinism = a->determinism;
-    opts.backend = ParseBackend(a->backend);
-    opts.probes = a->probes;
-    opts.sanitize = a->sanitize;
-    if (*seed) opts.seed = a->seed;
-    opts.case_timeout_ms = static_cast<int64_t>(a->timeout_s * 1000);
-    opts.limits.address_space_bytes = static_cast<int64_t>(a->memory_gib * (1 << 30));
-    if (!a->dist.empty()) {
-      Distribution d;
-      if (!TryParseDistribution(a->dist, &d)) throw UsageError("unknown distribution '" + a->dist + "'");
-      opts.force_distribution = d;
-    }
+    const VerifyRequest request = RequestOf(*a, static_cast<bool>(*seed));
     VerifyResult r = service.Verify(request, interrupt);
     service.RecordKernel(a->db.Resolve(service.config()), RecordOfVerdict(r.verdict, RecordKind::kVerify, 0));
     if (!a->json_file.empty()) WriteFileAtomic(a->json_file, r.ToJson().dump(2) + "\n");

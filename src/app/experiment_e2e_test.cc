@@ -136,7 +136,10 @@ TEST_F(ExperimentE2ETest, ThreeArmStudyWithTheScriptedModelGivesTheHandComputedS
                 {"repairer", "llm"},
                 {"model", "scripted-model"},
                 {"base_url", server.Url("/v1")}};
-    if (ablated) arm["ablations"] = {"knowledge_base"};
+    // The statistics are hand-computed for correctness: no arm judges speed (the correct
+    // softmax's extra pass for the max would refuse its repair as a degeneration).
+    arm["ablations"] = ablated ? json{"knowledge_base", "speed"} : json{"speed"};
+    if (ablated) arm["base"] = "debug";
     plan["arms"].push_back(arm);
   }
   const std::string out = dir_->path() + "/study";

@@ -44,7 +44,7 @@ void AddRunFlags(CLI::App& sub, RunFlags& f, const std::vector<std::string>& rep
   sub.add_option("--attempts", f.attempts, "attempts per run")->check(CLI::Range(1, 100));
   sub.add_option("--degenerate-below", f.degenerate_below,
                  "a certified repair slower than this fraction of the near-miss's speed is refused as a "
-                 "degeneration and the run goes on (0: speed is not judged)")
+                 "degeneration and the run goes on (default 0.5; 0.9 is strict; 0: speed is not judged)")
       ->check(CLI::Range(0.0, 1.0));
   sub.add_option("--timeout", f.timeout_s, "wall-clock limit per kforge_run call, seconds")
       ->check(CLI::Range(0.1, 3600.0));

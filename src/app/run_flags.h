@@ -27,7 +27,7 @@ struct RunFlags {
   CLI::Option* seed_option = nullptr;
   int rounds = 5, attempts = 3;
   double timeout_s = 10, wall_s = 1800;
-  double degenerate_below = 0.9;
+  double degenerate_below = kDefaultDegenerateBelow;
   bool json = false, quiet = false, progress = false, interactive = false, yes = false;
 };
 

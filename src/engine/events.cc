@@ -137,8 +137,10 @@ json Payload(const RepairProposedEvent& e) {
 json Payload(const RoundClosedEvent& e) {
   json d = DecisionJson(e.round, e.decision);
   d["kb_updates"] = json::array();
-  for (const auto& u : e.kb_updates)
+  for (const auto& u : e.kb_updates) {
     d["kb_updates"].push_back({{"id", u.id}, {"succeeded", u.succeeded}, {"integrity", u.integrity}});
+    if (u.degenerated) d["kb_updates"].back()["degenerated"] = true;  // absent in runs recorded before
+  }
   return d;
 }
 
@@ -243,8 +245,8 @@ RunEvent DecodePayload(EventType type, const json& d) {
       e.round = d.at("round").get<int>();
       e.decision = DecisionFrom(d);
       for (const auto& u : d.value("kb_updates", json::array()))
-        e.kb_updates.push_back(
-            {u.at("id").get<std::string>(), u.at("succeeded").get<bool>(), u.at("integrity").get<bool>()});
+        e.kb_updates.push_back({u.at("id").get<std::string>(), u.at("succeeded").get<bool>(),
+                                u.at("integrity").get<bool>(), u.value("degenerated", false)});
       return e;
     }
     case EventType::kValidationTrace:

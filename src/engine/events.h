@@ -177,6 +177,7 @@ struct RepairProposedEvent {
 struct KbUpdate {
   std::string id;
   bool succeeded = false, integrity = false;
+  bool degenerated = false;  ///< led to a repair by degeneration (FailureClass::kDegenerate)
 };
 
 struct RoundClosedEvent {

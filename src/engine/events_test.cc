@@ -77,7 +77,7 @@ TEST(Events, EveryTypeRoundTripsExactly) {
                             {GuardKind::kAttemptBudget, GuardAction::kNewAttempt, "4 rounds"}};
   closed.decision.stop = "stagnation";
   closed.decision.stop_message = "flat";
-  closed.kb_updates = {{"x", true, false}};
+  closed.kb_updates = {{"x", true, false}, {"y", false, false, true}};
   ExpectRoundTrip(closed);
 
   ExpectRoundTrip(ValidationTraceEvent{{{"compiler", "g++ 12"}, {"sandbox", "bwrap"}}});

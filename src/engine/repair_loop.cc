@@ -13,6 +13,7 @@
 #include "core/clock.h"
 #include "core/env.h"
 #include "core/error.h"
+#include "core/expr.h"
 #include "core/fs.h"
 #include "core/hash.h"
 #include "engine/guards.h"
@@ -52,6 +53,20 @@ nlohmann::json TrialsTensor(const Verdict& v) {
                       {"outputs", outputs}});
   }
   return trials;
+}
+
+/// What the task's byte and FLOP counts at `kase` say the two timings achieved ("" when the
+/// task gives no counts): the performance diagnosis a repairer reads in the verdict.
+std::string AchievedRates(const Task& task, const Case& kase, const Speed& before, const Speed& after) {
+  std::string out;
+  int64_t bytes = 0, flops = 0;
+  std::string error;
+  if (!task.bytes.empty() && TryEvalExpr(task.bytes, kase.params, &bytes, &error) && bytes > 0)
+    out += fmt::format("; memory {:.2f} GB/s against the near-miss's {:.2f} GB/s", bytes / after.median_ns,
+                       bytes / before.median_ns);
+  if (!task.flops.empty() && TryEvalExpr(task.flops, kase.params, &flops, &error) && flops > 0)
+    out += fmt::format("; {:.2f} GFLOP/s against {:.2f} GFLOP/s", flops / after.median_ns, flops / before.median_ns);
+  return out;
 }
 
 /// The trace layer of a validation, from its verdict: what it ran with, how long it took, and
@@ -315,7 +330,8 @@ void RepairRun::RefuseFallback(Verdict* v) const {
 void RepairRun::JudgeSpeed(const std::string& source, int index, Verdict* v) {
   const double threshold = state_.config.degenerate_below;
   // KernelBench candidates are timed by their own workers (kforge bench --kernelbench), not here.
-  if (threshold <= 0 || state_.config.task_format != TaskFormat::kTaskFile) return;
+  if (threshold <= 0 || state_.config.Without(Ablation::kSpeed) || state_.config.task_format != TaskFormat::kTaskFile)
+    return;
   if (index >= 0 && !v->passed) return;  // the near-miss, and proposals that are certified
   SpeedOptions options;
   options.seed = MixSeed(state_.config.seed, 0x5eed);
@@ -324,13 +340,18 @@ void RepairRun::JudgeSpeed(const std::string& source, int index, Verdict* v) {
   options.call_timeout_ms = state_.config.case_timeout_ms;
   options.cancel = env_.cancel;
   const Scored* near_miss = NearMiss();
+  // A call the cancellation ended is not a timing: the step records nothing and is taken again.
+  auto measure = [&](const std::vector<std::string>& sources) {
+    std::vector<Speed> speeds = MeasureSpeeds(machine_, task(), state_.config.backend, sources, options);
+    if (env_.cancel != nullptr) env_.cancel->ThrowIfCancelled();
+    return speeds;
+  };
   if (index < 0 || near_miss == nullptr) {
-    v->speed = MeasureSpeeds(machine_, task(), state_.config.backend, {source}, options)[0].ToJson();
+    v->speed = measure({source})[0].ToJson();
     return;
   }
   // The proposal is timed alongside the near-miss, not against its figure from the start.
-  const std::vector<Speed> pair =
-      MeasureSpeeds(machine_, task(), state_.config.backend, {artifacts_->Get(near_miss->candidate), source}, options);
+  const std::vector<Speed> pair = measure({artifacts_->Get(near_miss->candidate), source});
   const Speed &before = pair[0], &speed = pair[1];
   v->speed = speed.ToJson();
   v->speed["alongside_near_miss"] = before.ToJson();
@@ -340,8 +361,9 @@ void RepairRun::JudgeSpeed(const std::string& source, int index, Verdict* v) {
   v->failure = FailureClass::kDegenerate;
   v->message = fmt::format(
       "repaired by degeneration: certified correct, but {:.2f}x the near-miss's speed ({:.1f} us a call against "
-      "{:.1f} us on case {}, {}); a repair must keep at least {:.2f}x (--degenerate-below)",
-      ratio, speed.median_ns / 1e3, before.median_ns / 1e3, speed.case_name, SpeedClockName(speed.clock), threshold);
+      "{:.1f} us on case {}, {}{}); a repair must keep at least {:.2f}x (--degenerate-below)",
+      ratio, speed.median_ns / 1e3, before.median_ns / 1e3, speed.case_name, SpeedClockName(speed.clock),
+      AchievedRates(task(), SpeedCase(task(), state_.config.backend), before, speed), threshold);
 }
 
 void RepairRun::RequestRepair() {
@@ -477,20 +499,22 @@ void RepairRun::CloseRound() {
   });
   RoundClosedEvent closed{state_.round, decision, {}};
   // Knowledge-base track records: one use per entry per round.
-  std::map<std::string, std::pair<bool, bool>> uses;  // id -> (led to a pass, integrity)
+  std::map<std::string, KbUpdate> uses;
   for (const auto& r : results) {
     if (r.origin.rfind("kb:", 0) != 0) continue;
-    auto& u = uses[r.origin.substr(3)];
-    u.first |= r.passed;
-    u.second |= r.integrity;
+    KbUpdate& u = uses[r.origin.substr(3)];
+    u.id = r.origin.substr(3);
+    u.succeeded |= r.passed;
+    u.integrity |= r.integrity;
+    u.degenerated |= r.failure == FailureClass::kDegenerate;
   }
   // The track-record updates are part of the run's log (the per-user state is updated
   // after, as the knowledge base's memory across runs).
-  for (const auto& [id, u] : uses) closed.kb_updates.push_back({id, u.first, u.second});
+  for (const auto& [id, u] : uses) closed.kb_updates.push_back(u);
   Append(closed);
   for (const auto& g : decision.guards)
     Progress(fmt::format("  guard {}: {} ({})", GuardKindName(g.guard), GuardActionName(g.action), g.reason));
-  for (const auto& [id, u] : uses) kb_->RecordUse(id, u.first, u.second);
+  for (const auto& [id, u] : uses) kb_->RecordUse(id, u.succeeded, u.integrity, u.degenerated);
 }
 
 const Scored* RepairRun::FinalCandidate() const {
@@ -566,7 +590,8 @@ void RepairRun::WriteOutputs() {
                             {"random_shapes", v.value("random_shapes", nlohmann::json::array())}};
   }
   // Speed before and after: the near-miss's and the final candidate's (verify/speed.h).
-  if (state_.config.degenerate_below > 0 && state_.config.task_format == TaskFormat::kTaskFile) {
+  if (state_.config.degenerate_below > 0 && !state_.config.Without(Ablation::kSpeed) &&
+      state_.config.task_format == TaskFormat::kTaskFile) {
     const nlohmann::json near_miss = NearMissVerdict();
     const nlohmann::json final_verdict =
         final_candidate && !final_candidate->verdict.empty()
@@ -580,10 +605,10 @@ void RepairRun::WriteOutputs() {
                   {"final", after.ToJson()},
                   {"degenerate_below", state_.config.degenerate_below}};
     // The ratio of the figures taken together (the final candidate beside the near-miss).
+    const nlohmann::json final_speed =
+        final_verdict.is_object() ? final_verdict.value("speed", nlohmann::json()) : nlohmann::json();
     const Speed alongside = Speed::FromJson(
-        final_verdict.is_object()
-            ? final_verdict.value("speed", nlohmann::json()).value("alongside_near_miss", nlohmann::json())
-            : nlohmann::json());
+        final_speed.is_object() ? final_speed.value("alongside_near_miss", nlohmann::json()) : nlohmann::json());
     if (const double ratio = SpeedRatio(alongside, after); ratio > 0) s["speed"]["ratio"] = ratio;
     if (final_candidate && final_candidate->failure == FailureClass::kDegenerate) s["speed"]["degenerate"] = true;
   }
@@ -598,6 +623,79 @@ void RepairRun::WriteOutputs() {
                     artifacts_->Get(final_candidate->candidate));
 }
 
+void RepairRun::Step() {
+  if (env_.cancel != nullptr) env_.cancel->ThrowIfCancelled();
+  if (state_.trace_pending) {  // derived from the stored verdict: the same after a resume
+    Append(ValidationTraceEvent{ValidationTrace(nlohmann::json::parse(artifacts_->Get(state_.last_verdict)),
+                                                machine_.env().processes().SelfId())});
+    return;
+  }
+  if (!state_.current && state_.initial_candidate.empty()) {
+    // A run from the task alone: the repairer's first turn writes the candidate.
+    if (state_.proposed && !state_.proposals.empty()) {
+      Progress(fmt::format("validating {} written by {} (light, then full)", state_.proposals[0].substr(0, 8),
+                           repairer_->name()));
+      Validate(artifacts_->Get(state_.proposals[0]), 0, -1, state_.proposal_origins[0], "");
+    } else if (state_.proposed) {
+      Finish(false, "no_candidate", "the repairer wrote no candidate from the task");
+    } else if (state_.requested) {
+      CallRepairer();
+    } else {
+      RequestRepair();
+    }
+    return;
+  }
+  if (!state_.current) {
+    Progress(fmt::format("validating {} on {} (light, then full)", state_.initial_candidate.substr(0, 8), task().name));
+    Validate(artifacts_->Get(state_.initial_candidate), 0, -1, "", "");
+    return;
+  }
+  if (state_.round == 0 && state_.current->passed && state_.config.requirement.empty()) {
+    Finish(true, "already_correct", "the initial candidate is certified");
+    return;
+  }
+  if (!state_.stop_pending.empty()) {
+    Finish(state_.stop_success, state_.stop_pending, state_.stop_message);
+    return;
+  }
+  // Proposals are validated in order; a certified one ends the round early. Both
+  // conditions are read from the folded state, so a resumed run decides the same way.
+  bool certified = !state_.round_results.empty() && state_.round_results.back().passed;
+  if (state_.proposed && !certified && state_.round_results.size() < state_.proposals.size()) {
+    size_t i = state_.round_results.size();
+    Validate(artifacts_->Get(state_.proposals[i]), state_.round, static_cast<int>(i), state_.proposal_origins[i],
+             state_.current->candidate);
+    return;
+  }
+  if (state_.proposed) {
+    if (state_.clock_round != state_.round) {  // persist the reading first, then decide from it
+      std::optional<int64_t> pinned = env_.pinned ? env_.pinned->ElapsedSeconds(state_.round) : std::nullopt;
+      Append(ClockReadEvent{
+          state_.round,
+          pinned ? *pinned
+                 : (machine_.env().clock().WallMicros() - state_.started_wall_us - state_.paused_us) / 1000000});
+      return;
+    }
+    CloseRound();
+    return;
+  }
+  if (state_.requested) {
+    CallRepairer();
+    return;
+  }
+  if (state_.user_stop) {
+    Finish(false, "stopped_by_user", "the user stopped the run between rounds");
+    return;
+  }
+  if (env_.between_rounds && state_.user_round != state_.round) {
+    UserDecidedEvent decided = env_.between_rounds(state_);
+    decided.round = state_.round;
+    Append(decided);  // persist first, then act on it
+    return;
+  }
+  RequestRepair();
+}
+
 const RunState& RepairRun::Run() {
   const ScopedFd lock = TryLockFile(dir_ + "/" + kRunLockFile, LockMode::kExclusive);
   if (!lock.valid())
@@ -608,81 +706,7 @@ const RunState& RepairRun::Run() {
       Append(ResumedEvent{state_.round});
       Progress(fmt::format("resuming at round {} (attempt {})", state_.round, state_.attempt));
     }
-    // Each step below is chosen from the folded state alone, so a resumed run takes the
-    // same step an uninterrupted one would have.
-    while (!state_.finished) {
-      if (env_.cancel != nullptr) env_.cancel->ThrowIfCancelled();
-      if (state_.trace_pending) {  // derived from the stored verdict: the same after a resume
-        Append(ValidationTraceEvent{ValidationTrace(nlohmann::json::parse(artifacts_->Get(state_.last_verdict)),
-                                                    machine_.env().processes().SelfId())});
-        continue;
-      }
-      if (!state_.current && state_.initial_candidate.empty()) {
-        // A run from the task alone: the repairer's first turn writes the candidate.
-        if (state_.proposed && !state_.proposals.empty()) {
-          Progress(fmt::format("validating {} written by {} (light, then full)", state_.proposals[0].substr(0, 8),
-                               repairer_->name()));
-          Validate(artifacts_->Get(state_.proposals[0]), 0, -1, state_.proposal_origins[0], "");
-        } else if (state_.proposed) {
-          Finish(false, "no_candidate", "the repairer wrote no candidate from the task");
-        } else if (state_.requested) {
-          CallRepairer();
-        } else {
-          RequestRepair();
-        }
-        continue;
-      }
-      if (!state_.current) {
-        Progress(
-            fmt::format("validating {} on {} (light, then full)", state_.initial_candidate.substr(0, 8), task().name));
-        Validate(artifacts_->Get(state_.initial_candidate), 0, -1, "", "");
-        continue;
-      }
-      if (state_.round == 0 && state_.current->passed && state_.config.requirement.empty()) {
-        Finish(true, "already_correct", "the initial candidate is certified");
-        continue;
-      }
-      if (!state_.stop_pending.empty()) {
-        Finish(state_.stop_success, state_.stop_pending, state_.stop_message);
-        continue;
-      }
-      // Proposals are validated in order; a certified one ends the round early. Both
-      // conditions are read from the folded state, so a resumed run decides the same way.
-      bool certified = !state_.round_results.empty() && state_.round_results.back().passed;
-      if (state_.proposed && !certified && state_.round_results.size() < state_.proposals.size()) {
-        size_t i = state_.round_results.size();
-        Validate(artifacts_->Get(state_.proposals[i]), state_.round, static_cast<int>(i), state_.proposal_origins[i],
-                 state_.current->candidate);
-        continue;
-      }
-      if (state_.proposed) {
-        if (state_.clock_round != state_.round) {  // persist the reading first, then decide from it
-          std::optional<int64_t> pinned = env_.pinned ? env_.pinned->ElapsedSeconds(state_.round) : std::nullopt;
-          Append(ClockReadEvent{
-              state_.round,
-              pinned ? *pinned
-                     : (machine_.env().clock().WallMicros() - state_.started_wall_us - state_.paused_us) / 1000000});
-          continue;
-        }
-        CloseRound();
-        continue;
-      }
-      if (state_.requested) {
-        CallRepairer();
-        continue;
-      }
-      if (state_.user_stop) {
-        Finish(false, "stopped_by_user", "the user stopped the run between rounds");
-        continue;
-      }
-      if (env_.between_rounds && state_.user_round != state_.round) {
-        UserDecidedEvent decided = env_.between_rounds(state_);
-        decided.round = state_.round;
-        Append(decided);  // persist first, then act on it
-        continue;
-      }
-      RequestRepair();
-    }
+    while (!state_.finished) Step();
   } catch (const CancelledError& e) {
     // The step in progress recorded nothing; resume takes it again from the folded state.
     Append(CancelledEvent{e.what(), state_.round, state_.attempt});

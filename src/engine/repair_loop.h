@@ -99,6 +99,9 @@ class RepairRun {
   void CallRepairer();
   void CloseRound();
   void Finish(bool success, const std::string& reason, const std::string& message);
+  /// One step of the run, chosen from the folded state alone, so a resumed run takes the same
+  /// step an uninterrupted one would have.
+  void Step();
   /// The run's final candidate: the current one, unless the best one is better (certified
   /// where it is not, or scored higher): after an interactive "go on" or a rollback-free
   /// round, the current candidate can be a worse one than the run found.

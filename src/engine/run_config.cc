@@ -13,7 +13,8 @@ constexpr NameEntry<Ablation> kAblationNames[] = {{Ablation::kKnowledgeBase, "kn
                                                   {Ablation::kProbes, "probes"},
                                                   {Ablation::kAntiCheat, "anti_cheat"},
                                                   {Ablation::kFullCoverage, "full_coverage"},
-                                                  {Ablation::kAdaptiveScheduling, "adaptive_scheduling"}};
+                                                  {Ablation::kAdaptiveScheduling, "adaptive_scheduling"},
+                                                  {Ablation::kSpeed, "speed"}};
 
 }  // namespace
 

@@ -28,12 +28,15 @@ enum class Ablation {
   kAntiCheat,           ///< the static integrity checks are skipped (the weakened verdict)
   kFullCoverage,        ///< certified on the light set alone
   kAdaptiveScheduling,  ///< no rollback, stagnation or near-pass stop, no soft extension
+  kSpeed,               ///< no candidate is timed; a repair is not judged against the near-miss's speed
 };
 std::string_view AblationName(Ablation a);
 bool TryParseAblation(std::string_view name, Ablation* out);
 /// Every ablation's name, comma-separated (for messages).
 std::string AblationNames();
 std::vector<std::string> AblationList(const std::set<Ablation>& ablations);
+
+inline constexpr double kDefaultDegenerateBelow = 0.5;
 
 struct RunConfig {
   BackendKind backend = BackendKind::kCpu;         ///< where candidates run
@@ -57,8 +60,12 @@ struct RunConfig {
   int probes_after_round = 1;  ///< probes may be requested once this many rounds failed
   /// A certified repair slower than this fraction of the near-miss's speed is "repaired by
   /// degeneration" (FailureClass::kDegenerate) and the run goes on; 0: speed is not judged.
-  /// Runs recorded before speed was judged read back as 0.
-  double degenerate_below = 0.9;
+  /// Runs recorded before speed was judged read back as 0. Half by default: a fix often costs
+  /// honest work the near-miss skipped (the correct relu that propagates NaN ran at 0.66 to
+  /// 0.84 of the speed of the fmax near-miss on the CPU; the correct softmax adds a pass for
+  /// the max), while the degenerations this exists for (a tiled or vectorised kernel turned
+  /// into a naive loop) lose far more.
+  double degenerate_below = kDefaultDegenerateBelow;
   /// A change the user asked for ("make it handle bf16"), sent with every turn; a run with
   /// one asks the repairer even when its initial candidate already passes.
   std::string requirement;

@@ -24,6 +24,54 @@ void RunState::Apply(const Event& e) {
   if (std::optional<RunEvent> typed = Decode(e)) Apply(*typed, e.wall_us);
 }
 
+void RunState::ApplyValidated(const ValidatedEvent& d) {
+  const Scored& s = d.scored;
+  trace_pending = true;
+  last_verdict = s.verdict;
+  ++iterations;
+  error_history.push_back(s.failure);
+  seen.insert(s.candidate);
+  if (s.index < 0) {
+    current = s;
+    best = s;
+    proposed = false;  // a candidate written from the task is now the initial one
+    proposals.clear();
+    proposal_origins.clear();
+  } else {
+    round_results.push_back(s);
+  }
+}
+
+void RunState::ApplyRoundClosed(const RoundClosedEvent& e) {
+  const RoundDecision& d = e.decision;
+  proposed = false;
+  if (const Scored* s = FindResult(round_results, d.adopted)) current = *s;
+  if (const Scored* s = FindResult(round_results, d.new_best)) best = *s;
+  if (d.rollback && best) current = best;
+  rounds_without_best = d.counters.rounds_without_best;
+  stagnant_rounds = d.counters.stagnant;
+  repeated = d.counters.repeated;
+  build_error_rounds = d.counters.build_error_rounds;
+  precision_rounds = d.counters.precision_rounds;
+  if (d.new_attempt) {
+    ++attempt;
+    rounds_in_attempt = 0;
+    extra_rounds = 0;
+    build_error_rounds = 0;
+    precision_rounds = 0;
+  }
+  if (d.extend > 0) {
+    extra_rounds += d.extend;
+    extended = true;
+  }
+  round_results.clear();
+  proposals.clear();
+  proposal_origins.clear();
+  stop_pending = d.stop;
+  stop_success = d.success;
+  stop_message = d.stop_message;
+}
+
 void RunState::Apply(const RunEvent& event, int64_t wall_us) {
   std::visit(Overloaded{
                  [&](const RunStartedEvent& d) {
@@ -36,23 +84,7 @@ void RunState::Apply(const RunEvent& event, int64_t wall_us) {
                    kb_snapshot = d.kb_snapshot;
                    started_wall_us = wall_us;
                  },
-                 [&](const ValidatedEvent& d) {
-                   const Scored& s = d.scored;
-                   trace_pending = true;
-                   last_verdict = s.verdict;
-                   ++iterations;
-                   error_history.push_back(s.failure);
-                   seen.insert(s.candidate);
-                   if (s.index < 0) {
-                     current = s;
-                     best = s;
-                     proposed = false;  // a candidate written from the task is now the initial one
-                     proposals.clear();
-                     proposal_origins.clear();
-                   } else {
-                     round_results.push_back(s);
-                   }
-                 },
+                 [&](const ValidatedEvent& d) { ApplyValidated(d); },
                  [&](const RepairRequestedEvent& d) {
                    round = d.round;
                    attempt = d.attempt;
@@ -79,35 +111,7 @@ void RunState::Apply(const RunEvent& event, int64_t wall_us) {
                      proposal_origins.push_back(p.origin);
                    }
                  },
-                 [&](const RoundClosedEvent& e) {
-                   const RoundDecision& d = e.decision;
-                   proposed = false;
-                   if (const Scored* s = FindResult(round_results, d.adopted)) current = *s;
-                   if (const Scored* s = FindResult(round_results, d.new_best)) best = *s;
-                   if (d.rollback && best) current = best;
-                   rounds_without_best = d.counters.rounds_without_best;
-                   stagnant_rounds = d.counters.stagnant;
-                   repeated = d.counters.repeated;
-                   build_error_rounds = d.counters.build_error_rounds;
-                   precision_rounds = d.counters.precision_rounds;
-                   if (d.new_attempt) {
-                     ++attempt;
-                     rounds_in_attempt = 0;
-                     extra_rounds = 0;
-                     build_error_rounds = 0;
-                     precision_rounds = 0;
-                   }
-                   if (d.extend > 0) {
-                     extra_rounds += d.extend;
-                     extended = true;
-                   }
-                   round_results.clear();
-                   proposals.clear();
-                   proposal_origins.clear();
-                   stop_pending = d.stop;
-                   stop_success = d.success;
-                   stop_message = d.stop_message;
-                 },
+                 [&](const RoundClosedEvent& e) { ApplyRoundClosed(e); },
                  [&](const ValidationTraceEvent&) { trace_pending = false; },
                  [&](const ClockReadEvent& d) {
                    clock_round = d.round;

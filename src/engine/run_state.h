@@ -80,6 +80,10 @@ struct RunState {
   /// a malformed payload or a newer log throws UsageError.
   void Apply(const Event& e);
   void Apply(const RunEvent& e, int64_t wall_us);
+
+ private:
+  void ApplyValidated(const ValidatedEvent& d);
+  void ApplyRoundClosed(const RoundClosedEvent& e);
 };
 
 RunState FoldEvents(const std::vector<Event>& events);

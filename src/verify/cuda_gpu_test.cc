@@ -14,6 +14,7 @@
 #include "testing/fakes.h"
 #include "testing/testing.h"
 #include "verify/bench.h"
+#include "verify/speed.h"
 #include "verify/verifier.h"
 
 namespace kforge {
@@ -47,6 +48,30 @@ TEST_F(CudaTest, CorrectCandidatesPassFull) {
     EXPECT_TRUE(v.passed) << task << ": " << v.Summary();
     EXPECT_EQ(v.level, Level::kL2Full) << task;
   }
+}
+
+// The repair loop's speed judgement on a GPU: CUDA events on the bench case; one thread
+// block walking the tensor is far slower than a thread per element, beyond the noise.
+TEST_F(CudaTest, AOneBlockReluIsSlowerThanTheNearMissBeyondTheNoise) {
+  const Task task = LoadTaskFile(testing::SourceDir() + "/tasks/relu.json");
+  std::string fast, slow, error;
+  ASSERT_TRUE(TryReadFile(testing::SourceDir() + "/examples/cuda/correct/relu.cu", &fast, &error)) << error;
+  ASSERT_TRUE(TryReadFile(testing::SourceDir() + "/examples/cuda/degenerate/relu_one_block.cu", &slow, &error))
+      << error;
+  SpeedOptions options;
+  options.seed = 3;
+  options.reps = 5;
+  const std::vector<Speed> speeds =
+      MeasureSpeeds(testing::LiveMachine(), task, BackendKind::kCuda, {fast, slow}, options);
+  ASSERT_EQ(speeds.size(), 2u);
+  for (const Speed& s : speeds) {
+    ASSERT_TRUE(s.measured()) << s.problem;
+    EXPECT_EQ(s.clock, SpeedClock::kCudaEvents);
+    EXPECT_EQ(s.case_name, task.bench.front().name);
+  }
+  std::cout << "relu speed: " << speeds[0].ToJson() << " one block: " << speeds[1].ToJson() << "\n";
+  EXPECT_TRUE(SlowerBeyondNoise(speeds[0], speeds[1], 0.9));
+  EXPECT_FALSE(SlowerBeyondNoise(speeds[0], speeds[0], 0.9));
 }
 
 TEST_F(CudaTest, EveryCorrectCandidateIsBundled) {

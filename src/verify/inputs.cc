@@ -64,6 +64,91 @@ bool IsRowPattern(Distribution d) {
 
 }  // namespace
 
+namespace {
+
+/// kSpecial: a normal draw, about one element in eight of them special, spread over the tensor.
+double DrawSpecial(SeededRandom& rng) {
+  const double v = rng.Normal();
+  switch (rng.Below(64)) {
+    case 0:
+      return std::numeric_limits<double>::quiet_NaN();
+    case 1:
+      return std::numeric_limits<double>::infinity();
+    case 2:
+      return -std::numeric_limits<double>::infinity();
+    case 3:
+      return 0.0;
+    case 4:
+      return -0.0;
+    case 5:
+      return std::numeric_limits<float>::denorm_min() * 3.0;
+    case 6:
+      return std::numeric_limits<float>::max() / 2;
+    case 7:
+      return -std::numeric_limits<float>::max() / 2;
+    default:
+      return v;
+  }
+}
+
+/// Element `i` of a tensor of `shape` drawn from `d`; `rows` holds the row patterns' values
+/// (FillRow), `input` is the tensor's position among the task's inputs.
+double DrawElement(Distribution d, SeededRandom& rng, const std::vector<double>& rows,
+                   const std::vector<int64_t>& shape, int64_t i, size_t input) {
+  switch (d) {
+    case Distribution::kSignedRows:
+    case Distribution::kConstantRows:
+    case Distribution::kOutlierRows:
+    case Distribution::kSortedRows:
+      return rows[static_cast<size_t>(i)];
+    case Distribution::kNegativeOffset:
+      return -100.0 + rng.Normal();
+    case Distribution::kDeepNegative:
+      return -1000.0 + rng.Normal();
+    case Distribution::kTies:
+      return static_cast<double>(static_cast<int64_t>(rng.Below(5)) - 2);
+    case Distribution::kLargeMean:
+      return 1000.0 + 0.001 * rng.Normal();
+    case Distribution::kIntegers:
+      return static_cast<double>(static_cast<int64_t>(rng.Below(17)) - 8);
+    case Distribution::kRisingKeys: {
+      // Inputs [..., s, d]: q, k, v of attention. Key j's row is j * 2^p, exact in
+      // bfloat16 for j <= 256, with 2^p the power of two that puts sqrt(d) * 2^p, the gap
+      // between scores, in [150, 300): far above exp's float range (~88).
+      int64_t d_model = shape.empty() ? 1 : std::max<int64_t>(1, shape.back());
+      int64_t seq = shape.size() < 2 ? 1 : std::max<int64_t>(1, shape[shape.size() - 2]);
+      int64_t key = (i / d_model) % seq;
+      double step = std::exp2(std::ceil(std::log2(150.0 / std::sqrt(static_cast<double>(d_model)))));
+      return input == 0 ? 1.0 : input == 1 ? step * static_cast<double>(key) : rng.Normal();
+    }
+    case Distribution::kOpposedSigns:
+      return input == 0 ? 10.0 + std::fabs(rng.Normal()) : input == 1 ? -10.0 - std::fabs(rng.Normal()) : rng.Normal();
+    case Distribution::kNormal:
+      return rng.Normal();
+    case Distribution::kUniform:
+      return rng.Uniform(-1.0, 1.0);
+    case Distribution::kHeavyTailed:
+      return rng.StudentT(2);
+    case Distribution::kAllNegative:
+      return -std::fabs(rng.Normal()) - 0.01;
+    case Distribution::kLargeMagnitude:
+      return rng.Normal() * 1000.0;
+    case Distribution::kLargeOffset:
+      return 100.0 + rng.Normal();
+    case Distribution::kSmallMagnitude:
+      return rng.Normal() * 0.001;
+    case Distribution::kArange:
+      return static_cast<double>(i % 1024) / 64.0;
+    case Distribution::kOnes:
+      return 1.0;
+    case Distribution::kSpecial:
+      return DrawSpecial(rng);
+  }
+  return 0;
+}
+
+}  // namespace
+
 std::vector<double> FillInput(Distribution d, uint64_t seed, DType dtype, void* data, const std::vector<int64_t>& shape,
                               size_t input) {
   int64_t n = NumElements(shape);
@@ -73,106 +158,9 @@ std::vector<double> FillInput(Distribution d, uint64_t seed, DType dtype, void* 
     int64_t cols = shape.empty() ? 1 : std::max<int64_t>(1, shape.back());
     for (int64_t r = 0; r * cols < n; ++r) FillRow(d, rng, r, values.data() + r * cols, std::min(cols, n - r * cols));
   }
+  const bool integral = d == Distribution::kTies || d == Distribution::kIntegers;
   for (int64_t i = 0; i < n; ++i) {
-    double v = 0;
-    switch (d) {
-      case Distribution::kSignedRows:
-      case Distribution::kConstantRows:
-      case Distribution::kOutlierRows:
-      case Distribution::kSortedRows:
-        v = values[static_cast<size_t>(i)];
-        break;
-      case Distribution::kNegativeOffset:
-        v = -100.0 + rng.Normal();
-        break;
-      case Distribution::kDeepNegative:
-        v = -1000.0 + rng.Normal();
-        break;
-      case Distribution::kTies:
-        v = static_cast<double>(static_cast<int64_t>(rng.Below(5)) - 2);
-        break;
-      case Distribution::kLargeMean:
-        v = 1000.0 + 0.001 * rng.Normal();
-        break;
-      case Distribution::kIntegers:
-        v = static_cast<double>(static_cast<int64_t>(rng.Below(17)) - 8);
-        break;
-      case Distribution::kRisingKeys: {
-        // Inputs [..., s, d]: q, k, v of attention. Key j's row is j * 2^p, exact in
-        // bfloat16 for j <= 256, with 2^p the power of two that puts sqrt(d) * 2^p, the gap
-        // between scores, in [150, 300): far above exp's float range (~88).
-        int64_t d_model = shape.empty() ? 1 : std::max<int64_t>(1, shape.back());
-        int64_t seq = shape.size() < 2 ? 1 : std::max<int64_t>(1, shape[shape.size() - 2]);
-        int64_t key = (i / d_model) % seq;
-        double step = std::exp2(std::ceil(std::log2(150.0 / std::sqrt(static_cast<double>(d_model)))));
-        v = input == 0 ? 1.0 : input == 1 ? step * static_cast<double>(key) : rng.Normal();
-        break;
-      }
-      case Distribution::kOpposedSigns:
-        v = input == 0 ? 10.0 + std::fabs(rng.Normal()) : input == 1 ? -10.0 - std::fabs(rng.Normal()) : rng.Normal();
-        break;
-      case Distribution::kNormal:
-        v = rng.Normal();
-        break;
-      case Distribution::kUniform:
-        v = rng.Uniform(-1.0, 1.0);
-        break;
-      case Distribution::kHeavyTailed:
-        v = rng.StudentT(2);
-        break;
-      case Distribution::kAllNegative:
-        v = -std::fabs(rng.Normal()) - 0.01;
-        break;
-      case Distribution::kLargeMagnitude:
-        v = rng.Normal() * 1000.0;
-        break;
-      case Distribution::kLargeOffset:
-        v = 100.0 + rng.Normal();
-        break;
-      case Distribution::kSmallMagnitude:
-        v = rng.Normal() * 0.001;
-        break;
-      case Distribution::kArange:
-        v = static_cast<double>(i % 1024) / 64.0;
-        break;
-      case Distribution::kOnes:
-        v = 1.0;
-        break;
-      case Distribution::kSpecial: {
-        v = rng.Normal();
-        // About one element in eight is special, spread over the whole tensor.
-        switch (rng.Below(64)) {
-          case 0:
-            v = std::numeric_limits<double>::quiet_NaN();
-            break;
-          case 1:
-            v = std::numeric_limits<double>::infinity();
-            break;
-          case 2:
-            v = -std::numeric_limits<double>::infinity();
-            break;
-          case 3:
-            v = 0.0;
-            break;
-          case 4:
-            v = -0.0;
-            break;
-          case 5:
-            v = std::numeric_limits<float>::denorm_min() * 3.0;
-            break;
-          case 6:
-            v = std::numeric_limits<float>::max() / 2;
-            break;
-          case 7:
-            v = -std::numeric_limits<float>::max() / 2;
-            break;
-          default:
-            break;
-        }
-        break;
-      }
-    }
-    bool integral = d == Distribution::kTies || d == Distribution::kIntegers;
+    double v = DrawElement(d, rng, values, shape, i, input);
     if (!IsFloat(dtype) && !integral) v = std::round(v * 10);
     StoreFromDouble(data, dtype, static_cast<size_t>(i), v);
     values[static_cast<size_t>(i)] = LoadAsDouble(data, dtype, static_cast<size_t>(i));
