@@ -355,6 +355,13 @@ void RepairRun::JudgeSpeed(const std::string& source, int index, Verdict* v) {
   const Speed &before = pair[0], &speed = pair[1];
   v->speed = speed.ToJson();
   v->speed["alongside_near_miss"] = before.ToJson();
+  if (before.measured() && !speed.measured()) {  // a timing it made fail must not pass it
+    v->passed = false;
+    v->failure = FailureClass::kDegenerate;
+    v->message = "repaired by degeneration: certified correct, but it could not be timed beside the near-miss (" +
+                 speed.problem + ")";
+    return;
+  }
   if (!SlowerBeyondNoise(before, speed, threshold)) return;
   const double ratio = SpeedRatio(before, speed);
   v->passed = false;

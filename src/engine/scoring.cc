@@ -27,6 +27,9 @@ double ScoreVerdict(const Verdict& v) {
   }
   if (run > 0) score += 5.0 * passed / run;
   score += 1.0 / (1.0 + std::log10(1.0 + worst));
+  // Correct but refused for its speed: below every certified candidate of its level (at most
+  // 10 * level + 6), above everything that reached a lower level.
+  if (v.failure == FailureClass::kDegenerate) score -= 6;
   return score;
 }
 

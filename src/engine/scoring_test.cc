@@ -43,6 +43,15 @@ TEST(ScoreVerdict, IntegrityScoresBelowEverythingAndNanCountsAsUnbounded) {
             ScoreVerdict(WithTrials(Level::kL1Compile, 1, 1, 1e12)));
 }
 
+TEST(ScoreVerdict, ADegenerateRepairScoresBelowEveryCertifiedOneAndAboveLowerLevels) {
+  Verdict degenerate = WithTrials(Level::kL2Full, 4, 0, 0.0);  // correct, tiny errors: the best numbers
+  degenerate.passed = false;
+  degenerate.failure = FailureClass::kDegenerate;
+  const Verdict certified = WithTrials(Level::kL2Full, 4, 0, 0.9);  // correct, errors near the tolerance
+  EXPECT_LT(ScoreVerdict(degenerate), ScoreVerdict(certified));
+  EXPECT_GT(ScoreVerdict(degenerate), ScoreVerdict(WithTrials(Level::kL2Light, 4, 0, 0.0)));
+}
+
 TEST(FailureSignature, NamesTheClassAndTheFirstFailingTrial) {
   Verdict v = WithTrials(Level::kL1Compile, 1, 2, 3);
   EXPECT_EQ(FailureSignature(v), "precision:light/case1/normal:5");

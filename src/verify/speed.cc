@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 
 #include "core/cancel.h"
 #include "core/error.h"
@@ -120,8 +121,24 @@ std::vector<Speed> MeasureSpeeds(Machine& machine, const Task& task, BackendKind
     procs[k] = backend->NewProcess(machine, built.so_path, options.limits, arena.total_bytes());
     procs[k]->set_cancel(options.cancel);
     LoadResult load = procs[k]->Start(kSpeedLoadTimeoutMs);
-    if (!load.ok) speeds[k].problem = "it does not load: " + load.message;
+    if (!load.ok)
+      speeds[k].problem = "it does not load: " + load.message;
+    else if (load.threads_started > 0)  // it would run beside the others while they are timed
+      speeds[k].problem = "its static constructors left threads running";
   }
+  // Every process maps the same arena: what one call writes into an input, the next one
+  // would read. The inputs are compared after each call and put back.
+  std::vector<std::string> inputs;
+  for (size_t i = 0; i < n_in; ++i) inputs.emplace_back(static_cast<const char*>(arena.data(i)), arena.tensor(i).bytes);
+  auto inputs_kept = [&] {
+    bool kept = true;
+    for (size_t i = 0; i < n_in; ++i) {
+      if (std::memcmp(arena.data(i), inputs[i].data(), inputs[i].size()) == 0) continue;
+      std::memcpy(arena.data(i), inputs[i].data(), inputs[i].size());
+      kept = false;
+    }
+    return kept;
+  };
   auto failed = [](const CaseRun& run) {
     return fmt::format("a timed call failed ({}, rc {}){}", OutcomeName(run.outcome), run.rc,
                        run.message.empty() ? "" : ": " + run.message);
@@ -134,6 +151,10 @@ std::vector<Speed> MeasureSpeeds(Machine& machine, const Task& task, BackendKind
           procs[k]->Bench(1, arena, n_in, options.warmup, options.reps, options.call_timeout_ms * options.reps);
       if (run.outcome != CaseRun::Outcome::kReturned || run.rc != 0) {
         speeds[k].problem = failed(run);
+        continue;
+      }
+      if (!inputs_kept()) {
+        speeds[k].problem = "it modified an input while being timed";
         continue;
       }
       speeds[k].clock = SpeedClock::kCudaEvents;
@@ -153,14 +174,20 @@ std::vector<Speed> MeasureSpeeds(Machine& machine, const Task& task, BackendKind
         CaseRun run = procs[k]->Run(static_cast<uint64_t>(call + 1), arena, n_in, options.call_timeout_ms);
         if (run.outcome != CaseRun::Outcome::kReturned || run.rc != 0)
           speeds[k].problem = failed(run);
+        else if (!inputs_kept())
+          speeds[k].problem = "it modified an input while being timed";
+        else if (run.threads_after > 1)
+          speeds[k].problem = "it left threads running after a call";
         else if (call >= options.warmup)
           wall[k].push_back(static_cast<double>(run.engine_wall_ns));
       }
     const size_t noop = all.size() - 1;
-    if (!alive(noop)) throw EnvironmentError("the no-op kernel that times the harness failed: " + speeds[noop].problem);
     for (auto& w : wall) std::sort(w.begin(), w.end());
-    const double harness = Quantile(wall[noop], 0.5);
+    const bool harness_timed = alive(noop) && !wall[noop].empty();
+    const double harness = harness_timed ? Quantile(wall[noop], 0.5) : 0;
     for (size_t k = 0; k < noop; ++k) {
+      if (alive(k) && !harness_timed) speeds[k].problem = "the harness could not be timed: " + speeds[noop].problem;
+      if (alive(k) && wall[k].empty()) speeds[k].problem = "no timed call";
       if (!alive(k)) continue;
       Speed& s = speeds[k];
       s.clock = SpeedClock::kCpuWall;
