@@ -155,7 +155,7 @@ std::optional<PinnedValidation> PinnedInputs::Validation(const ValidationQuestio
         q.iteration, ShortHash(q.candidate), q.seed, ShortHash(v.candidate), v.seed, v.seq));
   nlohmann::json j = nlohmann::json::parse(artifacts_.Get(v.verdict), nullptr, false);
   if (!j.is_object()) throw ReplayGap(fmt::format("the verdict of event {} is not a verdict document", v.seq));
-  PinnedValidation out{Verdict::FromJson(j), nullptr};
+  PinnedValidation out{Verdict::FromJson(j), nullptr, "", ""};
   if (!v.forensics.empty()) out.forensics = nlohmann::json::parse(artifacts_.Get(v.forensics), nullptr, false);
   if (!v.tensors.empty()) {
     out.tensors = v.tensors;

@@ -247,7 +247,7 @@ TEST_F(RepairTest, AScriptedRepairerUsesToolsThenProposes) {
   EXPECT_EQ((*proposed)["data"]["proposals"][0]["origin"], "script");
 }
 
-// A repair that is correct but forty times slower than the near-miss is "repaired by
+// A repair that is correct but far slower than the near-miss is "repaired by
 // degeneration": refused, and the run goes on to the faster fix; alone, it ends the run
 // unrepaired and teaches the knowledge base nothing; --degenerate-below 0 accepts it.
 TEST_F(RepairTest, ADegenerateRepairIsRefusedAndAFasterOneAccepted) {

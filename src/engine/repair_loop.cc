@@ -355,7 +355,7 @@ void RepairRun::JudgeSpeed(const std::string& source, int index, Verdict* v) {
   const Speed &before = pair[0], &speed = pair[1];
   v->speed = speed.ToJson();
   v->speed["alongside_near_miss"] = before.ToJson();
-  if (before.measured() && !speed.measured()) {  // a timing it made fail must not pass it
+  if (before.measured() && speed.fault) {  // a timing it made fail must not pass it
     v->passed = false;
     v->failure = FailureClass::kDegenerate;
     v->message = "repaired by degeneration: certified correct, but it could not be timed beside the near-miss (" +

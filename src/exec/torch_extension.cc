@@ -497,7 +497,8 @@ TorchExtension CompileTorchExtension(Machine& machine, const TorchToolchain& tor
       return ext;
     }
   bool cuda = !source.cuda_cu.empty();
-  Build b{machine, torch, cxx, options, options.cache_dir.empty() ? machine.config().cache_dir : options.cache_dir};
+  Build b{machine, torch, cxx, options, options.cache_dir.empty() ? machine.config().cache_dir : options.cache_dir,
+          {},      {},    {},  {}};
   // The flags of torch.utils.cpp_extension, for this toolchain.
   b.cxx_flags = {"-O2", "-std=c++17", "-fPIC", "-DTORCH_API_INCLUDE_EXTENSION_H",
                  std::string("-D_GLIBCXX_USE_CXX11_ABI=") + (torch.cxx11_abi ? "1" : "0")};

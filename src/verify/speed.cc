@@ -18,6 +18,8 @@ namespace kforge {
 namespace {
 
 constexpr int64_t kSpeedLoadTimeoutMs = 60000;
+/// The figure of a CPU kernel whose calls take no longer than the harness's noise.
+constexpr double kFloorNs = 1;
 
 /// Does nothing: timed on the same case, its calls are the harness's own work per call
 /// (the control socket, the runner's checks of the arena), which the CPU figure leaves out.
@@ -37,9 +39,10 @@ double Quantile(const std::vector<double>& sorted, double q) {
   return sorted[i];
 }
 
-Speed NotMeasured(std::string problem) {
+Speed NotMeasured(std::string problem, bool fault) {
   Speed s;
   s.problem = std::move(problem);
+  s.fault = fault;
   return s;
 }
 
@@ -58,7 +61,7 @@ std::string_view SpeedClockName(SpeedClock c) {
 }
 
 nlohmann::json Speed::ToJson() const {
-  if (!measured()) return {{"measured", false}, {"problem", problem}};
+  if (!measured()) return {{"measured", false}, {"problem", problem}, {"fault", fault}};
   nlohmann::json j = {{"measured", true},      {"clock", SpeedClockName(clock)}, {"case", case_name},
                       {"reps", reps},          {"median_us", median_ns / 1e3},   {"p10_us", p10_ns / 1e3},
                       {"p90_us", p90_ns / 1e3}};
@@ -70,6 +73,7 @@ Speed Speed::FromJson(const nlohmann::json& j) {
   Speed s;
   if (!j.is_object()) return s;
   s.problem = j.value("problem", "");
+  s.fault = j.value("fault", false);
   if (!j.value("measured", false)) return s;
   const std::string clock = j.value("clock", "");
   for (SpeedClock c : {SpeedClock::kCpuWall, SpeedClock::kCudaEvents})
@@ -111,6 +115,10 @@ std::vector<Speed> MeasureSpeeds(Machine& machine, const Task& task, BackendKind
   if (backend_kind != BackendKind::kCuda) all.push_back(kNoOpKernel);
   std::vector<Speed> speeds(all.size());
   std::vector<std::unique_ptr<CandidateProcess>> procs(all.size());
+  auto fault = [&](size_t k, std::string why) {  // what the candidate did, not the measurement
+    speeds[k].problem = std::move(why);
+    speeds[k].fault = true;
+  };
   for (size_t k = 0; k < all.size(); ++k) {
     speeds[k].case_name = kase.name;
     CompileResult built = backend->Build(machine, all[k], copts);
@@ -122,9 +130,9 @@ std::vector<Speed> MeasureSpeeds(Machine& machine, const Task& task, BackendKind
     procs[k]->set_cancel(options.cancel);
     LoadResult load = procs[k]->Start(kSpeedLoadTimeoutMs);
     if (!load.ok)
-      speeds[k].problem = "it does not load: " + load.message;
+      fault(k, "it does not load: " + load.message);
     else if (load.threads_started > 0)  // it would run beside the others while they are timed
-      speeds[k].problem = "its static constructors left threads running";
+      fault(k, "its static constructors left threads running");
   }
   // Every process maps the same arena: what one call writes into an input, the next one
   // would read. The inputs are compared after each call and put back.
@@ -150,11 +158,11 @@ std::vector<Speed> MeasureSpeeds(Machine& machine, const Task& task, BackendKind
       CaseRun run =
           procs[k]->Bench(1, arena, n_in, options.warmup, options.reps, options.call_timeout_ms * options.reps);
       if (run.outcome != CaseRun::Outcome::kReturned || run.rc != 0) {
-        speeds[k].problem = failed(run);
+        fault(k, failed(run));
         continue;
       }
       if (!inputs_kept()) {
-        speeds[k].problem = "it modified an input while being timed";
+        fault(k, "it modified an input while being timed");
         continue;
       }
       speeds[k].clock = SpeedClock::kCudaEvents;
@@ -173,11 +181,11 @@ std::vector<Speed> MeasureSpeeds(Machine& machine, const Task& task, BackendKind
         if (options.cancel != nullptr) options.cancel->ThrowIfCancelled();
         CaseRun run = procs[k]->Run(static_cast<uint64_t>(call + 1), arena, n_in, options.call_timeout_ms);
         if (run.outcome != CaseRun::Outcome::kReturned || run.rc != 0)
-          speeds[k].problem = failed(run);
+          fault(k, failed(run));
         else if (!inputs_kept())
-          speeds[k].problem = "it modified an input while being timed";
+          fault(k, "it modified an input while being timed");
         else if (run.threads_after > 1)
-          speeds[k].problem = "it left threads running after a call";
+          fault(k, "it left threads running after a call");
         else if (call >= options.warmup)
           wall[k].push_back(static_cast<double>(run.engine_wall_ns));
       }
@@ -194,17 +202,16 @@ std::vector<Speed> MeasureSpeeds(Machine& machine, const Task& task, BackendKind
       s.reps = static_cast<int>(wall[k].size());
       s.harness_ns = harness;
       auto net = [&](double q) { return std::max(0.0, Quantile(wall[k], q) - harness); };
-      s.median_ns = net(0.5);
+      s.median_ns = std::max(kFloorNs, net(0.5));  // within the harness's noise: fast
       s.p10_ns = net(0.1);
-      s.p90_ns = net(0.9);
-      if (s.median_ns <= 0) s.problem = "its calls take no longer than the harness's own work per call";
+      s.p90_ns = std::max(s.median_ns, net(0.9));
     }
   }
   for (auto& p : procs)
     if (p != nullptr) p->Cleanup();
   speeds.resize(sources.size());
   for (Speed& s : speeds)
-    if (!s.problem.empty()) s = NotMeasured(s.problem);
+    if (!s.problem.empty()) s = NotMeasured(s.problem, s.fault);
   return speeds;
 }
 

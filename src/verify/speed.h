@@ -16,7 +16,8 @@
 //  - Speed is a value taken from the world: the repair loop stores it in the verdict it
 //    records (Verdict::speed), so a replay reads it back instead of timing again.
 //  - A candidate that cannot be timed (it does not build, crashes, times out) has no speed;
-//    a comparison with it is "unknown", never a guess.
+//    a comparison with it is "unknown", never a guess. A CPU kernel faster than the harness's
+//    own noise is measured at 1 ns: fast, whatever its exact figure.
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -47,6 +48,9 @@ struct Speed {
   /// kCpuWall: the harness's own time per call (a no-op kernel's median), taken off the figures.
   double harness_ns = 0;
   std::string problem;  ///< why it was not measured ("" when it was)
+  /// Not measured because of what the candidate did (it crashed, failed, modified an input or
+  /// left threads while timed), not because of a limit of the measurement.
+  bool fault = false;
   bool measured() const { return clock != SpeedClock::kNone && median_ns > 0; }
   nlohmann::json ToJson() const;
   /// Null or malformed JSON is a speed not measured.

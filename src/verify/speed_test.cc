@@ -98,14 +98,17 @@ TEST(SpeedTest, ACorrectKernelIsTimedAndACrashingOneIsNot) {
                                     options)[0];
   EXPECT_FALSE(crash.measured());
   EXPECT_NE(crash.problem.find("a timed call failed"), std::string::npos) << crash.problem;
+  EXPECT_TRUE(crash.fault) << "the candidate's own doing";
   const Speed mutating = MeasureSpeeds(testing::LiveMachine(), task, BackendKind::kCpu,
                                        {"#include <dlpack/dlpack.h>\nextern \"C\" int kforge_run(const DLTensor* in, "
                                         "int, DLTensor*, int, void*) { static_cast<float*>(in[0].data)[0] += 1; "
                                         "return 0; }\n"},
                                        options)[0];
   EXPECT_EQ(mutating.problem, "it modified an input while being timed");
+  EXPECT_TRUE(mutating.fault);
   const Speed broken = MeasureSpeeds(testing::LiveMachine(), task, BackendKind::kCpu, {"not C++"}, options)[0];
   EXPECT_EQ(broken.problem, "it does not build");
+  EXPECT_FALSE(broken.fault) << "a certified candidate builds: not a fault of timing";
 }
 
 }  // namespace
