@@ -10,6 +10,7 @@ Standard library only: the checker runs without importing torch.
 """
 import hashlib
 import json
+from typing import Any
 
 # load_inline's leading parameters, in the order a positional call gives them.
 LOAD_INLINE_POSITIONAL = (
@@ -39,17 +40,17 @@ KEY_ARGUMENTS = (
 )
 
 
-def normalise(args):
+def normalise(args: dict[str, Any]) -> dict[str, Any]:
     """The load_inline arguments as plain JSON values, in load_inline's own defaults."""
 
-    def strings(v):
+    def strings(v: Any) -> list[str]:
         if v is None:
             return []
         if isinstance(v, str):
             return [v]
         return [str(s) for s in v]
 
-    def flags(v):
+    def flags(v: Any) -> list[str]:
         # As load_inline's build sees them: joined into one command line, so an empty string
         # is nothing and "-x c++" is two arguments.
         return [t for f in strings(v) for t in f.split()]
@@ -75,12 +76,12 @@ def normalise(args):
     }
 
 
-def extension_key(normalised):
+def extension_key(normalised: dict[str, Any]) -> str:
     text = json.dumps(normalised, sort_keys=True, ensure_ascii=True)
     return hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
-def main_cpp(n):
+def main_cpp(n: dict[str, Any]) -> str:
     """main.cpp as torch.utils.cpp_extension.load_inline writes it."""
     lines = ["#include <torch/extension.h>"] + list(n["cpp_sources"])
     if n["functions"] is not None:
@@ -94,7 +95,7 @@ def main_cpp(n):
     return "\n".join(lines)
 
 
-def thunks_cpp(n):
+def thunks_cpp(n: dict[str, Any]) -> str:
     """main.cpp with kforge's bindings (include/kforge/torch_thunks.h) in place of pybind11's,
     or "" when load_inline's are needed: no `functions`, or a name that is not an identifier."""
     names = list(n["functions"] or [])
@@ -105,7 +106,7 @@ def thunks_cpp(n):
     )
 
 
-def cuda_cu(n):
+def cuda_cu(n: dict[str, Any]) -> str:
     """cuda.cu as load_inline writes it ("" without CUDA sources)."""
     if not n["cuda_sources"]:
         return ""
@@ -114,7 +115,7 @@ def cuda_cu(n):
     )
 
 
-def extension_entry(n, line):
+def extension_entry(n: dict[str, Any], line: int) -> dict[str, Any]:
     """One extension as the checker reports it to the engine: what kforge builds, keyed."""
     return {
         "key": extension_key(n),

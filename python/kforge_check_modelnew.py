@@ -15,6 +15,7 @@ import ast
 import json
 import os
 import sys
+from typing import Any, Callable
 
 sys.path.insert(0, os.path.dirname(__file__))  # relative: the engine runs this from scratch
 import eval_utils as kb  # noqa: E402
@@ -317,13 +318,13 @@ FRAMEWORK_ROOTS = {"torch", "F", "nn", "triton", "tl", "time", "math", "np", "nu
 DESCRIBING = {"extra_repr", "__repr__", "__str__", "__format__"}
 
 
-def root_name(node):
+def root_name(node: ast.AST) -> str | None:
     while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
         node = node.func if isinstance(node, ast.Call) else node.value
     return node.id if isinstance(node, ast.Name) else None
 
 
-def dotted(node):
+def dotted(node: ast.AST) -> str | None:
     parts = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)
@@ -335,7 +336,7 @@ def dotted(node):
 
 
 class Checker:
-    def __init__(self, source, path):
+    def __init__(self, source: str, path: str) -> None:
         self.findings = []
         self.tree = ast.parse(source, filename=path)
         self.aliases = {}  # local name -> dotted module/function it stands for
@@ -347,10 +348,10 @@ class Checker:
                 for a in node.names:
                     self.aliases[a.asname or a.name] = node.module + "." + a.name
 
-    def find(self, check, detail, node):
+    def find(self, check: str, detail: str, node: ast.AST | None) -> None:
         self.findings.append({"check": check, "detail": detail, "line": getattr(node, "lineno", 0)})
 
-    def resolve(self, node):
+    def resolve(self, node: ast.AST) -> str | None:
         """The dotted name a call target stands for, with import aliases expanded."""
         name = dotted(node)
         if name is None:
@@ -361,7 +362,7 @@ class Checker:
         return name
 
 
-def module_strings(tree):
+def module_strings(tree: ast.Module) -> dict[str, Any]:
     """Module-level names bound to a string, a list of strings or a dict of strings."""
     values = {}
     for node in tree.body:
@@ -374,7 +375,7 @@ def module_strings(tree):
     return values
 
 
-def literal(node, names):
+def literal(node: ast.AST, names: dict[str, Any]) -> tuple[bool, Any]:
     if isinstance(node, ast.Name):
         if node.id in names:
             return True, names[node.id]
@@ -399,7 +400,7 @@ def literal(node, names):
         return False, None
 
 
-def load_inline_calls(c):
+def load_inline_calls(c: "Checker") -> tuple[list[dict[str, Any]], list[int], set[str]]:
     names = module_strings(c.tree)
     extensions, unresolved, kernel_names = [], [], set()
     for node in ast.walk(c.tree):
@@ -433,7 +434,7 @@ def load_inline_calls(c):
     return extensions, unresolved, kernel_names
 
 
-def triton_kernels(c):
+def triton_kernels(c: "Checker") -> set[str]:
     names = set()
     for node in ast.walk(c.tree):
         if isinstance(node, ast.FunctionDef):
@@ -444,7 +445,7 @@ def triton_kernels(c):
     return names
 
 
-def names_in(node):
+def names_in(node: ast.AST) -> set[str]:
     out = set()
     for n in ast.walk(node):
         if isinstance(n, ast.Name):
@@ -454,7 +455,7 @@ def names_in(node):
     return out
 
 
-def check_candidate(source, path):
+def check_candidate(source: str, path: str) -> dict[str, Any]:
     c = Checker(source, path)
     extensions, unresolved, kernel_names = load_inline_calls(c)
     kernels = kernel_names | triton_kernels(c)
@@ -716,7 +717,7 @@ def check_candidate(source, path):
     }
 
 
-def without_model(tree):
+def without_model(tree: ast.Module) -> str:
     """The reference as the candidate's worker gets it: what get_inputs() and get_init_inputs()
     need (imports, assignments, and the functions and classes they name, transitively), never
     Model nor anything only Model uses. The candidate's process draws its inputs from it and
@@ -740,7 +741,7 @@ def without_model(tree):
     return ast.unparse(ast.Module(body=body, type_ignores=[]))
 
 
-def check_reference(source, path):
+def check_reference(source: str, path: str) -> dict[str, Any]:
     tree = ast.parse(source, filename=path)
     names = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
     missing = [n for n in ("Model", "get_inputs", "get_init_inputs") if n not in names]
@@ -765,7 +766,7 @@ def check_reference(source, path):
     return {"ok": True, "constants": constants, "inputs_source": inputs_source}
 
 
-def guarded(fn, path):
+def guarded(fn: Callable[[str, str], dict[str, Any]], path: str) -> dict[str, Any]:
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
             source = f.read()
@@ -776,7 +777,7 @@ def guarded(fn, path):
         return {"ok": False, "problem": f"{path} cannot be analysed: {type(e).__name__}"}
 
 
-def plain_arguments(args):
+def plain_arguments(args: Any) -> dict[str, Any] | None:
     """load_inline's arguments as a run of the candidate's module recorded them (untrusted):
     the normalised dict with every field of its type, or None."""
     if not isinstance(args, dict) or not isinstance(args.get("name"), str):
@@ -798,7 +799,7 @@ def plain_arguments(args):
     return kb.normalise({k: args.get(k) for k in kb.KEY_ARGUMENTS if k in args})
 
 
-def derive_extensions(text, path):
+def derive_extensions(text: str, path: str) -> dict[str, Any]:
     """The extensions to build from recorded load_inline calls (`text`, JSON): key and sources
     made here, in kforge's process, from the arguments alone (never taken from the run that
     recorded them)."""
@@ -812,7 +813,7 @@ def derive_extensions(text, path):
     return {"ok": True, "extensions": out}
 
 
-def main(argv):
+def main(argv: list[str]) -> int:
     out = {}
     if "--derive" in argv:
         out["derived"] = guarded(derive_extensions, argv[argv.index("--derive") + 1])

@@ -27,6 +27,7 @@ import os
 import sys
 import traceback
 import types
+from typing import Any, Callable, NoReturn
 
 kb = None  # eval_utils, imported once the script's folder is on the path (main)
 
@@ -34,18 +35,18 @@ kb = None  # eval_utils, imported once the script's folder is on the path (main)
 class NotCallableWhileResolving(types.ModuleType):
     """What the stand-in load_inline returns: any function read from it raises when called."""
 
-    def __getattr__(self, attribute: str):
+    def __getattr__(self, attribute: str) -> Callable[..., NoReturn]:
         if attribute.startswith("__"):
             raise AttributeError(attribute)
 
-        def unavailable(*args, **kwargs):
+        def unavailable(*args: Any, **kwargs: Any) -> NoReturn:
             raise RuntimeError("kforge: an extension's functions are not callable while its sources are read")
 
         return unavailable
 
 
-def recording_load_inline(recorded: list, candidate_path: str):
-    def load_inline(*args, **kwargs):
+def recording_load_inline(recorded: list[dict[str, Any]], candidate_path: str) -> Callable[..., types.ModuleType]:
+    def load_inline(*args: Any, **kwargs: Any) -> types.ModuleType:
         call = dict(zip(kb.LOAD_INLINE_POSITIONAL, args))
         call.update({k: v for k, v in kwargs.items() if k in kb.KEY_ARGUMENTS})
         # The candidate's own line that made the call (through helpers of its own, the

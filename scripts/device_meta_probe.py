@@ -33,7 +33,7 @@ WAYS = {
 }
 
 
-def import_chain(stderr, module):
+def import_chain(stderr: str, module: str) -> str:
     """The chain of imports (python -X importtime) that led to `module`'s first import."""
     rows = []
     for line in stderr.splitlines():

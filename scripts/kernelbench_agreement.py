@@ -20,12 +20,13 @@ import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLES = os.path.join(ROOT, "examples", "kernelbench")
 
 
-def procedure(reference, candidate, timeout):
+def procedure(reference: str, candidate: str, timeout: float) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as scratch:
         env = dict(os.environ, TORCH_EXTENSIONS_DIR=os.path.join(scratch, "ext"))
         try:
@@ -47,7 +48,7 @@ def procedure(reference, candidate, timeout):
     return {"compiled": False, "correct": False, "error": (p.stderr or "no output")[-200:]}
 
 
-def kforge(binary, reference, candidate, case, gpu):
+def kforge(binary: str, reference: str, candidate: str, case: dict[str, Any], gpu: bool) -> dict[str, Any]:
     args = [binary, "verify", reference, candidate, "--json", "--seed", "7"]
     if gpu:
         args += ["--backend", "cuda"]
@@ -64,8 +65,8 @@ def kforge(binary, reference, candidate, case, gpu):
         return {"error": p.stderr[-200:]}
 
 
-def main(argv):
-    def option(name, default):
+def main(argv: list[str]) -> int:
+    def option(name: str, default: str) -> str:
         return argv[argv.index(name) + 1] if name in argv else default
 
     gpu = "--gpu" in argv
@@ -89,7 +90,7 @@ def main(argv):
         seen.add(key)
         cases.append(case)
 
-    def one(case):
+    def one(case: dict[str, Any]) -> tuple[Any, bool, str]:
         reference, candidate = os.path.join(EXAMPLES, case["reference"]), os.path.join(EXAMPLES, case["candidate"])
         started = time.time()
         kb = procedure(reference, candidate, 60 if "timeout" in case else 900)

@@ -12,11 +12,12 @@ import json
 import sys
 import time
 import types
+from typing import Any
 
 import torch
 
 
-def load(path, name, namespace=None):
+def load(path: str, name: str, namespace: dict[str, Any] | None = None) -> types.ModuleType:
     module = types.ModuleType(name)
     module.__file__ = path
     if namespace:
@@ -27,12 +28,12 @@ def load(path, name, namespace=None):
     return module
 
 
-def seed(s):
+def seed(s: int) -> None:
     torch.manual_seed(s)
     torch.cuda.manual_seed(s)
 
 
-def main(reference_path, candidate_path):
+def main(reference_path: str, candidate_path: str) -> tuple[dict[str, Any], float]:
     start = time.perf_counter()
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     ref = load(reference_path, "kb_reference")

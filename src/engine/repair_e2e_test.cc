@@ -251,19 +251,19 @@ TEST_F(RepairTest, AScriptedRepairerUsesToolsThenProposes) {
 // degeneration": refused, and the run goes on to the faster fix; alone, it ends the run
 // unrepaired and teaches the knowledge base nothing; --degenerate-below 0 accepts it.
 TEST_F(RepairTest, ADegenerateRepairIsRefusedAndAFasterOneAccepted) {
-  const std::string slow = SourceDir() + "/examples/cpu/degenerate/add_bias_repeated.cc";
+  const std::string slow = SourceDir() + "/examples/cpu/degenerate/relu_repeated.cc";
   std::filesystem::copy_file(slow, dir_->path() + "/slow.cc");
-  std::filesystem::copy_file(SourceDir() + "/examples/cpu/correct/add_bias.cc", dir_->path() + "/fast.cc");
+  std::filesystem::copy_file(SourceDir() + "/examples/cpu/correct/relu.cc", dir_->path() + "/fast.cc");
   auto turn = [](const std::string& file) { return nlohmann::json{{"propose", {{{"file", file}}}}}; };
   auto script = [&](const std::string& name, nlohmann::json turns) {
     WriteFileAtomic(dir_->path() + "/" + name, nlohmann::json{{"turns", std::move(turns)}}.dump());
     return dir_->path() + "/" + name;
   };
   auto repair = [&](const std::string& run, const std::string& script_path, std::vector<std::string> extra = {}) {
-    std::vector<std::string> args = {"repair",     "add_bias", NearMiss("add_bias_wrong_broadcast.cc"),
-                                     "--repairer", "script",   "--repairer-script",
-                                     script_path,  "--out",    run,
-                                     "--seed",     "5",        "--json",
+    std::vector<std::string> args = {"repair",     "relu",   NearMiss("relu_nan_dropped.cc"),
+                                     "--repairer", "script", "--repairer-script",
+                                     script_path,  "--out",  run,
+                                     "--seed",     "5",      "--json",
                                      "--quiet"};
     args.insert(args.end(), extra.begin(), extra.end());
     return RunCli(args, "", 300, Env(run.substr(run.rfind('/') + 1)));
@@ -272,7 +272,7 @@ TEST_F(RepairTest, ADegenerateRepairIsRefusedAndAFasterOneAccepted) {
   auto r = repair(Dir("both"), both);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   nlohmann::json s = nlohmann::json::parse(r.out);
-  EXPECT_EQ(s["error_history"], nlohmann::json({"wrong_result", "degenerate", "none"})) << s.dump();
+  EXPECT_EQ(s["error_history"], nlohmann::json({"nan_inf", "degenerate", "none"})) << s.dump();
   ASSERT_TRUE(s["speed"]["near_miss"]["measured"].get<bool>()) << s["speed"].dump();
   ASSERT_TRUE(s["speed"]["final"]["measured"].get<bool>()) << s["speed"].dump();
   EXPECT_EQ(s["speed"]["final"]["clock"], "cpu_wall");

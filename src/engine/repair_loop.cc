@@ -55,6 +55,26 @@ nlohmann::json TrialsTensor(const Verdict& v) {
   return trials;
 }
 
+/// The cases whose trials with the distribution a speed is measured with (the case's first,
+/// else normal) the near-miss's verdict `v` passed, every one of them.
+std::set<std::string> TimedCases(const Task& task, const Verdict& v) {
+  std::map<std::string, std::string> timed_distribution;
+  for (const auto* set : {&task.light, &task.full})
+    for (const auto& c : *set)
+      timed_distribution[c.name] =
+          DistributionName(c.distributions.empty() ? Distribution::kNormal : c.distributions.front());
+  std::set<std::string> passed, failed;
+  for (const auto& c : v.cases) {
+    if (c.set != TrialSet::kLight && c.set != TrialSet::kFull) continue;
+    const std::string name = c.name.substr(0, c.name.find('#'));  // "#repeat": the light set's second run
+    auto it = timed_distribution.find(name);
+    if (it == timed_distribution.end() || it->second != c.distribution) continue;
+    (c.passed() ? passed : failed).insert(name);
+  }
+  for (const auto& name : failed) passed.erase(name);
+  return passed;
+}
+
 /// What the task's byte and FLOP counts at `kase` say the two timings achieved ("" when the
 /// task gives no counts): the performance diagnosis a repairer reads in the verdict.
 std::string AchievedRates(const Task& task, const Case& kase, const Speed& before, const Speed& after) {
@@ -340,6 +360,10 @@ void RepairRun::JudgeSpeed(const std::string& source, int index, Verdict* v) {
   options.call_timeout_ms = state_.config.case_timeout_ms;
   options.cancel = env_.cancel;
   const Scored* near_miss = NearMiss();
+  // Timed only on a case whose trials the near-miss passed: where it does the whole work.
+  const Verdict near_miss_verdict = index < 0 || near_miss == nullptr ? *v : Verdict::FromJson(NearMissVerdict());
+  options.cases = TimedCases(task(), near_miss_verdict);
+  if (options.cases.empty()) options.cases.insert("");  // none: nothing is timed
   // A call the cancellation ended is not a timing: the step records nothing and is taken again.
   auto measure = [&](const std::vector<std::string>& sources) {
     std::vector<Speed> speeds = MeasureSpeeds(machine_, task(), state_.config.backend, sources, options);
@@ -370,7 +394,7 @@ void RepairRun::JudgeSpeed(const std::string& source, int index, Verdict* v) {
       "repaired by degeneration: certified correct, but {:.2f}x the near-miss's speed ({:.1f} us a call against "
       "{:.1f} us on case {}, {}{}); a repair must keep at least {:.2f}x (--degenerate-below)",
       ratio, speed.median_ns / 1e3, before.median_ns / 1e3, speed.case_name, SpeedClockName(speed.clock),
-      AchievedRates(task(), SpeedCase(task(), state_.config.backend), before, speed), threshold);
+      AchievedRates(task(), *SpeedCase(task(), state_.config.backend, options.cases), before, speed), threshold);
 }
 
 void RepairRun::RequestRepair() {

@@ -87,117 +87,103 @@ Speed Speed::FromJson(const nlohmann::json& j) {
   return s;
 }
 
-const Case& SpeedCase(const Task& task, BackendKind backend) {
-  if (backend == BackendKind::kCuda && !task.bench.empty()) return task.bench.front();
+const Case* SpeedCase(const Task& task, BackendKind backend, const std::set<std::string>& allowed) {
+  auto ok = [&](const Case& c) { return allowed.empty() || allowed.count(c.name) > 0; };
+  if (backend == BackendKind::kCuda && !task.bench.empty() && ok(task.bench.front())) return &task.bench.front();
   const Case* best = nullptr;
   for (const auto* set : {&task.full, &task.light})
     for (const auto& c : *set)
-      if (best == nullptr || CaseElements(task, c) > CaseElements(task, *best)) best = &c;
-  if (best == nullptr) throw UsageError("task '" + task.name + "' has no cases to time");
-  return *best;
+      if (ok(c) && (best == nullptr || CaseElements(task, c) > CaseElements(task, *best))) best = &c;
+  return best;
 }
 
-std::vector<Speed> MeasureSpeeds(Machine& machine, const Task& task, BackendKind backend_kind,
-                                 const std::vector<std::string>& sources, const SpeedOptions& options) {
-  std::unique_ptr<Backend> backend = MakeBackend(backend_kind);
-  backend->Prepare(machine);
-  CompilerOptions copts;
-  copts.cache_dir = options.cache_dir.empty() ? machine.config().cache_dir : options.cache_dir;
-  const Case& kase = SpeedCase(task, backend_kind);
-  TensorArena arena(CaseLayout(task, kase.params));
-  const size_t n_in = task.inputs.size();
-  const Distribution dist = kase.distributions.empty() ? Distribution::kNormal : kase.distributions.front();
-  for (size_t i = 0; i < n_in; ++i)
-    FillInput(dist, MixSeed(options.seed, i), arena.tensor(i).dtype, arena.data(i), arena.tensor(i).shape, i);
+namespace {
 
-  // One process per source; on the CPU the last one is the no-op kernel, the harness.
-  std::vector<std::string> all = sources;
-  if (backend_kind != BackendKind::kCuda) all.push_back(kNoOpKernel);
-  std::vector<Speed> speeds(all.size());
-  std::vector<std::unique_ptr<CandidateProcess>> procs(all.size());
-  auto fault = [&](size_t k, std::string why) {  // what the candidate did, not the measurement
-    speeds[k].problem = std::move(why);
-    speeds[k].fault = true;
-  };
-  for (size_t k = 0; k < all.size(); ++k) {
-    speeds[k].case_name = kase.name;
-    CompileResult built = backend->Build(machine, all[k], copts);
-    if (!built.ok) {
-      speeds[k].problem = "it does not build";
-      continue;
+/// The processes of one MeasureSpeeds call, timed on one arena: one per source, and on the
+/// CPU the no-op kernel's last.
+class SpeedSession {
+ public:
+  SpeedSession(Machine& machine, const Task& task, BackendKind backend, const SpeedOptions& options)
+      : machine_(machine),
+        backend_(MakeBackend(backend)),
+        options_(options),
+        kase_(*SpeedCase(task, backend, options.cases)),
+        arena_(CaseLayout(task, kase_.params)),
+        n_in_(task.inputs.size()) {
+    backend_->Prepare(machine);
+    copts_.cache_dir = options.cache_dir.empty() ? machine.config().cache_dir : options.cache_dir;
+    const Distribution dist = kase_.distributions.empty() ? Distribution::kNormal : kase_.distributions.front();
+    for (size_t i = 0; i < n_in_; ++i) {
+      FillInput(dist, MixSeed(options.seed, i), arena_.tensor(i).dtype, arena_.data(i), arena_.tensor(i).shape, i);
+      inputs_.emplace_back(static_cast<const char*>(arena_.data(i)), arena_.tensor(i).bytes);
     }
-    procs[k] = backend->NewProcess(machine, built.so_path, options.limits, arena.total_bytes());
-    procs[k]->set_cancel(options.cancel);
-    LoadResult load = procs[k]->Start(kSpeedLoadTimeoutMs);
-    if (!load.ok)
-      fault(k, "it does not load: " + load.message);
-    else if (load.threads_started > 0)  // it would run beside the others while they are timed
-      fault(k, "its static constructors left threads running");
   }
-  // Every process maps the same arena: what one call writes into an input, the next one
-  // would read. The inputs are compared after each call and put back.
-  std::vector<std::string> inputs;
-  for (size_t i = 0; i < n_in; ++i) inputs.emplace_back(static_cast<const char*>(arena.data(i)), arena.tensor(i).bytes);
-  auto inputs_kept = [&] {
-    bool kept = true;
-    for (size_t i = 0; i < n_in; ++i) {
-      if (std::memcmp(arena.data(i), inputs[i].data(), inputs[i].size()) == 0) continue;
-      std::memcpy(arena.data(i), inputs[i].data(), inputs[i].size());
-      kept = false;
+  ~SpeedSession() {
+    for (auto& p : procs_)
+      if (p != nullptr) p->Cleanup();
+  }
+
+  /// Builds and starts one more process.
+  void Start(const std::string& source) {
+    const size_t k = speeds_.size();
+    speeds_.emplace_back();
+    procs_.emplace_back();
+    speeds_[k].case_name = kase_.name;
+    CompileResult built = backend_->Build(machine_, source, copts_);
+    if (!built.ok) {
+      speeds_[k].problem = "it does not build";
+      return;
     }
-    return kept;
-  };
-  auto failed = [](const CaseRun& run) {
-    return fmt::format("a timed call failed ({}, rc {}){}", OutcomeName(run.outcome), run.rc,
-                       run.message.empty() ? "" : ": " + run.message);
-  };
-  auto alive = [&](size_t k) { return procs[k] != nullptr && speeds[k].problem.empty(); };
-  if (backend_kind == BackendKind::kCuda) {
-    for (size_t k = 0; k < all.size(); ++k) {
-      if (!alive(k)) continue;
+    procs_[k] = backend_->NewProcess(machine_, built.so_path, options_.limits, arena_.total_bytes());
+    procs_[k]->set_cancel(options_.cancel);
+    LoadResult load = procs_[k]->Start(kSpeedLoadTimeoutMs);
+    if (!load.ok)
+      Fault(k, "it does not load: " + load.message);
+    else if (load.threads_started > 0)  // it would run beside the others while they are timed
+      Fault(k, "its static constructors left threads running");
+  }
+
+  /// Each process's Bench loop in turn (CUDA events).
+  void TimeOnGpu() {
+    for (size_t k = 0; k < speeds_.size(); ++k) {
+      if (!Alive(k)) continue;
       CaseRun run =
-          procs[k]->Bench(1, arena, n_in, options.warmup, options.reps, options.call_timeout_ms * options.reps);
-      if (run.outcome != CaseRun::Outcome::kReturned || run.rc != 0) {
-        fault(k, failed(run));
-        continue;
-      }
-      if (!inputs_kept()) {
-        fault(k, "it modified an input while being timed");
-        continue;
-      }
-      speeds[k].clock = SpeedClock::kCudaEvents;
-      speeds[k].reps = run.timing.reps;
-      speeds[k].median_ns = run.timing.median_ns;
-      speeds[k].p10_ns = run.timing.p10_ns;
-      speeds[k].p90_ns = run.timing.p90_ns;
+          procs_[k]->Bench(1, arena_, n_in_, options_.warmup, options_.reps, options_.call_timeout_ms * options_.reps);
+      if (!Kept(k, run)) continue;
+      Speed& s = speeds_[k];
+      s.clock = SpeedClock::kCudaEvents;
+      s.reps = run.timing.reps;
+      s.median_ns = run.timing.median_ns;
+      s.p10_ns = run.timing.p10_ns;
+      s.p90_ns = run.timing.p90_ns;
     }
-  } else {
-    // The calls of every process alternate, so a change in the machine's load while they are
-    // timed reaches each of them alike instead of the one that happened to run then.
-    std::vector<std::vector<double>> wall(all.size());
-    for (int call = 0; call < options.warmup + options.reps; ++call)
-      for (size_t k = 0; k < all.size(); ++k) {
-        if (!alive(k)) continue;
-        if (options.cancel != nullptr) options.cancel->ThrowIfCancelled();
-        CaseRun run = procs[k]->Run(static_cast<uint64_t>(call + 1), arena, n_in, options.call_timeout_ms);
-        if (run.outcome != CaseRun::Outcome::kReturned || run.rc != 0)
-          fault(k, failed(run));
-        else if (!inputs_kept())
-          fault(k, "it modified an input while being timed");
-        else if (run.threads_after > 1)
-          fault(k, "it left threads running after a call");
-        else if (call >= options.warmup)
+  }
+
+  /// The calls of every process alternate, so a change in the machine's load while they are
+  /// timed reaches each of them alike instead of the one that happened to run then; the last
+  /// process is the harness, whose median is taken off the others'.
+  void TimeOnCpu() {
+    std::vector<std::vector<double>> wall(speeds_.size());
+    for (int call = 0; call < options_.warmup + options_.reps; ++call)
+      for (size_t k = 0; k < speeds_.size(); ++k) {
+        if (!Alive(k)) continue;
+        if (options_.cancel != nullptr) options_.cancel->ThrowIfCancelled();
+        CaseRun run = procs_[k]->Run(static_cast<uint64_t>(call + 1), arena_, n_in_, options_.call_timeout_ms);
+        if (!Kept(k, run)) continue;
+        if (run.threads_after > 1)
+          Fault(k, "it left threads running after a call");
+        else if (call >= options_.warmup)
           wall[k].push_back(static_cast<double>(run.engine_wall_ns));
       }
-    const size_t noop = all.size() - 1;
+    const size_t noop = speeds_.size() - 1;
     for (auto& w : wall) std::sort(w.begin(), w.end());
-    const bool harness_timed = alive(noop) && !wall[noop].empty();
+    const bool harness_timed = Alive(noop) && !wall[noop].empty();
     const double harness = harness_timed ? Quantile(wall[noop], 0.5) : 0;
     for (size_t k = 0; k < noop; ++k) {
-      if (alive(k) && !harness_timed) speeds[k].problem = "the harness could not be timed: " + speeds[noop].problem;
-      if (alive(k) && wall[k].empty()) speeds[k].problem = "no timed call";
-      if (!alive(k)) continue;
-      Speed& s = speeds[k];
+      if (Alive(k) && !harness_timed) speeds_[k].problem = "the harness could not be timed: " + speeds_[noop].problem;
+      if (Alive(k) && wall[k].empty()) speeds_[k].problem = "no timed call";
+      if (!Alive(k)) continue;
+      Speed& s = speeds_[k];
       s.clock = SpeedClock::kCpuWall;
       s.reps = static_cast<int>(wall[k].size());
       s.harness_ns = harness;
@@ -207,12 +193,68 @@ std::vector<Speed> MeasureSpeeds(Machine& machine, const Task& task, BackendKind
       s.p90_ns = std::max(s.median_ns, net(0.9));
     }
   }
-  for (auto& p : procs)
-    if (p != nullptr) p->Cleanup();
-  speeds.resize(sources.size());
-  for (Speed& s : speeds)
-    if (!s.problem.empty()) s = NotMeasured(s.problem, s.fault);
-  return speeds;
+
+  /// The first `n` speeds, unmeasured ones with their reason.
+  std::vector<Speed> Speeds(size_t n) const {
+    std::vector<Speed> out(speeds_.begin(), speeds_.begin() + static_cast<std::ptrdiff_t>(n));
+    for (Speed& s : out)
+      if (!s.problem.empty()) s = NotMeasured(s.problem, s.fault);
+    return out;
+  }
+
+ private:
+  bool Alive(size_t k) const { return procs_[k] != nullptr && speeds_[k].problem.empty(); }
+  /// What the candidate did, not a limit of the measurement.
+  void Fault(size_t k, std::string why) {
+    speeds_[k].problem = std::move(why);
+    speeds_[k].fault = true;
+  }
+  /// Whether call `run` of process `k` returned and left the inputs as they were. Every
+  /// process maps the same arena: what one call writes into an input the next would read, so
+  /// the inputs are compared after each call and put back.
+  bool Kept(size_t k, const CaseRun& run) {
+    if (run.outcome != CaseRun::Outcome::kReturned || run.rc != 0) {
+      Fault(k, fmt::format("a timed call failed ({}, rc {}){}", OutcomeName(run.outcome), run.rc,
+                           run.message.empty() ? "" : ": " + run.message));
+      return false;
+    }
+    bool kept = true;
+    for (size_t i = 0; i < n_in_; ++i) {
+      if (std::memcmp(arena_.data(i), inputs_[i].data(), inputs_[i].size()) == 0) continue;
+      std::memcpy(arena_.data(i), inputs_[i].data(), inputs_[i].size());
+      kept = false;
+    }
+    if (!kept) Fault(k, "it modified an input while being timed");
+    return kept;
+  }
+
+  Machine& machine_;
+  std::unique_ptr<Backend> backend_;
+  const SpeedOptions& options_;
+  const Case& kase_;
+  TensorArena arena_;
+  size_t n_in_;
+  CompilerOptions copts_;
+  std::vector<std::string> inputs_;
+  std::vector<Speed> speeds_;
+  std::vector<std::unique_ptr<CandidateProcess>> procs_;
+};
+
+}  // namespace
+
+std::vector<Speed> MeasureSpeeds(Machine& machine, const Task& task, BackendKind backend,
+                                 const std::vector<std::string>& sources, const SpeedOptions& options) {
+  if (SpeedCase(task, backend, options.cases) == nullptr)
+    return std::vector<Speed>(sources.size(), NotMeasured("no case to time it on (the near-miss passed none)", false));
+  SpeedSession session(machine, task, backend, options);
+  for (const auto& source : sources) session.Start(source);
+  if (backend == BackendKind::kCuda) {
+    session.TimeOnGpu();
+  } else {
+    session.Start(kNoOpKernel);  // the harness's own work per call
+    session.TimeOnCpu();
+  }
+  return session.Speeds(sources.size());
 }
 
 double SpeedRatio(const Speed& before, const Speed& after) {

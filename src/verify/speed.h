@@ -20,6 +20,7 @@
 //    own noise is measured at 1 ns: fast, whatever its exact figure.
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -65,11 +66,15 @@ struct SpeedOptions {
   std::string cache_dir;  ///< compile cache; empty for the machine's
   SandboxLimits limits;
   const CancellationToken* cancel = nullptr;
+  /// When not empty, the names of the cases a speed may be measured on (the repair loop: the
+  /// cases whose trials the near-miss passed, where it does all the work a correct kernel
+  /// does — a near-miss that skips the tail of a tiled loop is fast only where it is wrong).
+  std::set<std::string> cases;
 };
 
 /// The case a speed is measured on: the first bench case on a GPU (else the largest full
-/// case, as on the CPU). Throws UsageError for a task without cases.
-const Case& SpeedCase(const Task& task, BackendKind backend);
+/// case, as on the CPU), among `allowed` when it is not empty; null when none is.
+const Case* SpeedCase(const Task& task, BackendKind backend, const std::set<std::string>& allowed = {});
 
 /// Builds each of `sources` for `backend` and times them on one case and one set of inputs;
 /// on the CPU their calls alternate (with the harness's no-op kernel's), so that a change

@@ -67,11 +67,13 @@ TEST(SpeedTest, SlowerOnlyBeyondTheNoise) {
 
 TEST(SpeedTest, TheCpuTimesTheLargestFullCaseAndAGpuTheBenchCase) {
   const Task relu = LoadTaskFile(testing::SourceDir() + "/tasks/add_bias.json");
-  EXPECT_EQ(SpeedCase(relu, BackendKind::kCpu).name, "1024_1000");
+  EXPECT_EQ(SpeedCase(relu, BackendKind::kCpu)->name, "1024_1000");
+  EXPECT_EQ(SpeedCase(relu, BackendKind::kCpu, {"3_257", "127_33"})->name, "127_33") << "the largest allowed";
+  EXPECT_EQ(SpeedCase(relu, BackendKind::kCpu, {"no such case"}), nullptr);
   const Task task = LoadTaskFile(testing::SourceDir() + "/tasks/relu.json");
   ASSERT_FALSE(task.bench.empty());
-  EXPECT_EQ(SpeedCase(task, BackendKind::kCuda).name, task.bench.front().name);
-  EXPECT_NE(SpeedCase(task, BackendKind::kCpu).name, task.bench.front().name);
+  EXPECT_EQ(SpeedCase(task, BackendKind::kCuda)->name, task.bench.front().name);
+  EXPECT_NE(SpeedCase(task, BackendKind::kCpu)->name, task.bench.front().name);
 }
 
 TEST(SpeedTest, ACorrectKernelIsTimedAndACrashingOneIsNot) {
