@@ -5,9 +5,10 @@
 //
 // Design note:
 //  - One figure per candidate: the median time of a call, with p10, p90 and the count, on one
-//    case. On a GPU, the task's first bench case timed by the GPU runner's loop (CUDA events on
-//    the given stream, L2 flushed, the engine's go; kforge bench's loop). On the CPU, the
-//    task's largest full case (bench shapes are sized for a GPU) timed by the engine's wall
+//    case (among SpeedOptions::cases when given). On a GPU, the task's first bench case timed
+//    by the GPU runner's loop (CUDA events on the given stream, L2 flushed, the engine's go;
+//    kforge bench's loop). On the CPU, the task's largest full case (bench shapes are sized
+//    for a GPU) timed by the engine's wall
 //    clock around each call, which the candidate cannot reach, less the harness's own work
 //    per call (a no-op kernel's median on the same case: the control socket, the runner's
 //    checks of the arena, which dominate a small kernel's call). The figure names its clock.
