@@ -26,18 +26,7 @@ LOAD_INLINE_POSITIONAL = (
 
 # The load_inline arguments that decide what is built (build_directory, verbose and the
 # like do not).
-KEY_ARGUMENTS = (
-    "name",
-    "cpp_sources",
-    "cuda_sources",
-    "functions",
-    "extra_cflags",
-    "extra_cuda_cflags",
-    "extra_ldflags",
-    "extra_include_paths",
-    "with_cuda",
-    "with_pytorch_error_handling",
-)
+KEY_ARGUMENTS = LOAD_INLINE_POSITIONAL + ("with_cuda", "with_pytorch_error_handling")
 
 
 def normalise(args: dict[str, Any]) -> dict[str, Any]:
