@@ -1,9 +1,13 @@
 // Micro-benchmarks of what the verifier does for every trial besides running the candidate:
 // drawing seeded inputs (core/random, verify/inputs) and comparing an output with the
 // reference (verify/compare), and judging a KernelBench trial from its workers' files
-// (verify/kernelbench/judge). Google Benchmark prints the table; --benchmark_out=FILE
+// (verify/kernelbench/judge), and the runner's first pass over its arena, mapped anew for the
+// call or kept from the call before (exec/runner/arena_mapping). Google Benchmark prints the table;
+// --benchmark_out=FILE
 // --benchmark_out_format=json writes the results (bench/results/micro_cpu.json).
 #include <benchmark/benchmark.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
@@ -13,6 +17,7 @@
 #include "core/fs.h"
 #include "core/random.h"
 #include "core/task.h"
+#include "exec/runner/arena_mapping.h"
 #include "verify/compare.h"
 #include "verify/inputs.h"
 #include "verify/kernelbench/judge.h"
@@ -103,6 +108,40 @@ BENCHMARK(BM_JudgeKernelBenchTrial)
     ->Args({1 << 28, 1, 0})
     ->Args({1 << 28, 1, 1})
     ->Args({1 << 28, 16, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+/// A relu's pass over an arena of n inputs and n outputs, as the runner calls it: the arena
+/// mapped for the call (kept = 0: the runner before ArenaMapping) or kept from the last call.
+void BM_FirstPassOverTheArena(benchmark::State& state) {
+  const size_t n = static_cast<size_t>(state.range(0)), bytes = 2 * n * sizeof(float);
+  const int fd = ::memfd_create("micro-bench-arena", MFD_CLOEXEC);
+  if (fd < 0 || ::ftruncate(fd, static_cast<off_t>(bytes)) != 0) state.SkipWithError("no memfd");
+  kforge::ArenaMapping kept;
+  for (auto _ : state) {
+    float* x = nullptr;
+    if (state.range(1) != 0) {
+      x = reinterpret_cast<float*>(kept.Map(::dup(fd), bytes));
+    } else {
+      void* base = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+      x = base == MAP_FAILED ? nullptr : static_cast<float*>(base);
+    }
+    if (x == nullptr) {
+      state.SkipWithError("cannot map");
+      break;
+    }
+    float* y = x + n;
+    for (size_t i = 0; i < n; ++i) y[i] = x[i] < 0.0f ? 0.0f : x[i];
+    benchmark::ClobberMemory();
+    if (state.range(1) == 0) ::munmap(x, bytes);
+  }
+  ::close(fd);
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+BENCHMARK(BM_FirstPassOverTheArena)
+    ->ArgNames({"elements", "kept"})
+    ->Args({1 << 20, 0})
+    ->Args({1 << 20, 1})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

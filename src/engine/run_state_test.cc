@@ -28,13 +28,13 @@ RunStartedEvent Started() {
 TEST(RunState, FoldsARoundFromRequestToAdoption) {
   RunState s;
   s.Apply(Started(), 1000);
-  s.Apply(ValidatedEvent{S("c0", 0, -1, FailureClass::kPrecision, 21), 0, false, {}}, 0);
+  s.Apply(ValidatedEvent{S("c0", 0, -1, FailureClass::kPrecision, 21), 0, false, {}, {}}, 0);
   s.Apply(RepairRequestedEvent{1, 1, "recipe", false, "", "", ""}, 0);
   RepairProposedEvent proposed;
   proposed.round = 1;
   proposed.proposals = {{"c1", "kb:x", ""}};
   s.Apply(proposed, 0);
-  s.Apply(ValidatedEvent{S("c1", 1, 0, FailureClass::kWrongResult, 25), 0, false, {}}, 0);
+  s.Apply(ValidatedEvent{S("c1", 1, 0, FailureClass::kWrongResult, 25), 0, false, {}, {}}, 0);
   EXPECT_TRUE(s.started);
   EXPECT_EQ(s.config.backend, BackendKind::kCuda);
   EXPECT_EQ(s.started_wall_us, 1000);
@@ -72,7 +72,7 @@ TEST(RunState, PausesBetweenCancelledAndResumedAreNotCharged) {
 
 TEST(RunState, AStoredEventFoldsLikeItsTypedValue) {
   RunState typed, stored;
-  const RunEvent events[] = {Started(), ValidatedEvent{S("c0", 0, -1, FailureClass::kPrecision, 21), 0, false, {}}};
+  const RunEvent events[] = {Started(), ValidatedEvent{S("c0", 0, -1, FailureClass::kPrecision, 21), 0, false, {}, {}}};
   for (const auto& ev : events) {
     typed.Apply(ev, 7);
     EncodedEvent enc = Encode(ev);

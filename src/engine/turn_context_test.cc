@@ -29,8 +29,8 @@ TEST(RoundNotes, OneNotePerProposalWithCauseFixAndLesson) {
   p2.round = 2;
   p2.turn_error = "the model answered with nothing";
   std::vector<RunEvent> events = {
-      ValidatedEvent{Result("c0", 0, -1, FailureClass::kPrecision, 20), 0, false, {}}, p1,
-      ValidatedEvent{Result("c1", 1, 0, FailureClass::kWrongResult, 35, "c0"), 0, false, {}}, p2};
+      ValidatedEvent{Result("c0", 0, -1, FailureClass::kPrecision, 20), 0, false, {}, {}}, p1,
+      ValidatedEvent{Result("c1", 1, 0, FailureClass::kWrongResult, 35, "c0"), 0, false, {}, {}}, p2};
   std::vector<std::string> notes = RoundNotes(events);
   ASSERT_EQ(notes.size(), 2u);
   EXPECT_NE(notes[0].find("round 1: llm (two-pass variance) -> wrong_result at L2_light"), std::string::npos)

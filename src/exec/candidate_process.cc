@@ -16,6 +16,7 @@
 #include "core/check.h"
 #include "core/clock.h"
 #include "core/error.h"
+#include "core/process_cpu_clock.h"
 #include "core/text.h"
 #include "exec/arena.h"
 #include "exec/candidate_uid.h"
@@ -231,6 +232,7 @@ LoadResult CandidateProcess::Start(int64_t timeout_ms) {
   if (reply.kind == ReplyKind::kReady) {
     load.ok = true;
     load.threads_started = reply.threads_after - 1;
+    cpu_clock_ = std::make_unique<ProcessTreeCpuClock>(child_->pid());
   } else if (reply.kind == ReplyKind::kFatal) {
     load.message = "the candidate died while loading (static initialisers): " + parsed.message;
   } else if (reply.kind == ReplyKind::kLoadFailed) {
@@ -372,6 +374,7 @@ CaseRun CandidateProcess::Call(uint64_t case_id, const TensorArena& arena, size_
   c->cmsg_len = CMSG_LEN(sizeof(int));
   int fd = arena.fd();
   std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
+  const int64_t cpu_before = cpu_clock_ != nullptr ? cpu_clock_->Nanos() : 0;
   if (::sendmsg(control_.get(), &msg, MSG_NOSIGNAL) < 0) return Gone(&run);
   // One deadline for the whole call: probe messages and other chatter do not extend it.
   const int64_t started = clock_.MonotonicNanos();
@@ -413,6 +416,7 @@ CaseRun CandidateProcess::Call(uint64_t case_id, const TensorArena& arena, size_
   run.kernels_off_stream = reply.kernels_off_stream;
   run.l2_persistence = (reply.flags & kFlagL2Persistence) != 0;
   run.engine_wall_ns = clock_.MonotonicNanos() - started;
+  if (cpu_clock_ != nullptr && cpu_clock_->processes() > 0) run.engine_cpu_ns = cpu_clock_->Nanos() - cpu_before;
   if (go_sent != 0) run.paced_wall_ns = clock_.MonotonicNanos() - go_sent;
   const WireTiming& t = reply.timing;
   run.timing = CaseTiming{static_cast<int>(t.reps),

@@ -20,6 +20,7 @@ class Machine;
 class TensorArena;
 class PidsCgroup;
 class CandidateUid;
+class ProcessTreeCpuClock;
 enum class RunOp : uint32_t;
 
 /// Timing of a bench call (see WireTiming in runner_protocol.h).
@@ -61,6 +62,9 @@ struct CaseRun {
   int64_t elapsed_ns = 0;
   /// Wall time of the whole call measured by the engine, outside the candidate's reach.
   int64_t engine_wall_ns = 0;
+  /// CPU time the candidate's processes used during the call, read by the engine from the
+  /// kernel's per-process clocks (core/process_cpu_clock.h); -1 when it could not be read.
+  int64_t engine_cpu_ns = -1;
   /// Bench() only: the engine's clock from its go (RunGo) to the kDone, i.e. the timed loop
   /// and the copy of the outputs back, as a clock outside the candidate's reach sees it.
   int64_t paced_wall_ns = 0;
@@ -157,6 +161,7 @@ class CandidateProcess {
   ScopedFd control_;
   std::unique_ptr<Subprocess> child_;
   std::unique_ptr<PidsCgroup> pids_;
+  std::unique_ptr<ProcessTreeCpuClock> cpu_clock_;  ///< made once the candidate is loaded
   uint32_t layers_ = 0;
 };
 

@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "exec/runner/arena_mapping.h"
 #include "exec/runner/confine.h"
 #include "exec/runner_protocol.h"
 
@@ -559,13 +560,11 @@ int Serve(const char* so_arg, ConfineOptions confine) {
 
   RunRequest req;
   int arena_fd = -1;
+  ArenaMapping arena;
   while (ReceiveRequest(&req, &arena_fd)) {
     g_current_case = req.case_id;
-    // Populated at once: the pages' faults are the harness's work, not the call's (a
-    // kernel's first touch of a fresh mapping otherwise pays them inside its own time).
-    void* base = ::mmap(nullptr, req.mapped_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, arena_fd, 0);
-    ::close(arena_fd);
-    if (base == MAP_FAILED) DieWith(FatalKind::kOutOfMemory, 0, -1, "cannot map the tensor arena");
+    char* base = arena.Map(arena_fd, req.mapped_bytes);
+    if (base == nullptr) DieWith(FatalKind::kOutOfMemory, 0, -1, "cannot map the tensor arena");
     int rc = 0;
 #ifdef KFORGE_GPU_RUNNER
     // The CUDA runtime starts helper threads of its own on first use: count per call.
@@ -577,14 +576,13 @@ int Serve(const char* so_arg, ConfineOptions confine) {
 #ifdef KFORGE_GPU_RUNNER
     int64_t elapsed = 0;
     if (req.op == RunOp::kBench)
-      BenchOnGpu(fn, req, static_cast<char*>(base), &rc, &done);
+      BenchOnGpu(fn, req, base, &rc, &done);
     else
-      elapsed = RunOnGpu(fn, req, static_cast<char*>(base), &rc, &done);
+      elapsed = RunOnGpu(fn, req, base, &rc, &done);
 #else
     if (req.op != RunOp::kRun) DieWith(FatalKind::kProtocol, 0, -1, "timing runs need the GPU runner");
     DLTensor tensors[kMaxWireTensors];
-    for (uint32_t i = 0; i < req.num_inputs + req.num_outputs; ++i)
-      ToDLTensor(req.tensors[i], static_cast<char*>(base), &tensors[i]);
+    for (uint32_t i = 0; i < req.num_inputs + req.num_outputs; ++i) ToDLTensor(req.tensors[i], base, &tensors[i]);
     int64_t start = NowNanos();
     rc = fn(tensors, static_cast<int>(req.num_inputs), tensors + req.num_inputs, static_cast<int>(req.num_outputs),
             nullptr);
@@ -611,7 +609,6 @@ int Serve(const char* so_arg, ConfineOptions confine) {
 #endif
     first_call = false;
     done.threads_after = 1 + (after > threads_before ? after - threads_before : 0);
-    ::munmap(base, req.mapped_bytes);
     SendReply(done);
   }
   return 0;

@@ -54,6 +54,8 @@ std::string_view SpeedClockName(SpeedClock c) {
       return "none";
     case SpeedClock::kCpuWall:
       return "cpu_wall";
+    case SpeedClock::kCpuTime:
+      return "cpu_time";
     case SpeedClock::kCudaEvents:
       return "cuda_events";
   }
@@ -76,7 +78,7 @@ Speed Speed::FromJson(const nlohmann::json& j) {
   s.fault = j.value("fault", false);
   if (!j.value("measured", false)) return s;
   const std::string clock = j.value("clock", "");
-  for (SpeedClock c : {SpeedClock::kCpuWall, SpeedClock::kCudaEvents})
+  for (SpeedClock c : {SpeedClock::kCpuWall, SpeedClock::kCpuTime, SpeedClock::kCudaEvents})
     if (clock == SpeedClockName(c)) s.clock = c;
   s.case_name = j.value("case", "");
   s.reps = j.value("reps", 0);
@@ -161,37 +163,27 @@ class SpeedSession {
 
   /// The calls of every process alternate, so a change in the machine's load while they are
   /// timed reaches each of them alike instead of the one that happened to run then; the last
-  /// process is the harness, whose median is taken off the others'.
+  /// process is the harness, whose median is taken off the others'. Each call is timed by the
+  /// CPU time the candidate's processes used (what waiting for a CPU on a busy machine does
+  /// not change), or by the engine's wall clock where those clocks cannot be read.
   void TimeOnCpu() {
-    std::vector<std::vector<double>> wall(speeds_.size());
+    std::vector<std::vector<double>> wall(speeds_.size()), cpu(speeds_.size());
+    bool cpu_readable = true;
     for (int call = 0; call < options_.warmup + options_.reps; ++call)
       for (size_t k = 0; k < speeds_.size(); ++k) {
         if (!Alive(k)) continue;
         if (options_.cancel != nullptr) options_.cancel->ThrowIfCancelled();
         CaseRun run = procs_[k]->Run(static_cast<uint64_t>(call + 1), arena_, n_in_, options_.call_timeout_ms);
         if (!Kept(k, run)) continue;
-        if (run.threads_after > 1)
+        if (run.threads_after > 1) {
           Fault(k, "it left threads running after a call");
-        else if (call >= options_.warmup)
+        } else if (call >= options_.warmup) {
           wall[k].push_back(static_cast<double>(run.engine_wall_ns));
+          cpu[k].push_back(static_cast<double>(run.engine_cpu_ns));
+          cpu_readable = cpu_readable && run.engine_cpu_ns >= 0;
+        }
       }
-    const size_t noop = speeds_.size() - 1;
-    for (auto& w : wall) std::sort(w.begin(), w.end());
-    const bool harness_timed = Alive(noop) && !wall[noop].empty();
-    const double harness = harness_timed ? Quantile(wall[noop], 0.5) : 0;
-    for (size_t k = 0; k < noop; ++k) {
-      if (Alive(k) && !harness_timed) speeds_[k].problem = "the harness could not be timed: " + speeds_[noop].problem;
-      if (Alive(k) && wall[k].empty()) speeds_[k].problem = "no timed call";
-      if (!Alive(k)) continue;
-      Speed& s = speeds_[k];
-      s.clock = SpeedClock::kCpuWall;
-      s.reps = static_cast<int>(wall[k].size());
-      s.harness_ns = harness;
-      auto net = [&](double q) { return std::max(0.0, Quantile(wall[k], q) - harness); };
-      s.median_ns = std::max(kFloorNs, net(0.5));  // within the harness's noise: fast
-      s.p10_ns = net(0.1);
-      s.p90_ns = std::max(s.median_ns, net(0.9));
-    }
+    Summarize(cpu_readable ? SpeedClock::kCpuTime : SpeedClock::kCpuWall, cpu_readable ? &cpu : &wall);
   }
 
   /// The first `n` speeds, unmeasured ones with their reason.
@@ -203,6 +195,28 @@ class SpeedSession {
   }
 
  private:
+  /// The figures of every candidate from its calls' `times`, less the harness's median.
+  void Summarize(SpeedClock clock, std::vector<std::vector<double>>* times) {
+    const size_t noop = speeds_.size() - 1;
+    for (auto& t : *times) std::sort(t.begin(), t.end());
+    const std::vector<double>& harness_times = (*times)[noop];
+    const bool harness_timed = Alive(noop) && !harness_times.empty();
+    const double harness = harness_timed ? Quantile(harness_times, 0.5) : 0;
+    for (size_t k = 0; k < noop; ++k) {
+      const std::vector<double>& t = (*times)[k];
+      if (Alive(k) && !harness_timed) speeds_[k].problem = "the harness could not be timed: " + speeds_[noop].problem;
+      if (Alive(k) && t.empty()) speeds_[k].problem = "no timed call";
+      if (!Alive(k)) continue;
+      Speed& s = speeds_[k];
+      s.clock = clock;
+      s.reps = static_cast<int>(t.size());
+      s.harness_ns = harness;
+      auto net = [&](double q) { return std::max(0.0, Quantile(t, q) - harness); };
+      s.median_ns = std::max(kFloorNs, net(0.5));  // within the harness's noise: fast
+      s.p10_ns = net(0.1);
+      s.p90_ns = std::max(s.median_ns, net(0.9));
+    }
+  }
   bool Alive(size_t k) const { return procs_[k] != nullptr && speeds_[k].problem.empty(); }
   /// What the candidate did, not a limit of the measurement.
   void Fault(size_t k, std::string why) {
@@ -262,10 +276,25 @@ double SpeedRatio(const Speed& before, const Speed& after) {
   return before.median_ns / after.median_ns;
 }
 
+double ResolutionNs(SpeedClock clock) {
+  switch (clock) {
+    case SpeedClock::kCpuTime:
+      return 20e3;
+    case SpeedClock::kCpuWall:
+      return 200e3;
+    case SpeedClock::kCudaEvents:
+      return 2e3;
+    case SpeedClock::kNone:
+      break;
+  }
+  return 0;
+}
+
 bool SlowerBeyondNoise(const Speed& before, const Speed& after, double fraction) {
   const double ratio = SpeedRatio(before, after);
   if (ratio <= 0 || ratio >= fraction || after.p10_ns <= 0) return false;
-  return before.p90_ns / after.p10_ns < fraction;
+  const double resolution = std::max(ResolutionNs(after.clock), after.harness_ns);
+  return before.p90_ns / after.p10_ns < fraction && after.p10_ns - before.p90_ns > resolution;
 }
 
 }  // namespace kforge

@@ -8,10 +8,16 @@
 //    case (among SpeedOptions::cases when given). On a GPU, the task's first bench case timed
 //    by the GPU runner's loop (CUDA events on the given stream, L2 flushed, the engine's go;
 //    kforge bench's loop). On the CPU, the task's largest full case (bench shapes are sized
-//    for a GPU) timed by the engine's wall
-//    clock around each call, which the candidate cannot reach, less the harness's own work
-//    per call (a no-op kernel's median on the same case: the control socket, the runner's
-//    checks of the arena, which dominate a small kernel's call). The figure names its clock.
+//    for a GPU) timed by the CPU time the candidate's processes used in each call, which the
+//    engine reads from the kernel's per-process clocks (outside the candidate's reach; the
+//    engine's wall clock where they cannot be read), less the harness's own work per call (a
+//    no-op kernel's median on the same case: the control socket, the runner's checks of the
+//    arena, which dominate a small kernel's call). The figure names its clock. CPU time, not
+//    wall time: on a busy machine (CI running tests two at a time) a call's wall time grows
+//    with the time it waits for a CPU, by more than half at times, and a repair that does the
+//    near-miss's work was judged twice as slow; the CPU time of the same calls does not wait.
+//  - A difference smaller than the clock's resolution or than the harness's own time per
+//    call is not a difference of speed: a small case's figures are mostly noise.
 //  - Figures are compared only when they were taken together: a repair is timed alongside
 //    the near-miss it repairs (MeasureSpeeds), not against a figure from minutes before.
 //  - Speed is a value taken from the world: the repair loop stores it in the verdict it
@@ -38,6 +44,7 @@ class CancellationToken;
 enum class SpeedClock {
   kNone,        ///< not measured
   kCpuWall,     ///< the engine's wall clock around each call on the CPU
+  kCpuTime,     ///< the CPU time of the candidate's processes in each call, read by the engine
   kCudaEvents,  ///< the GPU runner's CUDA events around each call
 };
 std::string_view SpeedClockName(SpeedClock c);
@@ -47,7 +54,7 @@ struct Speed {
   std::string case_name;
   int reps = 0;
   double median_ns = 0, p10_ns = 0, p90_ns = 0;
-  /// kCpuWall: the harness's own time per call (a no-op kernel's median), taken off the figures.
+  /// On the CPU: the harness's own time per call (a no-op kernel's median), taken off the figures.
   double harness_ns = 0;
   std::string problem;  ///< why it was not measured ("" when it was)
   /// Not measured because of what the candidate did (it crashed, failed, modified an input or
@@ -88,10 +95,16 @@ std::vector<Speed> MeasureSpeeds(Machine& machine, const Task& task, BackendKind
 /// fast). 0 when either was not measured or their clocks differ.
 double SpeedRatio(const Speed& before, const Speed& after);
 
+/// The smallest difference between two figures of `clock` that is a difference of speed and
+/// not of the calls around it (ns).
+double ResolutionNs(SpeedClock clock);
+
 /// Whether `after` runs at less than `fraction` of `before`'s speed beyond the timing's noise:
 /// by the medians, and also comparing before's slowest decile (p90) with after's fastest
-/// (p10). A loaded machine moves both figures; a repair that only looks slower because the
-/// machine was busy while it was timed is not judged slower. False when either is unmeasured.
+/// (p10), and by more than the clock's resolution and the harness's own time per call. A
+/// loaded machine moves both figures; a repair that only looks slower because the machine was
+/// busy while it was timed, or whose case is too small to tell, is not judged slower. False
+/// when either is unmeasured.
 bool SlowerBeyondNoise(const Speed& before, const Speed& after, double fraction);
 
 }  // namespace kforge

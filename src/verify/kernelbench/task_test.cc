@@ -8,7 +8,7 @@
 namespace kforge {
 namespace {
 
-std::string Reference(const std::string& name) {
+std::string ReferenceSource(const std::string& name) {
   std::string text, error;
   EXPECT_TRUE(TryReadFile(testing::SourceDir() + "/examples/kernelbench/level1/" + name, &text, &error)) << error;
   return text;
@@ -27,7 +27,7 @@ TEST(KernelBenchTaskTest, NameFromTheFileAndCategoryFromTheOperators) {
       {"88_MinGPTNewGelu.py", "elementwise"},
   };
   for (const auto& [file, category] : expected) {
-    Task t = KernelBenchTask(Reference(file), "some/dir/" + std::string(file));
+    Task t = KernelBenchTask(ReferenceSource(file), "some/dir/" + std::string(file));
     EXPECT_EQ(t.name, std::string(file).substr(0, std::string(file).size() - 3));
     EXPECT_EQ(t.category, category) << file;
     EXPECT_FALSE(t.sha256.empty());
@@ -36,7 +36,7 @@ TEST(KernelBenchTaskTest, NameFromTheFileAndCategoryFromTheOperators) {
 }
 
 TEST(KernelBenchTaskTest, ANonReferenceIsNamedForWhatItLacks) {
-  EXPECT_EQ(KernelBenchReferenceProblem(Reference("19_ReLU.py")), "");
+  EXPECT_EQ(KernelBenchReferenceProblem(ReferenceSource("19_ReLU.py")), "");
   std::string why = KernelBenchReferenceProblem("import torch\nclass ModelNew:\n    pass\n");
   EXPECT_NE(why.find("'class Model'"), std::string::npos) << why;
   why = KernelBenchReferenceProblem("class Model:\n    pass\ndef get_inputs():\n    return []\n");
