@@ -3,9 +3,12 @@
 //     median of 20), against `kforge verify` run once per verdict;
 //  2. verdicts per minute for a batch of 64 distinct candidates of one problem (each a new
 //     build), through the service's 2 workers and through the one-shot CLI 2 at a time;
-//  3. a soak: 2 x 1,000 cached jobs, the server's resident memory before, between and after.
+//  3. a soak: 2 x 1,000 cached jobs, the resident memory of the server and of its warm
+//     verifiers before, between and after.
+// With --one-shot the server runs each job as a `kforge verify` process of its own (serve
+// --one-shot): the same table for the service without warm verifiers.
 //
-//   serve_bench [--out bench/results/serve_cpu.json]
+//   serve_bench [--out bench/results/serve_cpu.json] [--one-shot]
 #include <fmt/format.h>
 #include <httplib.h>
 
@@ -17,6 +20,7 @@
 
 #include "core/clock.h"
 #include "core/fs.h"
+#include "core/process_cpu_clock.h"
 #include "core/subprocess.h"
 
 namespace {
@@ -38,6 +42,18 @@ int64_t RssKiB(pid_t pid) {
   return at == std::string::npos ? -1 : std::stoll(text.substr(at + 6));
 }
 
+/// The resident memory of `server`'s warm verifiers (kforge verify-worker), summed.
+int64_t WorkersRssKiB(pid_t server) {
+  int64_t total = 0;
+  for (int64_t pid : kforge::ProcessDescendants(server)) {
+    std::string cmdline, error;
+    if (!kforge::TryReadFile("/proc/" + std::to_string(pid) + "/cmdline", &cmdline, &error)) continue;
+    if (cmdline.find("verify-worker") != std::string::npos)
+      total += std::max<int64_t>(0, RssKiB(static_cast<pid_t>(pid)));
+  }
+  return total;
+}
+
 /// The bundled correct ReLU with a distinct constant: a distinct source, so a distinct build.
 std::string Distinct(const std::string& relu, int i) { return relu + "// variant " + std::to_string(i) + "\n"; }
 
@@ -46,8 +62,11 @@ std::string Distinct(const std::string& relu, int i) { return relu + "// variant
 int main(int argc, char** argv) {
   const std::string src = KFORGE_SOURCE_DIR;
   std::string out_path = src + "/bench/results/serve_cpu.json";
-  for (int i = 1; i < argc; ++i)
+  bool one_shot = false;
+  for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out_path = argv[++i];
+    if (!std::strcmp(argv[i], "--one-shot")) one_shot = true;
+  }
   const std::string kforge = kforge::ExecutableDir() + "/kforge";
   kforge::LiveClock clock;
   kforge::TempDir work("kforge-serve-bench");
@@ -58,6 +77,7 @@ int main(int argc, char** argv) {
 
   kforge::SpawnOptions spawn;
   spawn.argv = {kforge, "serve", "--listen", "127.0.0.1:0", "--dir", work.path() + "/service", "--workers", "2"};
+  if (one_shot) spawn.argv.push_back("--one-shot");
   spawn.output_path = work.path() + "/serve.log";
   spawn.add_env = {cache};
   auto server = kforge::Subprocess::Start(spawn, clock);
@@ -135,19 +155,20 @@ int main(int argc, char** argv) {
 
   // 3. Soak: 1,000 cached jobs, then 1,000 more: memory that only grew with the first
   // (allocator arenas, SQLite's page cache) is a plateau, not a leak.
-  const int64_t rss_before = RssKiB(server->pid());
+  const int64_t rss_before = RssKiB(server->pid()), workers_before = WorkersRssKiB(server->pid());
   json soak = json::array();
   for (int i = 0; i < 1000; ++i) soak.push_back(job(relu, 10000 + i));
   start = Clock::now();
   const int soak_passed = wait(submit(soak));
   const double soak_s = Since(start);
-  const int64_t rss_after = RssKiB(server->pid());
+  const int64_t rss_after = RssKiB(server->pid()), workers_after = WorkersRssKiB(server->pid());
   for (auto& j : soak) j["options"]["seed"] = j["options"]["seed"].get<int>() + 1000;
   const int soak2_passed = wait(submit(soak));
-  const int64_t rss_after2 = RssKiB(server->pid());
+  const int64_t rss_after2 = RssKiB(server->pid()), workers_after2 = WorkersRssKiB(server->pid());
   server->Kill();
 
-  json rows = {{"machine", "the 2-core CPU development machine (no GPU); serve with --workers 2"},
+  json rows = {{"machine", std::string("the 2-core CPU development machine (no GPU); serve with --workers 2") +
+                               (one_shot ? " --one-shot" : " (warm verifiers)")},
                {"latency_cached_median_s", {{"serve", Median(served)}, {"one_shot_cli", Median(oneshot)}}},
                {"batch_64_distinct",
                 {{"serve_s", served_batch_s},
@@ -161,8 +182,10 @@ int main(int argc, char** argv) {
                  {"rss_kib_before", rss_before},
                  {"rss_kib_after", rss_after},
                  {"second_1000_certified", soak2_passed},
-                 {"rss_kib_after_second_1000", rss_after2}}}};
-  fmt::print("{:<44} {:>10} {:>14}\n", "kforge serve (CPU)", "serve", "one-shot CLI");
+                 {"rss_kib_after_second_1000", rss_after2},
+                 {"workers_rss_kib", {workers_before, workers_after, workers_after2}}}}};
+  fmt::print("{:<44} {:>10} {:>14}\n", one_shot ? "kforge serve --one-shot (CPU)" : "kforge serve (CPU, warm)", "serve",
+             "one-shot CLI");
   fmt::print("{:<44} {:>10.3f} {:>14.3f}\n", "verdict latency, cached candidate, median s", Median(served),
              Median(oneshot));
   fmt::print("{:<44} {:>10.1f} {:>14.1f}\n", "64 distinct candidates: verdicts per minute", 64 * 60 / served_batch_s,
@@ -171,6 +194,8 @@ int main(int argc, char** argv) {
   fmt::print("{:<44} {:>10.1f}\n", "soak, 1000 cached jobs: verdicts per minute", 1000 * 60 / soak_s);
   fmt::print("{:<44} {:>10} {:>14}\n", "server RSS KiB, before -> after the soak", rss_before, rss_after);
   fmt::print("{:<44} {:>10} {:>14}\n", "server RSS KiB after 1000 more (certified)", rss_after2, soak2_passed);
+  fmt::print("{:<44} {:>10} {:>14}\n", "warm verifiers' RSS KiB, before -> after", workers_before, workers_after);
+  fmt::print("{:<44} {:>10}\n", "warm verifiers' RSS KiB after 1000 more", workers_after2);
   kforge::WriteFileAtomic(out_path, rows.dump(2) + "\n");
   fmt::print("wrote {}\n", out_path);
   return 0;

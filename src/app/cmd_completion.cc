@@ -67,6 +67,7 @@ std::string ZshText(std::string s) {
 std::string Bash(const CLI::App& app, const std::string& task_names) {
   std::string commands, cases;
   for (const CLI::App* sub : app.get_subcommands({})) {
+    if (sub->get_group().empty()) continue;  // not listed (verify-worker)
     commands += (commands.empty() ? "" : " ") + sub->get_name();
     std::string words, values;
     for (const auto& o : OptionsOf(*sub)) {
@@ -123,6 +124,7 @@ std::string Bash(const CLI::App& app, const std::string& task_names) {
 std::string Zsh(const CLI::App& app) {
   std::string commands, cases;
   for (const CLI::App* sub : app.get_subcommands({})) {
+    if (sub->get_group().empty()) continue;  // not listed (verify-worker)
     commands += "    '" + sub->get_name() + ":" + ZshText(sub->get_description()) + "'\n";
     std::string specs;
     for (const auto& o : OptionsOf(*sub)) {

@@ -1,4 +1,4 @@
-// kforge serve [--listen HOST:PORT] [--dir DIR] [--workers N | --devices LIST] [--token-file F]
+// kforge serve [--listen HOST:PORT] [--dir DIR] [--workers N | --devices LIST] [--token-file F] [--one-shot]
 #include <CLI/CLI.hpp>
 #include <atomic>
 #include <chrono>
@@ -48,7 +48,7 @@ std::string ReadToken(const std::string& path) {
 CommandAction SetupServe(CLI::App& sub, Service& service, CancellationToken& interrupt) {
   struct Args {
     std::string listen = "127.0.0.1:8077", dir = "kforge-serve", devices, token_file, tasks_dir;
-    bool trust_client_header = false;
+    bool trust_client_header = false, one_shot = false;
     int workers = 2;
     int64_t queue = 10000, per_client = 1000;
     double job_timeout_s = 1800, max_memory_gib = 16;
@@ -78,6 +78,8 @@ CommandAction SetupServe(CLI::App& sub, Service& service, CancellationToken& int
       ->check(CLI::Range(0.25, 1024.0));
   sub.add_option("--job-timeout", a->job_timeout_s, "wall-clock limit of one job's verifier, in seconds")
       ->check(CLI::Range(1.0, 86400.0));
+  sub.add_flag("--one-shot", a->one_shot,
+               "run each job as a `kforge verify` process of its own instead of in the slot's warm verifier");
   sub.footer(
       "Serves kforge verify's verdicts over HTTP/JSON: POST /v1/verdicts, GET /v1/verdicts/ID[/events], "
       "/healthz, /metrics (docs/serve.md). SIGTERM or Ctrl-C drains: running jobs finish, "
@@ -105,6 +107,7 @@ CommandAction SetupServe(CLI::App& sub, Service& service, CancellationToken& int
     options.max_queued = a->queue;
     options.per_client = a->per_client;
     options.job_timeout_ms = static_cast<int64_t>(a->job_timeout_s * 1000);
+    options.warm = !a->one_shot;
     VerdictService verdicts(service.env(), options);
     ServeHttp server(verdicts, http);
     const int port = server.Bind();

@@ -25,6 +25,7 @@ struct Command {
   const char* name;
   const char* help;
   CommandAction (*setup)(CLI::App& sub, Service& service, CancellationToken& interrupt);
+  bool listed = true;  ///< false: another command starts it (not in help, completion or suggestions)
 };
 
 CommandAction SetupVerify(CLI::App& sub, Service& service, CancellationToken& interrupt);
@@ -52,6 +53,7 @@ CommandAction SetupMcp(CLI::App& sub, Service& service, CancellationToken& inter
 CommandAction SetupMutate(CLI::App& sub, Service& service, CancellationToken& interrupt);
 CommandAction SetupExperiment(CLI::App& sub, Service& service, CancellationToken& interrupt);
 CommandAction SetupServe(CLI::App& sub, Service& service, CancellationToken& interrupt);
+CommandAction SetupVerifyWorker(CLI::App& sub, Service& service, CancellationToken& interrupt);
 
 struct Config;
 /// The last `kforge mutate --score` result per task ({} when never run).

@@ -46,6 +46,7 @@ const Command kCommands[] = {
      SetupServe},
     {"mcp", "serve kforge's tools to coding agents over the Model Context Protocol (stdio)", SetupMcp},
     {"doctor", "say what this machine can do: sandbox layers, GPU, nvcc, compute-sanitizer", SetupDoctor},
+    {"verify-worker", "kforge serve's warm verifier", SetupVerifyWorker, false},
 };
 
 /// What `kforge --version` prints: the version and what this binary was built with. (The
@@ -82,7 +83,7 @@ int Main(int argc, char** argv) {
     std::string names;
     for (const auto& c : kCommands) {
       known |= std::string(argv[1]) == c.name;
-      names += std::string(names.empty() ? "" : ", ") + c.name;
+      if (c.listed) names += std::string(names.empty() ? "" : ", ") + c.name;
     }
     if (!known) {
       std::cerr << "kforge: unknown command '" << argv[1] << "'; commands: " << names << " (kforge --help)\n";

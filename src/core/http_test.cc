@@ -11,7 +11,7 @@ using testing::ScriptedHttpServer;
 using testing::ScriptedReply;
 
 TEST(CurlHttpClient, PostsTheBodyAndHeadersAndReadsTheAnswer) {
-  ScriptedHttpServer server({ScriptedReply{200, {{"X-Request-Id", "abc"}}, "{\"ok\":true}"}});
+  ScriptedHttpServer server({ScriptedReply{200, {{"X-Request-Id", "abc"}}, "{\"ok\":true}", {}, 0, 0}});
   CurlHttpClient client;
   HttpRequest req;
   req.url = server.Url("/v1/chat/completions");
@@ -31,7 +31,7 @@ TEST(CurlHttpClient, PostsTheBodyAndHeadersAndReadsTheAnswer) {
 }
 
 TEST(CurlHttpClient, AnErrorStatusIsAResponseNotATransportFailure) {
-  ScriptedHttpServer server({ScriptedReply{429, {{"Retry-After", "2"}}, "slow down"}});
+  ScriptedHttpServer server({ScriptedReply{429, {{"Retry-After", "2"}}, "slow down", {}, 0, 0}});
   CurlHttpClient client;
   HttpRequest req;
   req.url = server.Url("/");

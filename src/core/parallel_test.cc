@@ -37,7 +37,9 @@ TEST(ParallelChunksTest, RethrowsTheFirstFailureAndStops) {
       EXPECT_LE(r.load(), 1);
       total += r.load();
     }
-    if (threads == 1) EXPECT_EQ(total, 11);
+    if (threads == 1) {
+      EXPECT_EQ(total, 11);
+    }
     EXPECT_EQ(ran[10].load(), 1);
   }
 }

@@ -13,7 +13,8 @@ namespace {
 
 /// Waits until `clock` has counted `ns` more than `from`, at most 10 s; the count it reached.
 int64_t WaitForCpu(const ProcessTreeCpuClock& clock, int64_t from, int64_t ns) {
-  for (int i = 0; i < 1000 && clock.Nanos() - from < ns; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  for (int i = 0; i < 1000 && clock.Nanos() - from < ns; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   return clock.Nanos() - from;
 }
 

@@ -361,8 +361,12 @@ void RepairRun::JudgeSpeed(const std::string& source, int index, Verdict* v) {
   options.cancel = env_.cancel;
   const Scored* near_miss = NearMiss();
   // Timed only on a case whose trials the near-miss passed: where it does the whole work.
-  const Verdict near_miss_verdict = index < 0 || near_miss == nullptr ? *v : Verdict::FromJson(NearMissVerdict());
-  options.cases = TimedCases(task(), near_miss_verdict);
+  if (index < 0 || near_miss == nullptr) {
+    options.cases = TimedCases(task(), *v);
+  } else {
+    if (!timed_cases_) timed_cases_ = TimedCases(task(), Verdict::FromJson(NearMissVerdict()));
+    options.cases = *timed_cases_;
+  }
   if (options.cases.empty()) options.cases.insert("");  // none: nothing is timed
   // A call the cancellation ended is not a timing: the step records nothing and is taken again.
   auto measure = [&](const std::vector<std::string>& sources) {

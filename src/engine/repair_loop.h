@@ -5,6 +5,8 @@
 // lost or repeated (see run_state.h for the events).
 #include <functional>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
 
 #include "core/fs.h"
@@ -126,6 +128,9 @@ class RepairRun {
   std::vector<RunEvent> events_;  ///< the log, decoded: read once on open, appended as it grows
   nlohmann::json summary_;
   int appended_ = 0;
+  /// The cases a speed is measured on (the near-miss passed all their trials), read once from
+  /// the near-miss's verdict.
+  std::optional<std::set<std::string>> timed_cases_;
   bool replay_ = false;      ///< its knowledge base is the recording's snapshot alone
   Sync sync_ = Sync::kYes;   ///< a replay's files are not synced one by one (it can be made again)
   int kill_after_ = 0;       ///< test hook: SIGKILL self after this many appends (0: off)

@@ -212,6 +212,10 @@ LoadResult CandidateProcess::Start(int64_t timeout_ms) {
   child_ = machine_.env().processes().Start(opts);
   theirs.Reset();
 
+  return AwaitLoad(timeout_ms);
+}
+
+LoadResult CandidateProcess::AwaitLoad(int64_t timeout_ms) {
   ParsedReply parsed;
   CaseRun failure;
   LoadResult load;
@@ -327,13 +331,11 @@ CaseRun CandidateProcess::Bench(uint64_t case_id, const TensorArena& arena, size
   return Call(case_id, arena, num_inputs, timeout_ms, RunOp::kBench, warmup, reps, samples);
 }
 
-CaseRun CandidateProcess::Call(uint64_t case_id, const TensorArena& arena, size_t num_inputs, int64_t timeout_ms,
-                               RunOp op, int warmup, int reps, const BenchSamples& samples) {
-  CaseRun run;
-  if (!alive()) {
-    run.message = "the candidate's process is no longer running";
-    return run;
-  }
+namespace {
+
+/// The request for one call of the case laid out in `arena`.
+RunRequest MakeRequest(uint64_t case_id, const TensorArena& arena, size_t num_inputs, RunOp op, int warmup, int reps,
+                       const BenchSamples& samples) {
   RunRequest req;
   req.case_id = case_id;
   req.op = op;
@@ -361,8 +363,13 @@ CaseRun CandidateProcess::Call(uint64_t case_id, const TensorArena& arena, size_
     for (size_t d = 0; d < t.shape.size(); ++d) w.shape[d] = t.shape[d];
     w.offset = t.offset;
   }
+  return req;
+}
+
+/// Sends `req` with the arena's descriptor; false when the runner no longer reads.
+bool SendRequest(int socket_fd, const RunRequest& req, int fd) {
   char control[CMSG_SPACE(sizeof(int))] = {};
-  iovec iov{&req, sizeof req};
+  iovec iov{const_cast<RunRequest*>(&req), sizeof req};
   msghdr msg{};
   msg.msg_iov = &iov;
   msg.msg_iovlen = 1;
@@ -372,10 +379,77 @@ CaseRun CandidateProcess::Call(uint64_t case_id, const TensorArena& arena, size_
   c->cmsg_level = SOL_SOCKET;
   c->cmsg_type = SCM_RIGHTS;
   c->cmsg_len = CMSG_LEN(sizeof(int));
-  int fd = arena.fd();
   std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
+  return ::sendmsg(socket_fd, &msg, MSG_NOSIGNAL) >= 0;
+}
+
+ProbeStats ProbeOf(const ParsedReply& parsed) {
+  const WireProbe& w = parsed.reply.probe;
+  ProbeStats p;
+  p.name = parsed.probe_name;
+  p.count = w.count;
+  p.nan_count = w.nan_count;
+  p.inf_count = w.inf_count;
+  p.min = w.min;
+  p.max = w.max;
+  p.mean = w.mean;
+  p.stddev = w.stddev;
+  p.sample.assign(w.sample, w.sample + std::min<int64_t>(w.count, kProbeSample));
+  return p;
+}
+
+/// What the runner reported of the call: its outcome's details, its own timing.
+void CopyReply(const RunReply& reply, CaseRun* out) {
+  out->rc = reply.rc;
+  out->signal = reply.signal;
+  out->syscall_nr = reply.syscall_nr;
+  out->elapsed_ns = reply.elapsed_ns;
+  out->threads_after = reply.threads_after;
+  out->kernels_on_stream = reply.kernels_on_stream;
+  out->kernels_off_stream = reply.kernels_off_stream;
+  out->l2_persistence = (reply.flags & kFlagL2Persistence) != 0;
+  const WireTiming& t = reply.timing;
+  out->timing = CaseTiming{static_cast<int>(t.reps),
+                           static_cast<int>(t.rotations),
+                           t.flush_bytes,
+                           t.median_ns,
+                           t.mean_ns,
+                           t.min_ns,
+                           t.max_ns,
+                           t.p10_ns,
+                           t.p90_ns,
+                           t.loop_wall_ns};
+}
+
+CaseRun::Outcome OutcomeOf(FatalKind fatal) {
+  switch (fatal) {
+    case FatalKind::kCrashSignal:
+      return CaseRun::Outcome::kCrashed;
+    case FatalKind::kOutOfMemory:
+      return CaseRun::Outcome::kOutOfMemory;
+    case FatalKind::kForbiddenSyscall:
+      return CaseRun::Outcome::kForbiddenSyscall;
+    case FatalKind::kFileSizeLimit:
+      return CaseRun::Outcome::kFileSizeLimit;
+    case FatalKind::kDeviceError:
+      return CaseRun::Outcome::kDeviceError;
+    default:
+      return CaseRun::Outcome::kRunnerLost;
+  }
+}
+
+}  // namespace
+
+CaseRun CandidateProcess::Call(uint64_t case_id, const TensorArena& arena, size_t num_inputs, int64_t timeout_ms,
+                               RunOp op, int warmup, int reps, const BenchSamples& samples) {
+  CaseRun run;
+  if (!alive()) {
+    run.message = "the candidate's process is no longer running";
+    return run;
+  }
+  const RunRequest req = MakeRequest(case_id, arena, num_inputs, op, warmup, reps, samples);
   const int64_t cpu_before = cpu_clock_ != nullptr ? cpu_clock_->Nanos() : 0;
-  if (::sendmsg(control_.get(), &msg, MSG_NOSIGNAL) < 0) return Gone(&run);
+  if (!SendRequest(control_.get(), req, arena.fd())) return Gone(&run);
   // One deadline for the whole call: probe messages and other chatter do not extend it.
   const int64_t started = clock_.MonotonicNanos();
   int64_t deadline = started + timeout_ms * 1000000;
@@ -393,42 +467,13 @@ CaseRun CandidateProcess::Call(uint64_t case_id, const TensorArena& arena, size_
       continue;
     }
     if (parsed.reply.kind != ReplyKind::kProbe) break;
-    const WireProbe& w = parsed.reply.probe;
-    ProbeStats p;
-    p.name = parsed.probe_name;
-    p.count = w.count;
-    p.nan_count = w.nan_count;
-    p.inf_count = w.inf_count;
-    p.min = w.min;
-    p.max = w.max;
-    p.mean = w.mean;
-    p.stddev = w.stddev;
-    p.sample.assign(w.sample, w.sample + std::min<int64_t>(w.count, kProbeSample));
-    if (run.probes.size() < kMaxProbesPerCall) run.probes.push_back(std::move(p));
+    if (run.probes.size() < kMaxProbesPerCall) run.probes.push_back(ProbeOf(parsed));
   }
   const RunReply& reply = parsed.reply;
-  run.rc = reply.rc;
-  run.signal = reply.signal;
-  run.syscall_nr = reply.syscall_nr;
-  run.elapsed_ns = reply.elapsed_ns;
-  run.threads_after = reply.threads_after;
-  run.kernels_on_stream = reply.kernels_on_stream;
-  run.kernels_off_stream = reply.kernels_off_stream;
-  run.l2_persistence = (reply.flags & kFlagL2Persistence) != 0;
+  CopyReply(reply, &run);
   run.engine_wall_ns = clock_.MonotonicNanos() - started;
   if (cpu_clock_ != nullptr && cpu_clock_->processes() > 0) run.engine_cpu_ns = cpu_clock_->Nanos() - cpu_before;
   if (go_sent != 0) run.paced_wall_ns = clock_.MonotonicNanos() - go_sent;
-  const WireTiming& t = reply.timing;
-  run.timing = CaseTiming{static_cast<int>(t.reps),
-                          static_cast<int>(t.rotations),
-                          t.flush_bytes,
-                          t.median_ns,
-                          t.mean_ns,
-                          t.min_ns,
-                          t.max_ns,
-                          t.p10_ns,
-                          t.p90_ns,
-                          t.loop_wall_ns};
   run.message = parsed.message;
   if (reply.kind == ReplyKind::kDone && op == RunOp::kBench && go_sent == 0)
     return Violation(&run, "the candidate's process finished a timing run without waiting for the engine's go");
@@ -439,26 +484,7 @@ CaseRun CandidateProcess::Call(uint64_t case_id, const TensorArena& arena, size_
   if (reply.kind != ReplyKind::kFatal)
     return Violation(&run,
                      "the candidate's process sent an unexpected message on the control channel while a case ran");
-  switch (reply.fatal) {
-    case FatalKind::kCrashSignal:
-      run.outcome = CaseRun::Outcome::kCrashed;
-      break;
-    case FatalKind::kOutOfMemory:
-      run.outcome = CaseRun::Outcome::kOutOfMemory;
-      break;
-    case FatalKind::kForbiddenSyscall:
-      run.outcome = CaseRun::Outcome::kForbiddenSyscall;
-      break;
-    case FatalKind::kFileSizeLimit:
-      run.outcome = CaseRun::Outcome::kFileSizeLimit;
-      break;
-    case FatalKind::kDeviceError:
-      run.outcome = CaseRun::Outcome::kDeviceError;
-      break;
-    default:
-      run.outcome = CaseRun::Outcome::kRunnerLost;
-      break;
-  }
+  run.outcome = OutcomeOf(reply.fatal);
   if (run.outcome == CaseRun::Outcome::kForbiddenSyscall) run.message += ": " + SyscallName(run.syscall_nr);
   if (run.outcome == CaseRun::Outcome::kCrashed && run.signal > 0)
     run.message += " (" + DescribeSignal(run.signal) + ")";

@@ -136,6 +136,8 @@ class CandidateProcess {
  private:
   CaseRun Call(uint64_t case_id, const TensorArena& arena, size_t num_inputs, int64_t timeout_ms, RunOp op, int warmup,
                int reps, const BenchSamples& samples);
+  /// The runner's hello and its word that the candidate loaded (or why not), within `timeout_ms`.
+  LoadResult AwaitLoad(int64_t timeout_ms);
   /// `run` for a runner that stopped reading its control socket: how it ended.
   CaseRun Gone(CaseRun* run);
   /// Kills the runner and returns `run` as a protocol violation saying `why`.

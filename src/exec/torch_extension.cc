@@ -482,6 +482,132 @@ std::vector<std::string> ExtensionLinkArgv(const ToolInfo& cxx, const TorchToolc
   return link;
 }
 
+/// The compile steps of one extension's build, each in the sandbox, in its scratch directory.
+struct ExtensionSteps {
+  /// cuda.cu whole (with torch's headers), or the kernels' half of its split (without them).
+  enum class CudaPart { kWhole, kKernels };
+
+  Machine& machine;
+  const TorchToolchain& torch;
+  const ToolInfo& cxx;
+  const CompilerOptions& options;
+  const ExtensionSource& source;
+  Build& b;
+  const LightKit& kit;
+  TorchExtension& ext;
+  std::string work_dir, scratch, cuda_root;
+
+  /// Takes a finished step's log; returns whether it succeeded. Its time is the caller's to add.
+  bool Take(const Step& s) {
+    std::string text = s.log;
+    for (const std::string& dir : {scratch + "/", std::string("/scratch/")})
+      for (size_t pos; (pos = text.find(dir)) != std::string::npos;) text.erase(pos, dir.size());
+    b.log += text;
+    ext.compile.timed_out = ext.compile.timed_out || s.timed_out;
+    return s.ok;
+  }
+  /// g++ on the light header: main.cpp with kforge's thunks, or the host half of cuda.cu.
+  Step LightStep(const std::string& name, const std::string& text) {
+    WriteFileAtomic(scratch + "/" + name + ".cpp", text);
+    std::vector<std::string> argv = {cxx.path};
+    argv.insert(argv.end(), kit.flags.begin(), kit.flags.end());
+    if (name == "host")  // the host half is cuda.cu's: nvcc's macros apply to it
+      for (const auto& f : source.extra_cuda_cflags)
+        if (StartsWith(f, "-D") || StartsWith(f, "-U")) argv.push_back(f);
+    argv.insert(argv.end(), {"-I", kit.shadow});
+    argv.insert(argv.end(), b.includes.begin(), b.includes.end());
+    argv.insert(argv.end(), {"-DTORCH_EXTENSION_NAME=" + source.name, "-include", kit.pch, "-c",
+                             scratch + "/" + name + ".cpp", "-o", scratch + "/" + name + ".o"});
+    return RunStep(machine, work_dir, name, b.read_only, argv, options.limits, options.timeout_ms);
+  }
+  /// main.cpp as load_inline builds it: pybind11 bindings on the precompiled <torch/extension.h>.
+  Step PybindStep() {
+    WriteFileAtomic(scratch + "/main.cpp", source.main_cpp);
+    std::vector<std::string> argv = {cxx.path};
+    argv.insert(argv.end(), b.cxx_flags.begin(), b.cxx_flags.end());
+    std::string pch = PrecompiledHeader(b, "kforge_torch", "#include <torch/extension.h>\n", b.cxx_flags);
+    argv.insert(argv.end(), b.includes.begin(), b.includes.end());
+    argv.push_back("-DTORCH_EXTENSION_NAME=" + source.name);
+    if (!pch.empty()) argv.insert(argv.end(), {"-include", pch});
+    argv.insert(argv.end(), {"-c", scratch + "/main.cpp", "-o", scratch + "/main.o"});
+    return RunStep(machine, work_dir, "main", b.read_only, argv, options.limits, options.timeout_ms);
+  }
+  Step MainStep() {
+    return ext.binding == ExtensionBinding::kThunks ? LightStep("main", source.thunks_cpp) : PybindStep();
+  }
+  /// nvcc on cuda.cu (whole, as load_inline builds it) or on its kernels' half (no torch).
+  Step NvccStep(CudaPart part, const std::string& text) {
+    const std::string name = part == CudaPart::kWhole ? "cuda" : "kernels";
+    const ToolInfo& nvcc = machine.Nvcc();
+    WriteFileAtomic(scratch + "/" + name + ".cu", text);
+    // nvcc's -O is the host code's level (device code is optimised regardless): the host
+    // side of cuda.cu is the torch-facing glue around the launches. -O1 saves ~5% of the
+    // build (38.9 -> 36.9 s on the H200); torch's headers, not optimisation, are its cost.
+    std::vector<std::string> nv = {nvcc.path,
+                                   "-O1",
+                                   "-std=c++17",
+                                   "-Xcompiler",
+                                   "-fPIC",
+                                   "-arch=" + options.cuda_arch,
+                                   "-DTORCH_API_INCLUDE_EXTENSION_H",
+                                   std::string("-D_GLIBCXX_USE_CXX11_ABI=") + (torch.cxx11_abi ? "1" : "0"),
+                                   "--expt-relaxed-constexpr",
+                                   "-DTORCH_EXTENSION_NAME=" + source.name};
+    nv.insert(nv.end(), std::begin(kNoHalfOperators), std::end(kNoHalfOperators));
+    nv.insert(nv.end(), source.extra_cuda_cflags.begin(), source.extra_cuda_cflags.end());
+    if (part == CudaPart::kWhole)
+      nv.insert(nv.end(), b.includes.begin(), b.includes.end());
+    else  // the kernels' half sees no torch header: what needs one is not split
+      nv.insert(nv.end(), {"-isystem", cuda_root + "/include"});
+    nv.insert(nv.end(), {"-c", scratch + "/" + name + ".cu", "-o", scratch + "/" + name + ".o"});
+    std::vector<std::string> ro = b.read_only;
+    ro.push_back(std::filesystem::path(nvcc.path).parent_path().parent_path().string());
+    return RunStep(machine, work_dir, name, ro, nv, options.limits, options.timeout_ms);
+  }
+};
+
+/// Compiles the extension's parts at once (main.cpp, and cuda.cu whole or split in two),
+/// then again as load_inline builds them what the light header, the thunks or the split did
+/// not cover (`*split` false after); true when every part compiled.
+bool CompileAll(ExtensionSteps& steps, bool cuda, bool* split) {
+  using CudaPart = ExtensionSteps::CudaPart;
+  // Everything at once: the build takes as long as its longest step, not their sum.
+  std::vector<std::function<Step()>> parallel = {[&] { return steps.MainStep(); }};
+  if (*split) {
+    parallel.push_back([&] { return steps.NvccStep(CudaPart::kKernels, steps.source.cuda_kernels_cu); });
+    parallel.push_back([&] { return steps.LightStep("host", steps.source.cuda_host_cpp); });
+  } else if (cuda) {
+    parallel.push_back([&] { return steps.NvccStep(CudaPart::kWhole, steps.source.cuda_cu); });
+  }
+  std::vector<Step> done = RunTogether(parallel);
+  steps.b.seconds += Longest(done);
+  Step main_done = done[0];
+  std::vector<Step> cuda_done(done.begin() + 1, done.end());
+  bool cuda_failed = std::any_of(cuda_done.begin(), cuda_done.end(), [](const Step& s) { return !s.ok; });
+  bool cuda_timed_out = std::any_of(cuda_done.begin(), cuda_done.end(), [](const Step& s) { return s.timed_out; });
+  // What the light header, the thunks or the split do not cover builds as load_inline builds it.
+  std::vector<std::function<Step()>> again;
+  bool main_again = !main_done.ok && steps.ext.binding == ExtensionBinding::kThunks && !main_done.timed_out;
+  bool cuda_again = *split && cuda_failed && !cuda_timed_out;
+  if (main_again) {
+    steps.b.log += "(kforge's thunk bindings did not build; building load_inline's pybind11 bindings)\n";
+    steps.ext.binding = ExtensionBinding::kPybind11;
+    again.push_back([&] { return steps.PybindStep(); });
+  }
+  if (cuda_again) {
+    steps.b.log += "(cuda.cu split in two did not build; building it whole)\n";
+    *split = false;
+    again.push_back([&] { return steps.NvccStep(CudaPart::kWhole, steps.source.cuda_cu); });
+  }
+  std::vector<Step> redone = RunTogether(again);
+  steps.b.seconds += Longest(redone);
+  if (main_again) main_done = redone[0];
+  if (cuda_again) cuda_done = {redone.back()};
+  bool ok = steps.Take(main_done);
+  for (const Step& s : cuda_done) ok = steps.Take(s) && ok;
+  return ok;
+}
+
 }  // namespace
 
 TorchExtension CompileTorchExtension(Machine& machine, const TorchToolchain& torch, const ExtensionSource& source,
@@ -530,110 +656,8 @@ TorchExtension CompileTorchExtension(Machine& machine, const TorchToolchain& tor
   TempDir work("kforge-ext", machine.config().temp_dir);
   std::string scratch = work.path() + "/scratch";
   MakeDirs(scratch);
-  // Takes a finished step's log; returns whether it succeeded. Its time is the caller's to add.
-  auto finish = [&](const Step& s) {
-    std::string text = s.log;
-    for (const std::string& dir : {scratch + "/", std::string("/scratch/")})
-      for (size_t pos; (pos = text.find(dir)) != std::string::npos;) text.erase(pos, dir.size());
-    b.log += text;
-    result.timed_out = result.timed_out || s.timed_out;
-    return s.ok;
-  };
-  // g++ on the light header: main.cpp with kforge's thunks, or the host half of cuda.cu.
-  auto light_step = [&](const std::string& name, const std::string& text) {
-    WriteFileAtomic(scratch + "/" + name + ".cpp", text);
-    std::vector<std::string> argv = {cxx.path};
-    argv.insert(argv.end(), kit.flags.begin(), kit.flags.end());
-    if (name == "host")  // the host half is cuda.cu's: nvcc's macros apply to it
-      for (const auto& f : source.extra_cuda_cflags)
-        if (StartsWith(f, "-D") || StartsWith(f, "-U")) argv.push_back(f);
-    argv.insert(argv.end(), {"-I", kit.shadow});
-    argv.insert(argv.end(), b.includes.begin(), b.includes.end());
-    argv.insert(argv.end(), {"-DTORCH_EXTENSION_NAME=" + source.name, "-include", kit.pch, "-c",
-                             scratch + "/" + name + ".cpp", "-o", scratch + "/" + name + ".o"});
-    return RunStep(machine, work.path(), name, b.read_only, argv, options.limits, options.timeout_ms);
-  };
-  // main.cpp as load_inline builds it: pybind11 bindings on the precompiled <torch/extension.h>.
-  auto pybind_step = [&] {
-    WriteFileAtomic(scratch + "/main.cpp", source.main_cpp);
-    std::vector<std::string> argv = {cxx.path};
-    argv.insert(argv.end(), b.cxx_flags.begin(), b.cxx_flags.end());
-    std::string pch = PrecompiledHeader(b, "kforge_torch", "#include <torch/extension.h>\n", b.cxx_flags);
-    argv.insert(argv.end(), b.includes.begin(), b.includes.end());
-    argv.push_back("-DTORCH_EXTENSION_NAME=" + source.name);
-    if (!pch.empty()) argv.insert(argv.end(), {"-include", pch});
-    argv.insert(argv.end(), {"-c", scratch + "/main.cpp", "-o", scratch + "/main.o"});
-    return RunStep(machine, work.path(), "main", b.read_only, argv, options.limits, options.timeout_ms);
-  };
-  auto main_step = [&] {
-    return ext.binding == ExtensionBinding::kThunks ? light_step("main", source.thunks_cpp) : pybind_step();
-  };
-  // nvcc on cuda.cu (whole, as load_inline builds it) or on its kernels' half (no torch).
-  // cuda.cu whole (with torch's headers), or the kernels' half of its split (without them).
-  enum class CudaPart { kWhole, kKernels };
-  auto nvcc_step = [&](CudaPart part, const std::string& text) {
-    const std::string name = part == CudaPart::kWhole ? "cuda" : "kernels";
-    const ToolInfo& nvcc = machine.Nvcc();
-    WriteFileAtomic(scratch + "/" + name + ".cu", text);
-    // nvcc's -O is the host code's level (device code is optimised regardless): the host
-    // side of cuda.cu is the torch-facing glue around the launches. -O1 saves ~5% of the
-    // build (38.9 -> 36.9 s on the H200); torch's headers, not optimisation, are its cost.
-    std::vector<std::string> nv = {nvcc.path,
-                                   "-O1",
-                                   "-std=c++17",
-                                   "-Xcompiler",
-                                   "-fPIC",
-                                   "-arch=" + options.cuda_arch,
-                                   "-DTORCH_API_INCLUDE_EXTENSION_H",
-                                   std::string("-D_GLIBCXX_USE_CXX11_ABI=") + (torch.cxx11_abi ? "1" : "0"),
-                                   "--expt-relaxed-constexpr",
-                                   "-DTORCH_EXTENSION_NAME=" + source.name};
-    nv.insert(nv.end(), std::begin(kNoHalfOperators), std::end(kNoHalfOperators));
-    nv.insert(nv.end(), source.extra_cuda_cflags.begin(), source.extra_cuda_cflags.end());
-    if (part == CudaPart::kWhole)
-      nv.insert(nv.end(), b.includes.begin(), b.includes.end());
-    else  // the kernels' half sees no torch header: what needs one is not split
-      nv.insert(nv.end(), {"-isystem", cuda_root + "/include"});
-    nv.insert(nv.end(), {"-c", scratch + "/" + name + ".cu", "-o", scratch + "/" + name + ".o"});
-    std::vector<std::string> ro = b.read_only;
-    ro.push_back(std::filesystem::path(nvcc.path).parent_path().parent_path().string());
-    return RunStep(machine, work.path(), name, ro, nv, options.limits, options.timeout_ms);
-  };
-
-  // Everything at once: the build takes as long as its longest step, not their sum.
-  std::vector<std::function<Step()>> steps = {main_step};
-  if (split) {
-    steps.push_back([&] { return nvcc_step(CudaPart::kKernels, source.cuda_kernels_cu); });
-    steps.push_back([&] { return light_step("host", source.cuda_host_cpp); });
-  } else if (cuda) {
-    steps.push_back([&] { return nvcc_step(CudaPart::kWhole, source.cuda_cu); });
-  }
-  std::vector<Step> done = RunTogether(steps);
-  b.seconds += Longest(done);
-  Step main_done = done[0];
-  std::vector<Step> cuda_done(done.begin() + 1, done.end());
-  bool cuda_failed = std::any_of(cuda_done.begin(), cuda_done.end(), [](const Step& s) { return !s.ok; });
-  bool cuda_timed_out = std::any_of(cuda_done.begin(), cuda_done.end(), [](const Step& s) { return s.timed_out; });
-  // What the light header, the thunks or the split do not cover builds as load_inline builds it.
-  std::vector<std::function<Step()>> again;
-  bool main_again = !main_done.ok && ext.binding == ExtensionBinding::kThunks && !main_done.timed_out;
-  bool cuda_again = split && cuda_failed && !cuda_timed_out;
-  if (main_again) {
-    b.log += "(kforge's thunk bindings did not build; building load_inline's pybind11 bindings)\n";
-    ext.binding = ExtensionBinding::kPybind11;
-    again.push_back(pybind_step);
-  }
-  if (cuda_again) {
-    b.log += "(cuda.cu split in two did not build; building it whole)\n";
-    split = false;
-    again.push_back([&] { return nvcc_step(CudaPart::kWhole, source.cuda_cu); });
-  }
-  std::vector<Step> redone = RunTogether(again);
-  b.seconds += Longest(redone);
-  if (main_again) main_done = redone[0];
-  if (cuda_again) cuda_done = {redone.back()};
-  bool ok = finish(main_done);
-  for (const Step& s : cuda_done) ok = finish(s) && ok;
+  ExtensionSteps steps{machine, torch, cxx, options, source, b, kit, ext, work.path(), scratch, cuda_root};
+  bool ok = CompileAll(steps, cuda, &split);
   if (ok) {
     std::vector<std::string> link =
         ExtensionLinkArgv(cxx, torch, source, scratch, cuda, split, ext.binding, kit.glue, cuda_root);
@@ -641,7 +665,7 @@ TorchExtension CompileTorchExtension(Machine& machine, const TorchToolchain& tor
     ro.push_back(b.cache_root + "/torch-glue");
     Step linked = RunStep(machine, work.path(), "link", ro, link, options.limits, options.timeout_ms);
     b.seconds += linked.seconds;
-    ok = finish(linked);
+    ok = steps.Take(linked);
   }
   result.seconds = b.seconds;
   result.log = b.log;

@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/subprocess.h"
+#include "service/warm_verifier.h"
 
 namespace kforge {
 namespace {
@@ -292,6 +293,11 @@ void VerdictService::Drain() {
 }
 
 void VerdictService::Work(const std::string& slot) {
+  std::unique_ptr<WarmVerifier> warm;
+  if (options_.warm)
+    warm = std::make_unique<WarmVerifier>(
+        env_, options_.kforge,
+        options_.cuda ? std::vector<std::string>{"CUDA_VISIBLE_DEVICES=" + slot} : std::vector<std::string>{});
   while (!draining_) {
     std::optional<JobRecord> job = store_->Claim(env_.clock().WallMicros());
     if (!job) {
@@ -304,7 +310,7 @@ void VerdictService::Work(const std::string& slot) {
       ++busy_;
     }
     try {
-      RunJob(slot, *job);
+      RunJob(slot, *job, warm.get());
     } catch (const std::exception& e) {
       // The service's own failure (the disk, the store): the job ends with it, the worker goes on.
       store_->Finish(job->id, job->attempts, json{{"error", e.what()}}, env_.clock().WallMicros());
@@ -315,7 +321,7 @@ void VerdictService::Work(const std::string& slot) {
   }
 }
 
-void VerdictService::RunJob(const std::string& slot, const JobRecord& job) {
+void VerdictService::RunJob(const std::string& slot, const JobRecord& job, WarmVerifier* warm) {
   const json& request = job.request;
   const std::string job_dir = options_.dir + "/jobs/" + std::to_string(job.id) + "." + std::to_string(job.attempts);
   RemoveTree(job_dir);
@@ -329,7 +335,10 @@ void VerdictService::RunJob(const std::string& slot, const JobRecord& job) {
   spawn.argv = VerifyCommand(options_.kforge, request, job_dir);
   spawn.output_path = job_dir + "/verify.log";
   if (options_.cuda) spawn.add_env.push_back("CUDA_VISIBLE_DEVICES=" + slot);
-  ProcessRunner::Result run = env_.processes().Run(spawn, options_.job_timeout_ms);
+  ProcessRunner::Result run = warm != nullptr
+                                  ? warm->Run(std::vector<std::string>(spawn.argv.begin() + 2, spawn.argv.end()),
+                                              spawn.output_path, options_.job_timeout_ms)
+                                  : env_.processes().Run(spawn, options_.job_timeout_ms);
   json result = {{"slot", slot}, {"attempt", job.attempts}, {"seconds", run.seconds}};
   const ExitStatus& st = run.status;
   if (st.kind == ExitStatus::Kind::kExited && (st.code == 0 || st.code == 1)) {

@@ -8,20 +8,24 @@
 //    options. Requests are validated here, before they are stored: a job that is accepted
 //    can run.
 //  - Persist first: Submit returns only after the jobs are committed (record/job_store.h).
-//  - Each job runs as one `kforge verify --json-file` process, in a slot of the device pool
-//    (CUDA_VISIBLE_DEVICES=<device> for GPU slots; never two jobs on one GPU). The verdict is
-//    the one-shot CLI's by construction, and a candidate that crashes, hangs, exhausts
-//    memory or kills its verifier costs only its own job: the worker thread records it and
-//    takes the next. A verifier that dies by a signal or its deadline counts as a worker
-//    restart; its job is tried again up to `max_attempts`, then ends with an error.
+//  - Each job runs as `kforge verify --json-file` in a slot of the device pool
+//    (CUDA_VISIBLE_DEVICES=<device> for GPU slots; never two jobs on one GPU): in the slot's
+//    warm verifier (a `kforge verify-worker` process that runs verify's jobs one after
+//    another, service/warm_verifier.h), or with `warm` off as a process of its own. The
+//    verdict is the one-shot CLI's either way (the same command's code on the same
+//    arguments; every candidate still gets fresh confined processes of its own), and a
+//    candidate that crashes, hangs, exhausts memory or kills its verifier costs only its own
+//    job: the worker thread records it and takes the next. A verifier that dies by a signal
+//    counts as a worker restart; its job is tried again up to `max_attempts`, then ends with
+//    an error.
 //  - One service per directory (an exclusive lock on DIR/lock); each attempt of a job has its
 //    own files (jobs/<id>.<attempt>/), removed once its verdict is stored. The verifiers are
 //    started with --die-with-parent: a killed server leaves none running.
 //  - Drain (SIGTERM): no new job is taken; the running ones finish; queued jobs stay stored
 //    for the next start, which also queues again what a killed server left running.
-//  - Not yet: a warm zygote per device (torch imported once, a fresh confined child per
-//    candidate) and reuse of the reference's outputs across candidates; each verdict today
-//    pays the one-shot CLI's start-up.
+//  - Not yet: a zygote per device for KernelBench's torch workers (torch imported once, a
+//    fresh confined child per candidate) and reuse of the reference's outputs across
+//    candidates; a KernelBench verdict still pays its workers' torch import.
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -40,6 +44,7 @@
 namespace kforge {
 
 class Env;
+class WarmVerifier;
 
 struct VerdictServiceOptions {
   std::string dir;                          ///< jobs.db and jobs/<id>/ (the files each job's verifier reads)
@@ -52,6 +57,9 @@ struct VerdictServiceOptions {
   int64_t job_timeout_ms = 30 * 60 * 1000;  ///< a verifier past it ends its job (not retried)
   size_t max_batch = 1000;                  ///< jobs in one request
   double max_memory_gib = 16;               ///< the most address space a job may ask for its candidate
+  /// Each slot's jobs run in one warm `kforge verify-worker` (service/warm_verifier.h);
+  /// false: each job is a `kforge verify` process of its own.
+  bool warm = true;
   /// Problems given as paths must resolve under this directory ("" = none: bundled task
   /// names and sources only). A client never names an arbitrary file of the server.
   std::string tasks_dir;
@@ -122,7 +130,8 @@ class VerdictService {
 
  private:
   void Work(const std::string& slot);
-  void RunJob(const std::string& slot, const JobRecord& job);
+  /// Runs `job` in `warm` (null: a `kforge verify` process of its own).
+  void RunJob(const std::string& slot, const JobRecord& job, WarmVerifier* warm);
   void Count(const nlohmann::json& result, double seconds);
 
   Env& env_;

@@ -144,6 +144,7 @@ VerdictServiceOptions Options(const std::string& dir) {
   o.dir = dir;
   o.kforge = "kforge";
   o.slots = {"cpu0", "cpu1"};
+  o.warm = false;  // the fake runs `kforge verify` as a process; warm workers are the e2e tests'
   return o;
 }
 

@@ -658,6 +658,45 @@ Verdict Verifier::Verify(const std::string& candidate_path, const VerifyOptions&
   return VerifySource(source, candidate_path, options);
 }
 
+namespace {
+
+/// Why `source` is not a candidate for `backend` at all (empty, binary, too large, without
+/// the entry point), before any other check; "" when it is one.
+std::string SourceProblem(const std::string& source, const Backend& backend) {
+  if (source.empty()) return "the candidate file is empty";
+  if (source.size() > kMaxSourceBytes || source.find('\0') != std::string::npos)
+    return "the candidate is not a C++ source file (binary data or larger than 1 MiB)";
+  return backend.AbiProblem(source);
+}
+
+/// Every light case twice with different data, so a candidate that caches results across
+/// calls (keyed by pointer or shape) is caught even when only the light set runs.
+std::vector<Case> LightCasesTwice(const Task& task) {
+  std::vector<Case> light = task.light;
+  for (const auto& c : task.light) {
+    Case again = c;
+    again.name += "#repeat";
+    light.push_back(again);
+  }
+  return light;
+}
+
+/// The task with its full set certified: the published full set, then what no list can be
+/// tuned to: fixed adversarial inputs (whatever the seed) and shapes drawn from the verdict's
+/// seed within the task's bounds, which the verdict records.
+Task CertifiedCases(const Task& task, Verdict* v) {
+  Task certified = task;
+  for (auto& c : FixedInputCases(task)) certified.full.push_back(std::move(c));
+  for (auto& c : RandomShapeCases(task, MixSeed(v->seed, 0xf0115), kRandomShapes)) {
+    v->random_shapes.push_back(c.params);
+    certified.full.push_back(std::move(c));
+  }
+  for (Distribution d : FixedInputsFor(task)) v->fixed_inputs.emplace_back(DistributionName(d));
+  return certified;
+}
+
+}  // namespace
+
 Verdict Verifier::VerifySource(const std::string& source, const std::string& label, const VerifyOptions& options) {
   Clock& clock = machine_.env().clock();
   int64_t start = clock.MonotonicNanos();
@@ -686,17 +725,7 @@ Verdict Verifier::VerifySource(const std::string& source, const std::string& lab
   };
 
   // L0: static checks on the source text.
-  if (source.empty()) {
-    v.failure = FailureClass::kBuildError;
-    v.message = "the candidate file is empty";
-    return done();
-  }
-  if (source.size() > kMaxSourceBytes || source.find('\0') != std::string::npos) {
-    v.failure = FailureClass::kBuildError;
-    v.message = "the candidate is not a C++ source file (binary data or larger than 1 MiB)";
-    return done();
-  }
-  if (std::string problem = backend->AbiProblem(source); !problem.empty()) {
+  if (std::string problem = SourceProblem(source, *backend); !problem.empty()) {
     v.failure = FailureClass::kBuildError;
     v.message = problem;
     return done();
@@ -728,16 +757,7 @@ Verdict Verifier::VerifySource(const std::string& source, const std::string& lab
   }
 
   Run run(machine_, *backend, *reference_, task_, options, &v);
-  // Every light case runs twice with different data, so a candidate that caches results
-  // across calls (keyed by pointer or shape) is caught even when only the light set runs.
-  std::vector<Case> light;
-  for (const auto& c : task_.light) light.push_back(c);
-  for (const auto& c : task_.light) {
-    Case again = c;
-    again.name += "#repeat";
-    light.push_back(again);
-  }
-  bool light_ok = run.RunSet(compiled.so_path, light, TrialSet::kLight);
+  bool light_ok = run.RunSet(compiled.so_path, LightCasesTwice(task_), TrialSet::kLight);
   // Loading counts as part of L1: a candidate that cannot be loaded never reached it.
   bool loaded = !(v.cases.size() == 1 && v.cases[0].outcome == "load_failed");
   if (loaded) {
@@ -765,15 +785,7 @@ Verdict Verifier::VerifySource(const std::string& source, const std::string& lab
     v.passed = true;
     return done();
   }
-  // The published full set, then what no list can be tuned to: fixed adversarial inputs
-  // (whatever the seed) and shapes drawn from the seed within the task's bounds.
-  Task certified = task_;
-  for (auto& c : FixedInputCases(task_)) certified.full.push_back(std::move(c));
-  for (auto& c : RandomShapeCases(task_, MixSeed(v.seed, 0xf0115), kRandomShapes)) {
-    v.random_shapes.push_back(c.params);
-    certified.full.push_back(std::move(c));
-  }
-  for (Distribution d : FixedInputsFor(task_)) v.fixed_inputs.emplace_back(DistributionName(d));
+  const Task certified = CertifiedCases(task_, &v);
   if (!run.RunSet(compiled.so_path, certified.full, TrialSet::kFull)) {
     if (const CaseEvidence* worst = WorstCase(v)) v.failure = worst->failure;
     if (options.diagnose && v.integrity.empty())

@@ -8,8 +8,8 @@
 // hypervisor shadows the guest's page tables: on the 2-core development VM a 1M-element relu
 // over its 8 MB arena took 7.0 ms mapped for the call and 0.36 ms on a kept mapping
 // (micro_bench's BM_FirstPassOverTheArena, bench/results/arena_mapping.txt). Mapped once per
-// call, that cost was in every CPU call and every CPU speed figure. The mapping holds its file open, so while it is kept
-// no other arena can take the file's inode number: same device and inode is the same arena.
+// call, that cost was in every CPU call and every CPU speed figure. The mapping holds its file open, so while it is
+// kept no other arena can take the file's inode number: same device and inode is the same arena.
 #include <sys/types.h>
 
 #include <cstddef>

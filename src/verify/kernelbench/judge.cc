@@ -333,6 +333,45 @@ std::string JudgeInputs(const KernelBenchTrial& t, const WorkerTrialReport& r, c
   return "";
 }
 
+/// Reads the reference's float32 form of an output (and its float64 form unless `r64` is
+/// exact) into `ref32` and `ref64`; an EnvironmentError when they cannot be read or do not
+/// agree with each other.
+void ReadReferenceOutput(const TrialReports& reports, const OutputReport& r32, const OutputReport& r64,
+                         unsigned threads, Destination slot32, Destination slot64, Tensor* ref32, Tensor* ref64) {
+  const bool exact = r64.exact;
+  std::string problem = LoadTensor(reports.reference_dir, r32, threads, slot32, ref32);
+  if (problem.empty() && !exact) problem = LoadTensor(reports.reference_dir, r64, threads, slot64, ref64);
+  if (problem.empty() && !exact && ref64->shape != ref32->shape)
+    problem = "its float64 and float32 outputs differ in shape";
+  if (problem.empty() && !exact && ref64->dtype != DType::kFloat64) problem = "its float64 output is not float64";
+  // Both forms lie where they are judged: in GPU memory (float32 outputs, on the GPU judge)
+  // or in files (on the host). A float64 form handed over beside a float32 one written to a
+  // file would leave the host judge nothing to read.
+  if (problem.empty() && ref32->on_device && (reports.gpu == nullptr || ref32->dtype != DType::kFloat32))
+    problem = "it handed over in GPU memory an output kforge judges from a file";
+  if (problem.empty() && !exact && ref64->on_device != ref32->on_device)
+    problem = std::string("it handed over its float64 output ") +
+              (ref64->on_device ? "in GPU memory and its own in a file" : "in a file and its own in GPU memory");
+  if (!problem.empty()) throw EnvironmentError("the reference's output cannot be read: " + problem);
+}
+
+/// The candidate's description of output `name` (`got`, not its bytes) checked against the
+/// reference's before its file is read: a shape it made up must not make the engine allocate
+/// gigabytes. "" when they agree.
+std::string DescribeCandidateOutput(const OutputReport& report, const Tensor& ref32, const std::string& name,
+                                    Tensor* got) {
+  std::string problem = Describe(report, got);
+  if (problem.empty() && got->shape != ref32.shape)
+    problem = name + " has shape " + ShapeText(got->shape) + "; the reference's is " + ShapeText(ref32.shape);
+  if (problem.empty() && got->dtype != ref32.dtype)
+    problem = name + " is " + std::string(DTypeName(got->dtype)) + "; the reference's is " +
+              std::string(DTypeName(ref32.dtype));
+  if (problem.empty() && got->on_device != ref32.on_device)
+    problem = name + (ref32.on_device ? " is not on the GPU, where the reference's is"
+                                      : " was handed over in GPU memory, where the reference's was written to a file");
+  return problem;
+}
+
 }  // namespace
 
 char* JudgeBuffers::Get(size_t slot, size_t size) {
@@ -419,37 +458,13 @@ void JudgeKernelBenchTrial(const KernelBenchTrial& t, const TrialReports& report
   for (size_t o = 0; o < ro.size(); ++o) {
     Tensor ref32, ref64, got;
     auto slot = [&](size_t k) { return Destination{reports.buffers, 3 * o + k}; };
-    std::string problem = LoadTensor(reports.reference_dir, ro[o], threads, slot(0), &ref32);
     // A null float64 entry: the float64 output equals the float32 one (an exact operator),
     // which is read once and serves as both.
     const bool exact = r64[o].exact;
-    if (problem.empty() && !exact) problem = LoadTensor(reports.reference_dir, r64[o], threads, slot(1), &ref64);
-    if (problem.empty() && !exact && ref64.shape != ref32.shape)
-      problem = "its float64 and float32 outputs differ in shape";
-    if (problem.empty() && !exact && ref64.dtype != DType::kFloat64) problem = "its float64 output is not float64";
-    // Both forms lie where they are judged: in GPU memory (float32 outputs, on the GPU judge)
-    // or in files (on the host). A float64 form handed over beside a float32 one written to a
-    // file would leave the host judge nothing to read.
-    if (problem.empty() && ref32.on_device && (reports.gpu == nullptr || ref32.dtype != DType::kFloat32))
-      problem = "it handed over in GPU memory an output kforge judges from a file";
-    if (problem.empty() && !exact && ref64.on_device != ref32.on_device)
-      problem = std::string("it handed over its float64 output ") +
-                (ref64.on_device ? "in GPU memory and its own in a file" : "in a file and its own in GPU memory");
-    if (!problem.empty()) throw EnvironmentError("the reference's output cannot be read: " + problem);
-    // The candidate's description is checked against the reference's before its file is
-    // read: a shape it made up must not make the engine allocate gigabytes.
+    ReadReferenceOutput(reports, ro[o], r64[o], threads, slot(0), slot(1), &ref32, &ref64);
     const std::string& got_file = co[o].file;
-    problem = Describe(co[o], &got);
     std::string name = "output" + std::to_string(o);
-    if (problem.empty() && got.shape != ref32.shape)
-      problem = name + " has shape " + ShapeText(got.shape) + "; the reference's is " + ShapeText(ref32.shape);
-    if (problem.empty() && got.dtype != ref32.dtype)
-      problem = name + " is " + std::string(DTypeName(got.dtype)) + "; the reference's is " +
-                std::string(DTypeName(ref32.dtype));
-    if (problem.empty() && got.on_device != ref32.on_device)
-      problem =
-          name + (ref32.on_device ? " is not on the GPU, where the reference's is"
-                                  : " was handed over in GPU memory, where the reference's was written to a file");
+    std::string problem = DescribeCandidateOutput(co[o], ref32, name, &got);
     OutputJudgement j;
     if (problem.empty())
       problem = ref32.on_device ? JudgeOnDevice(reports, o, exact, got, &j)

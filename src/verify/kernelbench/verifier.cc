@@ -127,76 +127,40 @@ std::string WeightsCheck(const json& ref, const json& cand) {
 
 }  // namespace
 
-Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::string& candidate_path) {
-  Clock& clock = machine_.env().clock();
-  const int64_t start = clock.MonotonicNanos();
-  Verdict v;
-  v.backend = options_.backend;
-  v.seed = options_.seed;
-  v.full_requested = options_.full;
-  v.kforge_version = std::string(KforgeVersion());
-  v.sandbox = std::string(SandboxModeName(machine_.Sandbox()));
-  std::string reference_text = ReadSource(reference_path, "reference");
-  std::string candidate_text = ReadSource(candidate_path, "candidate");
-  v.task_name = std::filesystem::path(reference_path).stem().string();
-  v.task_origin = reference_path;
-  v.task_sha256 = Sha256Hex(reference_text);
-  v.candidate_path = candidate_path;
-  v.candidate_sha256 = Sha256Hex(candidate_text);
-  python_dir_ = PythonDir(machine_);
-  torch_ = FindTorch(machine_);
-  double judge_seconds = 0;
-  KernelBenchVerdict kb;
-  kb.procedure = KernelBenchProcedureText(options_.procedure);
-  kb.version = KernelBenchProcedureName(options_.procedure);
-  kb.policy = KernelBenchPolicyName(options_.policy);
-  kb.python = torch_.python;
-  kb.torch = torch_.torch_version;
+Verdict KernelBenchVerifier::Finish(RunState& r) {
+  Verdict& out = r.v;
+  KernelBenchVerdict& kb = r.kb;
   json& measured = kb.measurements;
-  // Static integrity findings fail the certified verdict, but the candidate still builds and
-  // runs for the KernelBench-compatible one: KernelBench would run it.
-  std::vector<IntegrityFinding> static_findings;
-  json placement = json::array();  // compute in the framework or a library, found in the source
-  auto finish = [&](Verdict& out) -> Verdict {
-    kb.trials = KernelBenchVerdict::FromJson({{"trials", kernelbench_trials_}}).trials;
-    kb.judge_seconds = judge_seconds;  // reading and comparing outputs, beside the workers
-    bool kb_pass = kb.trials.size() == static_cast<size_t>(kKernelBenchTrials);
-    for (const auto& t : kb.trials) kb_pass = kb_pass && t.passed;
-    kb.correct = kb_pass;
-    if (!options_.kernelbench_trials) kb.not_given = "KernelBench's own trials were not run (--certified-only)";
-    if (!kb.not_given.empty()) kb.correct.reset();
-    kb.compiled = out.compile.ok;
-    if (!measured.contains("attribution"))
-      measured["attribution"] = {{"policy", KernelBenchPolicyName(options_.policy)}};
-    measured["attribution"]["in_source"] = placement;
-    if (!static_findings.empty()) {  // the certified verdict fails on them, whatever ran after
-      out.passed = false;
-      out.level = Level::kNone;
-      out.failure = FailureClass::kIntegrity;
-      for (auto it = static_findings.rbegin(); it != static_findings.rend(); ++it)
-        if (std::none_of(out.integrity.begin(), out.integrity.end(), [&](const IntegrityFinding& f) {
-              return f.check == it->check && f.detail == it->detail && f.line == it->line;
-            }))
-          out.integrity.insert(out.integrity.begin(), *it);
-      out.message = "integrity: " + out.integrity.front().check + ": " + out.integrity.front().detail;
-    }
-    out.kernelbench = kb;
-    out.total_seconds = (clock.MonotonicNanos() - start) / 1e9;
-    return out;
-  };
-
-  // L0: the files' shape and the wrapper's integrity, read without running either.
-  json check = Check(reference_path, candidate_path);
-  const json& rc = check["reference"];
-  if (!rc.is_object() || !rc.value("ok", false))
-    throw UsageError(reference_path + " is not a KernelBench reference: " +
-                     (rc.is_object() ? JsonString(rc, "problem") : std::string("the check wrote nothing")));
-  const json& cc = check["candidate"];
-  if (!cc.is_object() || !cc.value("ok", false)) {
-    v.failure = FailureClass::kBuildError;
-    v.message = cc.is_object() ? JsonString(cc, "problem") : "the candidate could not be analysed";
-    return finish(v);
+  kb.trials = KernelBenchVerdict::FromJson({{"trials", kernelbench_trials_}}).trials;
+  kb.judge_seconds = r.judge_seconds;  // reading and comparing outputs, beside the workers
+  bool kb_pass = kb.trials.size() == static_cast<size_t>(kKernelBenchTrials);
+  for (const auto& t : kb.trials) kb_pass = kb_pass && t.passed;
+  kb.correct = kb_pass;
+  if (!options_.kernelbench_trials) kb.not_given = "KernelBench's own trials were not run (--certified-only)";
+  if (!kb.not_given.empty()) kb.correct.reset();
+  kb.compiled = out.compile.ok;
+  if (!measured.contains("attribution")) measured["attribution"] = {{"policy", KernelBenchPolicyName(options_.policy)}};
+  measured["attribution"]["in_source"] = r.placement;
+  if (!r.static_findings.empty()) {  // the certified verdict fails on them, whatever ran after
+    out.passed = false;
+    out.level = Level::kNone;
+    out.failure = FailureClass::kIntegrity;
+    for (auto it = r.static_findings.rbegin(); it != r.static_findings.rend(); ++it)
+      if (std::none_of(out.integrity.begin(), out.integrity.end(), [&](const IntegrityFinding& f) {
+            return f.check == it->check && f.detail == it->detail && f.line == it->line;
+          }))
+        out.integrity.insert(out.integrity.begin(), *it);
+    out.message = "integrity: " + out.integrity.front().check + ": " + out.integrity.front().detail;
   }
+  out.kernelbench = kb;
+  out.total_seconds = (machine_.env().clock().MonotonicNanos() - r.start_ns) / 1e9;
+  return out;
+}
+
+CandidateExtensions KernelBenchVerifier::ReadCandidate(const json& rc, const json& cc, RunState& r) {
+  KernelBenchVerdict& kb = r.kb;
+  json& measured = kb.measurements;
+  std::vector<IntegrityFinding>& static_findings = r.static_findings;
   json read_extensions = cc.value("extensions", json::array());
   if (!read_extensions.is_array()) read_extensions = json::array();
   // load_inline calls whose arguments only running the module gives (an f-string, a
@@ -243,11 +207,10 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
   // everything else found in the source is a cheat under every policy.
   for (auto& f : found) {
     if (IsComputePlacementFinding(f.check))
-      placement.push_back({{"check", f.check}, {"detail", f.detail}, {"line", f.line}});
+      r.placement.push_back({{"check", f.check}, {"detail", f.detail}, {"line", f.line}});
     if (!IsComputePlacementFinding(f.check) || options_.policy == KernelBenchPolicy::kStrict)
       static_findings.push_back(std::move(f));
   }
-  const std::vector<ExtensionSource>& sources = extensions.sources;
   // An extension kforge cannot build before the candidate runs would fail its load there,
   // where KernelBench's own build would have made it: no compatible verdict rather than a
   // wrong one.
@@ -262,23 +225,301 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
                      "), which KernelBench's loader leaves in its scope and kforge never gives the candidate's "
                      "process: what KernelBench would say cannot be computed without running the reference there";
   }
-  if (!static_findings.empty() && (!options_.kernelbench_trials || !kb.not_given.empty())) return finish(v);
+  return extensions;
+}
+
+bool KernelBenchVerifier::BuildExtensions(CandidateExtensions& extensions, RunState& r) {
+  Verdict& v = r.v;
+  KernelBenchVerdict& kb = r.kb;
+  json& measured = kb.measurements;
+  CompilerOptions co;
+  co.cache_dir = options_.cache_dir;
+  co.timeout_ms = kExtensionBuildTimeoutMs;
+  co.limits = options_.limits;
+  if (options_.backend == BackendKind::kCuda) co.cuda_arch = machine_.Device().arch;
+  v.compile.attempted = true;
+  v.compile.ok = true;
+  v.compile.cached = true;
+  v.compile.compiler = "torch extension (" + machine_.HostCompiler().path + ")";
+  measured["extensions"] = json::array();
+  for (const auto& s : extensions.sources) {
+    if (options_.cancel && options_.cancel->cancelled()) throw CancelledError(options_.cancel->reason());
+    // What kforge's own build does not take (include paths, a linker flag), torch's
+    // load_inline builds, confined as the candidate is.
+    const std::string by_load_inline = WhyLoadInlineBuild(s);
+    TorchExtension built = by_load_inline.empty() ? CompileTorchExtension(machine_, torch_, s, co)
+                                                  : BuildWithLoadInline(machine_, torch_, python_dir_, s,
+                                                                        extensions.load_inline_args[s.key], co);
+    const CompileResult& r = built.compile;
+    v.compile.seconds += r.seconds;
+    v.compile.cached = v.compile.cached && r.cached;
+    v.compile.version = r.compiler_version;
+    v.compile.flags = r.flags;
+    v.compile.log += UntrustedText(r.log);
+    if (!r.ok) {
+      v.compile.ok = false;
+      v.failure = FailureClass::kBuildError;
+      v.message = "the extension '" + s.name + "' does not build" + (r.timed_out ? " (timed out)" : "") + ": " +
+                  TracebackTail(UntrustedText(r.log), 6);
+      // KernelBench's own build would have run it (its shell takes the line as it is): what
+      // the benchmark would say is not known, not "incorrect".
+      if (!by_load_inline.empty())
+        if (std::string refused = LoadInlineBuildProblem(s); !refused.empty())
+          kb.not_given = "kforge does not run this build: " + refused;
+      return false;
+    }
+    json report = {{"name", s.name},
+                   {"binding", by_load_inline.empty() ? ExtensionBindingName(built.binding) : "load_inline"},
+                   {"cached", r.cached},
+                   {"seconds", r.seconds}};
+    if (!by_load_inline.empty()) report["load_inline_because"] = by_load_inline;
+    if (!s.cuda_cu.empty() && by_load_inline.empty()) {
+      report["cuda_split"] = built.split;
+      if (!built.split)
+        report["cuda_whole_because"] =
+            extensions.not_split[s.key].empty() ? "its two halves did not build" : extensions.not_split[s.key];
+    }
+    measured["extensions"].push_back(report);
+    extensions_[s.key] = {
+        {"path", r.so_path}, {"binding", ExtensionBindingName(built.binding)}, {"functions", s.functions}};
+  }
+  return true;
+}
+
+KernelBenchVerifier::EndedWorkers KernelBenchVerifier::JudgeTrials(const std::vector<KernelBenchTrial>& set,
+                                                                   LiveWorker reference, LiveWorker candidate,
+                                                                   RunState& r) {
+  Clock& clock = machine_.env().clock();
+  // Each trial is judged once both workers report it, and its files deleted; a worker waits
+  // while its outputs not yet judged exceed its budget (the job's "pace_bytes"). Leaving
+  // early (the reference failed, a cancellation) abandons both: nothing would delete what
+  // they wait on. A worker that ends early has the other's trials drained, not judged.
+  struct AbandonUnlessDone {
+    LiveWorker *reference, *candidate;
+    bool done = false;
+    ~AbandonUnlessDone() {
+      if (done) return;
+      reference->feed->Abandon();
+      candidate->feed->Abandon();
+    }
+  } abandon{&reference, &candidate};
+  auto check_cancel = [&] {
+    if (options_.cancel && options_.cancel->cancelled()) throw CancelledError(options_.cancel->reason());
+  };
+  check_cancel();
+  std::optional<WorkerRun> stopped_candidate;  // its run, once it has ended before a trial
+  bool reference_on = true, candidate_on = true;
+  bool candidate_failed = false;  // as a whole (WorkerProblem, reported below): no case is judged
+  JudgeBuffers buffers;           // the trials' outputs are read into the same memory
+  for (size_t i = 0; i < set.size() && (reference_on || candidate_on); ++i) {
+    TrialReports reports;
+    if (reference_on) reports.reference = reference.feed->Trial(i, 50, check_cancel);
+    reference_on = !reports.reference.is_null();  // else its worker stopped: WorkerProblem(ref) below
+    if (candidate_on) reports.candidate = candidate.feed->Trial(i, 50, check_cancel);
+    if (candidate_on && reports.candidate.is_null()) {
+      stopped_candidate = candidate.run.get();
+      candidate_on = false;
+      candidate_failed = !WorkerProblem(*stopped_candidate).empty();
+    }
+    if (stopped_candidate) reports.candidate_ended = WorkerEnded(*stopped_candidate);
+    if (reference_on && !candidate_failed) {
+      reports.reference_dir = reference.out_dir;
+      reports.candidate_dir = candidate.out_dir;
+      reports.threads = machine_.config().threads;
+      reports.buffers = &buffers;
+      reports.index = static_cast<int64_t>(i);
+      if (reference.exports && candidate.exports) {  // then gpu_judge runs (both on the same condition)
+        reports.gpu = r.gpu_judge;
+        reports.reference_exports = reference.exports.get();
+        reports.candidate_exports = candidate.exports.get();
+      }
+      const int64_t judge_start = clock.MonotonicNanos();
+      reports.procedure = options_.procedure;
+      JudgeKernelBenchTrial(set[i], reports, &kernelbench_trials_, &r.v);
+      r.judge_seconds += (clock.MonotonicNanos() - judge_start) / 1e9;
+    }
+    RemoveTrialFiles(reference.out_dir, reports.reference);
+    RemoveTrialFiles(candidate.out_dir, reports.candidate);
+    reference.feed->Judged(i);
+    candidate.feed->Judged(i);
+    for (const auto& exports : {reference.exports, candidate.exports})
+      if (exports) exports->Judged(static_cast<int64_t>(i));
+  }
+  abandon.done = true;
+  EndedWorkers ended;
+  ended.reference = reference.run.get();
+  ended.candidate = stopped_candidate ? std::move(*stopped_candidate) : candidate.run.get();
+  return ended;
+}
+
+bool KernelBenchVerifier::ConcludeSet(SetKind kind, size_t before, EndedWorkers ended, RunState& r) {
+  Verdict& v = r.v;
+  KernelBenchVerdict& kb = r.kb;
+  json& measured = kb.measurements;
+  WorkerRun& ref = ended.reference;
+  WorkerRun& cand = ended.candidate;
+  for (size_t i = before; i < v.cases.size(); ++i)
+    if (cand.program) v.cases[i].pid = cand.program->pid();  // one worker process runs every trial
+  v.reference_seconds += ref.seconds;
+  if (kind == SetKind::kTrials) {
+    measured["worker_stages"] = {{"reference", StageTimes(ref.result)}, {"candidate", StageTimes(cand.result)}};
+    measured["worker_steps"] = {{"reference", StepTotals(ref.result)}, {"candidate", StepTotals(cand.result)}};
+  }
+  if (std::string why = WorkerProblem(ref); !why.empty()) {
+    if (kind == SetKind::kSizes) return true;  // the reference does not take other sizes
+    throw UsageError(why);
+  }
+  v.run_seconds += cand.seconds;
+  v.sandbox_layers = cand.layers;
+  if (cand.escapes.count > 0)
+    AddFinding(&v.integrity, "sandbox.write_outside_scratch",
+               std::to_string(cand.escapes.count) + " paths, first " +
+                   (cand.escapes.first.empty() ? std::string("?") : cand.escapes.first.front()));
+  if (cand.result.is_object() && cand.result.contains("parameters"))
+    kb.weights = WeightsCheck(ref.result.value("parameters", json()), cand.result["parameters"]);
+  std::string problem = WorkerProblem(cand);
+  if (!cand.violation.empty()) AddFinding(&v.integrity, "worker.progress_protocol", cand.violation);
+  if (!problem.empty()) {
+    v.failure = !cand.violation.empty()                           ? FailureClass::kIntegrity
+                : cand.status.kind == ExitStatus::Kind::kTimedOut ? FailureClass::kTimeout
+                                                                  : FailureClass::kRuntimeError;
+    v.message = problem;
+    return false;
+  }
+  // What every judged forward ran (the worker's profiler): fails closed when not recorded.
+  // A trial that is not a runtime error had its forward return (its outputs were judged).
+  int64_t completed = 0;
+  for (size_t i = before; i < v.cases.size(); ++i) completed += v.cases[i].failure != FailureClass::kRuntimeError;
+  measured["attribution"] = KernelBenchAttribution(cand.result.is_object() ? cand.result.value("ops", json()) : json(),
+                                                   options_.policy, completed, &v.integrity);
+  if (kind == SetKind::kTrials) {
+    // Whether the kernels' results reach the output matters for a candidate whose outputs
+    // are right: a failing one keeps the class observed in its outputs.
+    bool outputs_right = true;
+    for (size_t i = before; i < v.cases.size(); ++i) outputs_right = outputs_right && v.cases[i].passed();
+    std::vector<IntegrityFinding> unused;
+    measured["attribution"]["neutralised"] =
+        KernelBenchNeutralisation(cand.result.is_object() ? cand.result.value("neutralised", json()) : json(),
+                                  completed, outputs_right ? &v.integrity : &unused);
+  }
+  if (options_.backend == BackendKind::kCuda)
+    measured["launches"] = KernelBenchLaunchFindings(
+        cand.result.is_object() ? cand.result.value("launches", json()) : json(), completed, &v.integrity);
+  if (!v.integrity.empty()) {
+    v.failure = FailureClass::kIntegrity;
+    v.message = "integrity: " + v.integrity.front().check + ": " + v.integrity.front().detail;
+    return false;
+  }
+  return SetPassed(before, r);
+}
+
+bool KernelBenchVerifier::SetPassed(size_t before, RunState& r) {
+  Verdict& v = r.v;
+  const KernelBenchVerdict& kb = r.kb;
+  // The verdict's class is the first failing trial's, preferring one the engine observed
+  // (an output it compared) to one the candidate's code said (an exception: its text can
+  // claim anything, "out of memory" over a wrong result).
+  size_t first_failed = v.cases.size();
+  for (size_t i = before; i < v.cases.size(); ++i)
+    if (!v.cases[i].passed() &&
+        (first_failed == v.cases.size() || (v.cases[first_failed].failure == FailureClass::kRuntimeError &&
+                                            v.cases[i].failure != FailureClass::kRuntimeError)))
+      first_failed = i;
+  for (size_t i = before; i < v.cases.size(); ++i) {
+    if (!v.cases[i].passed()) break;  // the level is what passed before the first failure
+    if (v.cases[i].set == TrialSet::kFull && v.level < Level::kL2Light) v.level = Level::kL2Light;
+  }
+  for (size_t i = before; i < v.cases.size(); ++i) {
+    if (i == first_failed) {
+      v.failure = v.cases[i].failure;
+      v.message = std::string(TrialSetName(v.cases[i].set)) + " trial " + v.cases[i].name + " (" +
+                  v.cases[i].distribution + "): " + v.cases[i].message;
+      const std::string& w = kb.weights;
+      if (w == "different_values")
+        v.message +=
+            "; note: ModelNew's weights differ from Model's: it creates its parameters in a different "
+            "order or way, so it gets other random weights under the same seed; create them as Model "
+            "does before blaming the kernel";
+      return false;
+    }
+  }
+  return true;
+}
+
+bool KernelBenchVerifier::RunSet(const std::vector<KernelBenchTrial>& set, SetKind kind, LiveWorker reference,
+                                 LiveWorker candidate, RunState& r) {
+  const size_t before = r.v.cases.size();
+  return ConcludeSet(kind, before, JudgeTrials(set, std::move(reference), std::move(candidate), r), r);
+}
+
+void KernelBenchVerifier::Begin(const std::string& reference_path, const std::string& candidate_path, RunState& r) {
+  r.start_ns = machine_.env().clock().MonotonicNanos();
+  Verdict& v = r.v;
+  v.backend = options_.backend;
+  v.seed = options_.seed;
+  v.full_requested = options_.full;
+  v.kforge_version = std::string(KforgeVersion());
+  v.sandbox = std::string(SandboxModeName(machine_.Sandbox()));
+  std::string reference_text = ReadSource(reference_path, "reference");
+  std::string candidate_text = ReadSource(candidate_path, "candidate");
+  v.task_name = std::filesystem::path(reference_path).stem().string();
+  v.task_origin = reference_path;
+  v.task_sha256 = Sha256Hex(reference_text);
+  v.candidate_path = candidate_path;
+  v.candidate_sha256 = Sha256Hex(candidate_text);
+  python_dir_ = PythonDir(machine_);
+  torch_ = FindTorch(machine_);
+  KernelBenchVerdict& kb = r.kb;
+  kb.procedure = KernelBenchProcedureText(options_.procedure);
+  kb.version = KernelBenchProcedureName(options_.procedure);
+  kb.policy = KernelBenchPolicyName(options_.policy);
+  kb.python = torch_.python;
+  kb.torch = torch_.torch_version;
+}
+
+KernelBenchVerifier::TrialPlan KernelBenchVerifier::PlanTrials() const {
+  // KernelBench's 5 and the certified distributions; --full adds more, and sizes.
+  TrialPlan plan;
+  for (int i = 0; i < (options_.kernelbench_trials ? kKernelBenchTrials : 0); ++i)
+    plan.trials.push_back({"kernelbench_" + std::to_string(i), "kernelbench", 0, i, TrialSet::kLight});
+  uint64_t s = options_.seed * 1000003u + 17;
+  for (const char* d : kLightDistributions) plan.trials.push_back({d, d, s++, -1, TrialSet::kLight});
+  if (options_.full)
+    for (const char* d : kFullDistributions) plan.trials.push_back({d, d, s++, -1, TrialSet::kFull});
+  plan.sized = {{"sizes_kernelbench", "kernelbench", s++, -1, TrialSet::kFull},
+                {"sizes_all_negative", "all_negative", s++, -1, TrialSet::kFull}};
+  return plan;
+}
+
+Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::string& candidate_path) {
+  RunState r;
+  Begin(reference_path, candidate_path, r);
+  Verdict& v = r.v;
+  KernelBenchVerdict& kb = r.kb;
+  json& measured = kb.measurements;
+
+  // L0: the files' shape and the wrapper's integrity, read without running either.
+  json check = Check(reference_path, candidate_path);
+  const json& rc = check["reference"];
+  if (!rc.is_object() || !rc.value("ok", false))
+    throw UsageError(reference_path + " is not a KernelBench reference: " +
+                     (rc.is_object() ? JsonString(rc, "problem") : std::string("the check wrote nothing")));
+  const json& cc = check["candidate"];
+  if (!cc.is_object() || !cc.value("ok", false)) {
+    v.failure = FailureClass::kBuildError;
+    v.message = cc.is_object() ? JsonString(cc, "problem") : "the candidate could not be analysed";
+    return Finish(r);
+  }
+  CandidateExtensions extensions = ReadCandidate(rc, cc, r);
+  if (!r.static_findings.empty() && (!options_.kernelbench_trials || !kb.not_given.empty())) return Finish(r);
   v.level = Level::kL0Static;
 
-  // The trials: KernelBench's 5 and the certified distributions; --full adds more, and sizes.
-  std::vector<KernelBenchTrial> trials;
-  for (int i = 0; i < (options_.kernelbench_trials ? kKernelBenchTrials : 0); ++i)
-    trials.push_back({"kernelbench_" + std::to_string(i), "kernelbench", 0, i, TrialSet::kLight});
-  uint64_t s = options_.seed * 1000003u + 17;
-  for (const char* d : kLightDistributions) trials.push_back({d, d, s++, -1, TrialSet::kLight});
-  if (options_.full)
-    for (const char* d : kFullDistributions) trials.push_back({d, d, s++, -1, TrialSet::kFull});
+  const TrialPlan plan = PlanTrials();
+  const std::vector<KernelBenchTrial>&trials = plan.trials, &sized = plan.sized;
   json constants = rc.value("constants", json::object());
   reference_inputs_ = JsonString(rc, "inputs_source");
   if (reference_inputs_.empty())
     throw EnvironmentError("kforge's check of the reference gave no source for the candidate's inputs");
-  std::vector<KernelBenchTrial> sized = {{"sizes_kernelbench", "kernelbench", s++, -1, TrialSet::kFull},
-                                         {"sizes_all_negative", "all_negative", s++, -1, TrialSet::kFull}};
   // The reference needs nothing of the candidate's: its worker runs while the extensions
   // build (only reads what Check set; the builds write extensions_, which it does not read).
   // Its first trial's output sizes go to the candidate's worker (the blocks it poisons).
@@ -287,6 +528,7 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
   std::unique_ptr<GpuJudge> gpu_judge;
   if (options_.backend == BackendKind::kCuda && options_.device_output_bytes >= 0)
     gpu_judge = std::make_unique<GpuJudge>(machine_);
+  r.gpu_judge = gpu_judge.get();
   std::promise<std::vector<int64_t>> reference_sizes;
   std::future<std::vector<int64_t>> first_sizes = reference_sizes.get_future();
   std::once_flag sizes_once;
@@ -330,57 +572,7 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
   } undelivered{this, early_program};
 
   // L1: every extension built before any candidate code runs.
-  CompilerOptions co;
-  co.cache_dir = options_.cache_dir;
-  co.timeout_ms = kExtensionBuildTimeoutMs;
-  co.limits = options_.limits;
-  if (options_.backend == BackendKind::kCuda) co.cuda_arch = machine_.Device().arch;
-  v.compile.attempted = true;
-  v.compile.ok = true;
-  v.compile.cached = true;
-  v.compile.compiler = "torch extension (" + machine_.HostCompiler().path + ")";
-  measured["extensions"] = json::array();
-  for (const auto& s : sources) {
-    if (options_.cancel && options_.cancel->cancelled()) throw CancelledError(options_.cancel->reason());
-    // What kforge's own build does not take (include paths, a linker flag), torch's
-    // load_inline builds, confined as the candidate is.
-    const std::string by_load_inline = WhyLoadInlineBuild(s);
-    TorchExtension built = by_load_inline.empty() ? CompileTorchExtension(machine_, torch_, s, co)
-                                                  : BuildWithLoadInline(machine_, torch_, python_dir_, s,
-                                                                        extensions.load_inline_args[s.key], co);
-    const CompileResult& r = built.compile;
-    v.compile.seconds += r.seconds;
-    v.compile.cached = v.compile.cached && r.cached;
-    v.compile.version = r.compiler_version;
-    v.compile.flags = r.flags;
-    v.compile.log += UntrustedText(r.log);
-    if (!r.ok) {
-      v.compile.ok = false;
-      v.failure = FailureClass::kBuildError;
-      v.message = "the extension '" + s.name + "' does not build" + (r.timed_out ? " (timed out)" : "") + ": " +
-                  TracebackTail(UntrustedText(r.log), 6);
-      // KernelBench's own build would have run it (its shell takes the line as it is): what
-      // the benchmark would say is not known, not "incorrect".
-      if (!by_load_inline.empty())
-        if (std::string refused = LoadInlineBuildProblem(s); !refused.empty())
-          kb.not_given = "kforge does not run this build: " + refused;
-      return finish(v);
-    }
-    json report = {{"name", s.name},
-                   {"binding", by_load_inline.empty() ? ExtensionBindingName(built.binding) : "load_inline"},
-                   {"cached", r.cached},
-                   {"seconds", r.seconds}};
-    if (!by_load_inline.empty()) report["load_inline_because"] = by_load_inline;
-    if (!s.cuda_cu.empty() && by_load_inline.empty()) {
-      report["cuda_split"] = built.split;
-      if (!built.split)
-        report["cuda_whole_because"] =
-            extensions.not_split[s.key].empty() ? "its two halves did not build" : extensions.not_split[s.key];
-    }
-    measured["extensions"].push_back(report);
-    extensions_[s.key] = {
-        {"path", r.so_path}, {"binding", ExtensionBindingName(built.binding)}, {"functions", s.functions}};
-  }
+  if (!BuildExtensions(extensions, r)) return Finish(r);
   v.level = Level::kL1Compile;
   DeliverExtensions(early_program, true);
   undelivered.done = true;
@@ -390,149 +582,9 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
   // set's distributions), judged in order; then, with --full, the odd sizes.
   // The candidate's worker runs beside the reference's: all it takes from it are the sizes of
   // the reference's first outputs (the blocks it poisons), relayed with the extensions.
-  auto run_set = [&](const std::vector<KernelBenchTrial>& set, LiveWorker reference, LiveWorker candidate) -> bool {
-    // Each trial is judged once both workers report it, and its files deleted; a worker waits
-    // while its outputs not yet judged exceed its budget (the job's "pace_bytes"). Leaving
-    // early (the reference failed, a cancellation) abandons both: nothing would delete what
-    // they wait on. A worker that ends early has the other's trials drained, not judged.
-    struct AbandonUnlessDone {
-      LiveWorker *reference, *candidate;
-      bool done = false;
-      ~AbandonUnlessDone() {
-        if (done) return;
-        reference->feed->Abandon();
-        candidate->feed->Abandon();
-      }
-    } abandon{&reference, &candidate};
-    auto check_cancel = [&] {
-      if (options_.cancel && options_.cancel->cancelled()) throw CancelledError(options_.cancel->reason());
-    };
-    check_cancel();
-    const size_t before = v.cases.size();
-    std::optional<WorkerRun> stopped_candidate;  // its run, once it has ended before a trial
-    bool reference_on = true, candidate_on = true;
-    bool candidate_failed = false;  // as a whole (WorkerProblem, reported below): no case is judged
-    JudgeBuffers buffers;           // the trials' outputs are read into the same memory
-    for (size_t i = 0; i < set.size() && (reference_on || candidate_on); ++i) {
-      TrialReports reports;
-      if (reference_on) reports.reference = reference.feed->Trial(i, 50, check_cancel);
-      reference_on = !reports.reference.is_null();  // else its worker stopped: WorkerProblem(ref) below
-      if (candidate_on) reports.candidate = candidate.feed->Trial(i, 50, check_cancel);
-      if (candidate_on && reports.candidate.is_null()) {
-        stopped_candidate = candidate.run.get();
-        candidate_on = false;
-        candidate_failed = !WorkerProblem(*stopped_candidate).empty();
-      }
-      if (stopped_candidate) reports.candidate_ended = WorkerEnded(*stopped_candidate);
-      if (reference_on && !candidate_failed) {
-        reports.reference_dir = reference.out_dir;
-        reports.candidate_dir = candidate.out_dir;
-        reports.threads = machine_.config().threads;
-        reports.buffers = &buffers;
-        reports.index = static_cast<int64_t>(i);
-        if (reference.exports && candidate.exports) {  // then gpu_judge runs (both on the same condition)
-          reports.gpu = gpu_judge.get();
-          reports.reference_exports = reference.exports.get();
-          reports.candidate_exports = candidate.exports.get();
-        }
-        const int64_t judge_start = clock.MonotonicNanos();
-        reports.procedure = options_.procedure;
-        JudgeKernelBenchTrial(set[i], reports, &kernelbench_trials_, &v);
-        judge_seconds += (clock.MonotonicNanos() - judge_start) / 1e9;
-      }
-      RemoveTrialFiles(reference.out_dir, reports.reference);
-      RemoveTrialFiles(candidate.out_dir, reports.candidate);
-      reference.feed->Judged(i);
-      candidate.feed->Judged(i);
-      for (const auto& exports : {reference.exports, candidate.exports})
-        if (exports) exports->Judged(static_cast<int64_t>(i));
-    }
-    abandon.done = true;
-    WorkerRun ref = reference.run.get();
-    WorkerRun cand = stopped_candidate ? std::move(*stopped_candidate) : candidate.run.get();
-    for (size_t i = before; i < v.cases.size(); ++i)
-      if (cand.program) v.cases[i].pid = cand.program->pid();  // one worker process runs every trial
-    v.reference_seconds += ref.seconds;
-    if (&set == &trials) {
-      measured["worker_stages"] = {{"reference", StageTimes(ref.result)}, {"candidate", StageTimes(cand.result)}};
-      measured["worker_steps"] = {{"reference", StepTotals(ref.result)}, {"candidate", StepTotals(cand.result)}};
-    }
-    if (std::string why = WorkerProblem(ref); !why.empty()) {
-      if (&set == &sized) return true;  // the reference does not take other sizes
-      throw UsageError(why);
-    }
-    v.run_seconds += cand.seconds;
-    v.sandbox_layers = cand.layers;
-    if (cand.escapes.count > 0)
-      AddFinding(&v.integrity, "sandbox.write_outside_scratch",
-                 std::to_string(cand.escapes.count) + " paths, first " +
-                     (cand.escapes.first.empty() ? std::string("?") : cand.escapes.first.front()));
-    if (cand.result.is_object() && cand.result.contains("parameters"))
-      kb.weights = WeightsCheck(ref.result.value("parameters", json()), cand.result["parameters"]);
-    std::string problem = WorkerProblem(cand);
-    if (!cand.violation.empty()) AddFinding(&v.integrity, "worker.progress_protocol", cand.violation);
-    if (!problem.empty()) {
-      v.failure = !cand.violation.empty()                           ? FailureClass::kIntegrity
-                  : cand.status.kind == ExitStatus::Kind::kTimedOut ? FailureClass::kTimeout
-                                                                    : FailureClass::kRuntimeError;
-      v.message = problem;
-      return false;
-    }
-    // What every judged forward ran (the worker's profiler): fails closed when not recorded.
-    // A trial that is not a runtime error had its forward return (its outputs were judged).
-    int64_t completed = 0;
-    for (size_t i = before; i < v.cases.size(); ++i) completed += v.cases[i].failure != FailureClass::kRuntimeError;
-    measured["attribution"] = KernelBenchAttribution(
-        cand.result.is_object() ? cand.result.value("ops", json()) : json(), options_.policy, completed, &v.integrity);
-    if (&set == &trials) {
-      // Whether the kernels' results reach the output matters for a candidate whose outputs
-      // are right: a failing one keeps the class observed in its outputs.
-      bool outputs_right = true;
-      for (size_t i = before; i < v.cases.size(); ++i) outputs_right = outputs_right && v.cases[i].passed();
-      std::vector<IntegrityFinding> unused;
-      measured["attribution"]["neutralised"] =
-          KernelBenchNeutralisation(cand.result.is_object() ? cand.result.value("neutralised", json()) : json(),
-                                    completed, outputs_right ? &v.integrity : &unused);
-    }
-    if (options_.backend == BackendKind::kCuda)
-      measured["launches"] = KernelBenchLaunchFindings(
-          cand.result.is_object() ? cand.result.value("launches", json()) : json(), completed, &v.integrity);
-    if (!v.integrity.empty()) {
-      v.failure = FailureClass::kIntegrity;
-      v.message = "integrity: " + v.integrity.front().check + ": " + v.integrity.front().detail;
-      return false;
-    }
-    // The verdict's class is the first failing trial's, preferring one the engine observed
-    // (an output it compared) to one the candidate's code said (an exception: its text can
-    // claim anything, "out of memory" over a wrong result).
-    size_t first_failed = v.cases.size();
-    for (size_t i = before; i < v.cases.size(); ++i)
-      if (!v.cases[i].passed() &&
-          (first_failed == v.cases.size() || (v.cases[first_failed].failure == FailureClass::kRuntimeError &&
-                                              v.cases[i].failure != FailureClass::kRuntimeError)))
-        first_failed = i;
-    for (size_t i = before; i < v.cases.size(); ++i) {
-      if (!v.cases[i].passed()) break;  // the level is what passed before the first failure
-      if (v.cases[i].set == TrialSet::kFull && v.level < Level::kL2Light) v.level = Level::kL2Light;
-    }
-    for (size_t i = before; i < v.cases.size(); ++i) {
-      if (i == first_failed) {
-        v.failure = v.cases[i].failure;
-        v.message = std::string(TrialSetName(v.cases[i].set)) + " trial " + v.cases[i].name + " (" +
-                    v.cases[i].distribution + "): " + v.cases[i].message;
-        const std::string& w = kb.weights;
-        if (w == "different_values")
-          v.message +=
-              "; note: ModelNew's weights differ from Model's: it creates its parameters in a different "
-              "order or way, so it gets other random weights under the same seed; create them as Model "
-              "does before blaming the kernel";
-        return false;
-      }
-    }
-    return true;
-  };
-  if (!run_set(trials, std::move(early_reference), std::move(early_candidate)) || !static_findings.empty())
-    return finish(v);
+  if (!RunSet(trials, SetKind::kTrials, std::move(early_reference), std::move(early_candidate), r) ||
+      !r.static_findings.empty())
+    return Finish(r);
   v.level = Level::kL2Light;
   if (options_.full) {
     json odd = OddSizes(constants);
@@ -541,15 +593,15 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
       for (auto& [name, value] : odd.items()) v.random_shapes.back()[name] = value.get<int64_t>();
       LiveWorker reference = Start(NewWorker(WorkerRole::kReference, sized, odd, json(), false));
       std::shared_ptr<const WorkerFeed> pace = reference.feed;
-      if (!run_set(sized, std::move(reference),
-                   Start(NewWorker(WorkerRole::kCandidate, sized, odd, json(), false), nullptr, nullptr, pace)))
-        return finish(v);
+      if (!RunSet(sized, SetKind::kSizes, std::move(reference),
+                  Start(NewWorker(WorkerRole::kCandidate, sized, odd, json(), false), nullptr, nullptr, pace), r))
+        return Finish(r);
     }
     v.level = Level::kL2Full;
   }
   v.passed = true;
   if (options_.timing_trials > 0) measured["timing"] = Timing();  // only a certified candidate is timed
-  return finish(v);
+  return Finish(r);
 }
 
 }  // namespace kforge::kernelbench_internal

@@ -32,6 +32,10 @@
 #include "verify/kernelbench/worker_progress.h"
 #include "verify/verifier.h"
 
+namespace kforge {
+class GpuJudge;
+}  // namespace kforge
+
 namespace kforge::kernelbench_internal {
 
 using nlohmann::json;
@@ -63,6 +67,63 @@ class KernelBenchVerifier {
   Verdict Run(const std::string& reference_path, const std::string& candidate_path);
 
  private:
+  /// What one Run() has found so far.
+  struct RunState {
+    Verdict v;
+    KernelBenchVerdict kb;
+    /// Static integrity findings fail the certified verdict, but the candidate still builds
+    /// and runs for the KernelBench-compatible one: KernelBench would run it.
+    std::vector<IntegrityFinding> static_findings;
+    json placement = json::array();  ///< compute in the framework or a library, found in the source
+    double judge_seconds = 0;        ///< reading and comparing outputs, beside the workers
+    int64_t start_ns = 0;
+    GpuJudge* gpu_judge = nullptr;  ///< judges outputs handed over in GPU memory; null: files only
+  };
+  /// A worker running on a thread of its own, its trials fed to the judge as it reports them.
+  struct LiveWorker {
+    std::shared_ptr<WorkerFeed> feed;
+    std::shared_ptr<ExportInbox> exports;  ///< null: it writes files only
+    std::string out_dir;
+    std::future<WorkerRun> run;
+  };
+  /// The workers of one set of trials once they have ended.
+  struct EndedWorkers {
+    WorkerRun reference, candidate;
+  };
+  enum class SetKind {
+    kTrials,  ///< KernelBench's trials and the certified distributions, at the reference's sizes
+    kSizes,   ///< --full's odd sizes: a reference that does not take them is not the candidate's failure
+  };
+
+  /// The trials of a run: `trials` at the reference's sizes, `sized` at --full's odd sizes.
+  struct TrialPlan {
+    std::vector<KernelBenchTrial> trials, sized;
+  };
+  TrialPlan PlanTrials() const;
+  /// The verdict's record of what is judged and by what (files, hashes, torch, procedure).
+  void Begin(const std::string& reference_path, const std::string& candidate_path, RunState& r);
+  /// The verdict as it stands, with the KernelBench-compatible one and the static findings.
+  Verdict Finish(RunState& r);
+  /// L0: the candidate's extensions and what its source shows (from the checker's report
+  /// `cc`; `rc` the reference's), load_inline calls resolved by running the module.
+  CandidateExtensions ReadCandidate(const json& rc, const json& cc, RunState& r);
+  /// L1: every extension built before any candidate code runs; false (the verdict says why)
+  /// when one does not build.
+  bool BuildExtensions(CandidateExtensions& extensions, RunState& r);
+  /// L2: one reference and one candidate worker for `set`, its trials judged in order; false
+  /// when the verdict is decided (a failure).
+  bool RunSet(const std::vector<KernelBenchTrial>& set, SetKind kind, LiveWorker reference, LiveWorker candidate,
+              RunState& r);
+  /// Judges each trial once both workers report it, and deletes its files; a worker waits
+  /// while its outputs not yet judged exceed its budget (the job's "pace_bytes").
+  EndedWorkers JudgeTrials(const std::vector<KernelBenchTrial>& set, LiveWorker reference, LiveWorker candidate,
+                           RunState& r);
+  /// What the ended workers of a set say beside the judged trials from `before` on: the
+  /// worker's own failure, sandbox escapes, attribution, launches; then SetPassed.
+  bool ConcludeSet(SetKind kind, size_t before, EndedWorkers ended, RunState& r);
+  /// Whether the set's trials (from `before` on) all passed; the level is what passed before
+  /// the first failure, and the verdict takes that failure's class and message.
+  bool SetPassed(size_t before, RunState& r);
   json Check(const std::string& reference, const std::string& candidate);
   /// Runs the candidate's module with a load_inline that records its arguments
   /// (python/kforge_load_inline.py, "resolve"), confined as its worker is: the extensions
@@ -82,13 +143,6 @@ class KernelBenchVerifier {
   /// take seconds to draw, hash and write, whatever the kernel does).
   void RunWorker(WorkerRun* run, const std::function<void(const json&)>& on_progress = nullptr,
                  WorkerFeed* feed = nullptr, const WorkerFeed* reference = nullptr);
-  /// A worker running on a thread of its own, its trials fed to the judge as it reports them.
-  struct LiveWorker {
-    std::shared_ptr<WorkerFeed> feed;
-    std::shared_ptr<ExportInbox> exports;  ///< null: it writes files only
-    std::string out_dir;
-    std::future<WorkerRun> run;
-  };
   /// Starts `run` (from NewWorker) on its own thread; `on_progress` as RunWorker's, and
   /// `on_end` (when given) once it has ended, however it ended.
   LiveWorker Start(WorkerRun run, std::function<void(const json&)> on_progress = nullptr,
