@@ -121,7 +121,7 @@ void BM_FirstPassOverTheArena(benchmark::State& state) {
   for (auto _ : state) {
     float* x = nullptr;
     if (state.range(1) != 0) {
-      x = reinterpret_cast<float*>(kept.Map(::dup(fd), bytes));
+      x = reinterpret_cast<float*>(kept.Map(::dup(fd), bytes, 1));
     } else {
       void* base = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
       x = base == MAP_FAILED ? nullptr : static_cast<float*>(base);

@@ -28,8 +28,8 @@ class RedirectedOutput {
     std::cout.flush();
     std::cerr.flush();
     std::fflush(nullptr);
-    saved_out_ = ::dup(1);
-    saved_err_ = ::dup(2);
+    saved_out_ = ::fcntl(1, F_DUPFD_CLOEXEC, 3);
+    saved_err_ = ::fcntl(2, F_DUPFD_CLOEXEC, 3);
     const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd >= 0) {
       ::dup2(fd, 1);
@@ -86,6 +86,12 @@ CommandAction SetupVerifyWorker(CLI::App& sub, Service& service, CancellationTok
     // The kernel ends us with the server's thread that started us.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() == 1) return 2;
+    // Caught, a SIGINT or SIGTERM would cancel every later job of this worker (the token stays
+    // cancelled); the server ends us by closing our socket, or kills us.
+    ::signal(SIGINT, SIG_IGN);
+    ::signal(SIGTERM, SIG_IGN);
+    // Nothing this process starts (compilers, runners, their sandboxes) inherits the socket.
+    ::fcntl(kVerifyWorkerFd, F_SETFD, FD_CLOEXEC);
     Clock& clock = service.env().clock();
     for (;;) {
       Frame frame;
@@ -93,7 +99,9 @@ CommandAction SetupVerifyWorker(CLI::App& sub, Service& service, CancellationTok
       if (status == FrameStatus::kClosed) return 0;
       if (status != FrameStatus::kOk) return 2;
       const nlohmann::json job = nlohmann::json::parse(frame.bytes, nullptr, false);
-      if (!job.is_object() || !job["args"].is_array() || !job["log"].is_string()) return 2;
+      if (!job.is_object() || !job.contains("args") || !job["args"].is_array() || !job.contains("log") ||
+          !job["log"].is_string())
+        return 2;
       std::vector<std::string> args;
       for (const auto& a : job["args"])
         if (a.is_string()) args.push_back(a.get<std::string>());

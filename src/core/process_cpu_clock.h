@@ -2,8 +2,8 @@
 // The CPU time a process tree has used, read from outside it: the kernel's per-process CPU
 // clocks (clock_getcpuclockid), which count the time a process ran and not the time it
 // waited for a CPU. On a loaded machine the wall time of a call grows with every other
-// process that wants the CPU; its CPU time does not, so two kernels timed by their CPU time
-// on a busy machine still compare as they would on an idle one.
+// process that wants the CPU; its CPU time does not (cache and SMT contention still move
+// it, far less).
 //
 // The tree is found once, when the clock is made: a candidate's confinement (bubblewrap's two
 // processes, then the runner) is set up before its first call and does not change after it.

@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 
@@ -24,6 +25,8 @@ size_t TensorArena::BytesFor(const std::vector<size_t>& tensor_bytes) {
 }
 
 TensorArena::TensorArena(std::vector<ArenaTensor> tensors) : tensors_(std::move(tensors)) {
+  static std::atomic<uint64_t> next_id{1};
+  id_ = next_id++;
   std::vector<size_t> sizes;
   for (auto& t : tensors_) {
     int64_t n = 1;

@@ -35,6 +35,12 @@ class TensorArena {
   size_t size() const { return tensors_.size(); }
   size_t total_bytes() const { return total_; }
   int fd() const { return fd_.get(); }
+  /// This arena's name, unique in this process (never reused while it runs).
+  uint64_t id() const { return id_; }
+  /// Whether a runner may keep its mapping between calls (RunRequest::keep_arena_id): only
+  /// for an arena sent to that one process alone, again and again (a speed measurement).
+  bool keep_mapped() const { return keep_mapped_; }
+  void set_keep_mapped(bool keep) { keep_mapped_ = keep; }
 
   /// Byte offsets (relative to the tensor start; negative before it) of guard bytes that
   /// changed around tensor i, at most `limit` of them; empty when intact.
@@ -48,6 +54,8 @@ class TensorArena {
   ScopedFd fd_;
   char* base_ = nullptr;
   size_t total_ = 0;
+  uint64_t id_ = 0;
+  bool keep_mapped_ = false;
 };
 
 /// The guard byte at offset i of a guard region: a fixed, non-repeating-looking pattern.

@@ -344,6 +344,7 @@ RunRequest MakeRequest(uint64_t case_id, const TensorArena& arena, size_t num_in
   const size_t per_copy = samples.calls.empty() ? arena.size() : samples.tensors_per_copy;
   req.arena_bytes = arena.total_bytes();
   req.mapped_bytes = arena.total_bytes();
+  req.keep_arena_id = arena.keep_mapped() ? arena.id() : 0;
   if (!samples.calls.empty()) {
     KF_CHECK(samples.calls.size() <= kMaxBenchSamples && arena.size() == per_copy * (1 + samples.calls.size()));
     req.arena_bytes = arena.tensor(per_copy).offset;  // copy 0 and its guards

@@ -563,7 +563,7 @@ int Serve(const char* so_arg, ConfineOptions confine) {
   ArenaMapping arena;
   while (ReceiveRequest(&req, &arena_fd)) {
     g_current_case = req.case_id;
-    char* base = arena.Map(arena_fd, req.mapped_bytes);
+    char* base = arena.Map(arena_fd, req.mapped_bytes, req.keep_arena_id);
     if (base == nullptr) DieWith(FatalKind::kOutOfMemory, 0, -1, "cannot map the tensor arena");
     int rc = 0;
 #ifdef KFORGE_GPU_RUNNER
@@ -609,6 +609,7 @@ int Serve(const char* so_arg, ConfineOptions confine) {
 #endif
     first_call = false;
     done.threads_after = 1 + (after > threads_before ? after - threads_before : 0);
+    arena.EndCall();
     SendReply(done);
   }
   return 0;

@@ -18,7 +18,7 @@
 namespace kforge {
 
 inline constexpr uint32_t kRunnerMagic = 0x6b666f72;  // "kfor"
-inline constexpr uint32_t kRunnerProtocolVersion = 4;
+inline constexpr uint32_t kRunnerProtocolVersion = 5;
 inline constexpr int kControlFd = 3;
 inline constexpr int kCgroupFd = 4;  ///< optional: cgroup.procs of the pids cgroup to join
 inline constexpr int kMaxWireTensors = 16;
@@ -56,7 +56,11 @@ struct RunRequest {
   uint32_t samples = 0;
   uint32_t sample_calls[kMaxBenchSamples] = {};
   uint64_t sample_stride = 0;
-  uint64_t mapped_bytes = 0;            ///< size of the arena file (0: arena_bytes)
+  uint64_t mapped_bytes = 0;  ///< size of the arena file (0: arena_bytes)
+  /// Non-zero: the engine's name for an arena it sends again and again to this process alone
+  /// (a speed measurement): the runner keeps its mapping between calls while the name stays
+  /// the same. Zero: mapped for this call and unmapped after it.
+  uint64_t keep_arena_id = 0;
   WireTensor tensors[kMaxWireTensors];  ///< inputs first, then outputs
 };
 

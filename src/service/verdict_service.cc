@@ -297,7 +297,8 @@ void VerdictService::Work(const std::string& slot) {
   if (options_.warm)
     warm = std::make_unique<WarmVerifier>(
         env_, options_.kforge,
-        options_.cuda ? std::vector<std::string>{"CUDA_VISIBLE_DEVICES=" + slot} : std::vector<std::string>{});
+        options_.cuda ? std::vector<std::string>{"CUDA_VISIBLE_DEVICES=" + slot} : std::vector<std::string>{},
+        options_.dir + "/worker-" + slot + ".log");
   while (!draining_) {
     std::optional<JobRecord> job = store_->Claim(env_.clock().WallMicros());
     if (!job) {

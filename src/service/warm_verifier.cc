@@ -16,14 +16,14 @@ constexpr int64_t kExitGraceMs = 2000;
 
 std::string Tail(const std::string& path) {
   std::string text, error;
-  if (!TryReadFile(path, &text, &error)) return "";
+  if (path.empty() || !TryReadFile(path, &text, &error)) return "";
   return text.size() > kLogTailBytes ? text.substr(text.size() - kLogTailBytes) : text;
 }
 
 }  // namespace
 
-WarmVerifier::WarmVerifier(Env& env, std::string kforge, std::vector<std::string> add_env)
-    : env_(env), kforge_(std::move(kforge)), add_env_(std::move(add_env)) {}
+WarmVerifier::WarmVerifier(Env& env, std::string kforge, std::vector<std::string> add_env, std::string worker_log)
+    : env_(env), kforge_(std::move(kforge)), add_env_(std::move(add_env)), worker_log_(std::move(worker_log)) {}
 
 WarmVerifier::~WarmVerifier() {
   if (child_ != nullptr) EndWorker();
@@ -36,6 +36,7 @@ void WarmVerifier::StartWorker() {
   spawn.argv = {kforge_, "verify-worker"};
   spawn.add_env = add_env_;
   spawn.inherit_fds = {{theirs.get(), kVerifyWorkerFd}};
+  spawn.output_path = worker_log_;  // what it says outside a job (an environment it refuses)
   child_ = env_.processes().Start(spawn);
   channel_ = std::move(ours);
   jobs_ = 0;
@@ -73,10 +74,18 @@ ProcessRunner::Result WarmVerifier::Run(const std::vector<std::string>& args, co
     channel_.Reset();
     result.status.kind = ExitStatus::Kind::kTimedOut;
   } else {
-    result.status = EndWorker();  // it died (or said something it should not): how it ended
+    // It died, or said something it should not: how it ended. One that had to be killed is
+    // a verifier killed by a signal (tried again), not a job past its time limit.
+    result.status = EndWorker();
+    if (result.status.kind == ExitStatus::Kind::kTimedOut)
+      result.status = ExitStatus{ExitStatus::Kind::kSignaled, 0, 9};
     if (result.status.ok()) result.status = ExitStatus{ExitStatus::Kind::kExited, 2, 0};
   }
+  // Anything but a verdict (0, 1) may come from the worker's own state (a probe of the
+  // machine that failed once, an interrupt): the next job gets a new worker.
+  if (child_ != nullptr && !(result.status.kind == ExitStatus::Kind::kExited && result.status.code <= 1)) EndWorker();
   result.output = Tail(log_path);
+  if (result.status.kind != ExitStatus::Kind::kExited || result.status.code > 1) result.output += Tail(worker_log_);
   result.seconds = static_cast<double>(clock.MonotonicNanos() - start) / 1e9;
   return result;
 }

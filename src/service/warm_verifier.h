@@ -13,8 +13,12 @@
 // stderr sent to PATH for the job, and answers with the exit code the command would have had.
 // A worker that dies, or runs past the job's deadline (it is then killed), ends its job as a
 // one-shot verifier that did so would have: with that exit status. The next job starts a new
-// worker, as does every kMaxJobsPerWorker-th one, so that nothing a worker accumulates grows
-// without bound.
+// worker, as it does after any job that did not end with a verdict (exit 0 or 1: a refusal
+// may come from the worker's own state, a probe of the machine that failed once) and after
+// every kMaxJobsPerWorker-th job, so that nothing a worker accumulates grows without bound.
+// Workers ignore SIGINT and SIGTERM: caught, either would cancel every later job of the
+// worker (its interrupt token stays cancelled). The server ends them by closing their sockets
+// (a worker between jobs exits) or kills them.
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,8 +38,9 @@ class WarmVerifier {
   static constexpr int kMaxJobsPerWorker = 500;
 
   /// Workers are `kforge verify-worker` (kforge the binary's path), with `add_env` added to
-  /// their environment (CUDA_VISIBLE_DEVICES for a GPU slot).
-  WarmVerifier(Env& env, std::string kforge, std::vector<std::string> add_env);
+  /// their environment (CUDA_VISIBLE_DEVICES for a GPU slot); what a worker prints outside a
+  /// job goes to `worker_log` ("": nowhere) and is added to the output of a job it failed.
+  WarmVerifier(Env& env, std::string kforge, std::vector<std::string> add_env, std::string worker_log = "");
   ~WarmVerifier();
   WarmVerifier(const WarmVerifier&) = delete;
   WarmVerifier& operator=(const WarmVerifier&) = delete;
@@ -55,6 +60,7 @@ class WarmVerifier {
   Env& env_;
   std::string kforge_;
   std::vector<std::string> add_env_;
+  std::string worker_log_;
   std::unique_ptr<Subprocess> child_;
   ScopedFd channel_;
   int jobs_ = 0;  ///< run by the current worker

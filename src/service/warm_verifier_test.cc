@@ -40,8 +40,10 @@ TEST(WarmVerifierTest, RunsJobsOneAfterAnotherAsVerifyWouldInOneWorker) {
   EXPECT_NE(refused.output.find("no_such_task"), std::string::npos) << refused.output;
   ProcessRunner::Result bad_flag = warm.Run({"relu", "--no-such-flag"}, dir.path() + "/4.log", 120000);
   EXPECT_EQ(bad_flag.status.code, 2) << bad_flag.output;
-  EXPECT_EQ(warm.started(), 1) << "one warm worker ran every job";
+  EXPECT_EQ(passed.pid, failed.pid) << "one warm worker ran the verdicts";
   EXPECT_EQ(passed.pid, refused.pid);
+  EXPECT_NE(refused.pid, bad_flag.pid) << "a job that ended without a verdict gets its worker replaced";
+  EXPECT_EQ(warm.started(), 2);
 }
 
 TEST(WarmVerifierTest, AWorkerThatDiesOrOverrunsCostsItsJobAndTheNextGetsANewOne) {

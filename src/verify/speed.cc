@@ -101,8 +101,10 @@ const Case* SpeedCase(const Task& task, BackendKind backend, const std::set<std:
 
 namespace {
 
-/// The processes of one MeasureSpeeds call, timed on one arena: one per source, and on the
-/// CPU the no-op kernel's last.
+/// The processes of one MeasureSpeeds call, one per source and on the CPU the no-op kernel's
+/// last, each timed on an arena of its own that holds the same inputs. Its own: a runner keeps
+/// its mapping of the arena between calls (exec/runner/arena_mapping.h), so an arena shared
+/// by two processes is one that either could write into while the other is timed.
 class SpeedSession {
  public:
   SpeedSession(Machine& machine, const Task& task, BackendKind backend, const SpeedOptions& options)
@@ -110,14 +112,15 @@ class SpeedSession {
         backend_(MakeBackend(backend)),
         options_(options),
         kase_(*SpeedCase(task, backend, options.cases)),
-        arena_(CaseLayout(task, kase_.params)),
+        layout_(CaseLayout(task, kase_.params)),
         n_in_(task.inputs.size()) {
     backend_->Prepare(machine);
     copts_.cache_dir = options.cache_dir.empty() ? machine.config().cache_dir : options.cache_dir;
     const Distribution dist = kase_.distributions.empty() ? Distribution::kNormal : kase_.distributions.front();
+    TensorArena first(layout_);
     for (size_t i = 0; i < n_in_; ++i) {
-      FillInput(dist, MixSeed(options.seed, i), arena_.tensor(i).dtype, arena_.data(i), arena_.tensor(i).shape, i);
-      inputs_.emplace_back(static_cast<const char*>(arena_.data(i)), arena_.tensor(i).bytes);
+      FillInput(dist, MixSeed(options.seed, i), first.tensor(i).dtype, first.data(i), first.tensor(i).shape, i);
+      inputs_.emplace_back(static_cast<const char*>(first.data(i)), first.tensor(i).bytes);
     }
   }
   ~SpeedSession() {
@@ -130,13 +133,16 @@ class SpeedSession {
     const size_t k = speeds_.size();
     speeds_.emplace_back();
     procs_.emplace_back();
+    arenas_.push_back(std::make_unique<TensorArena>(layout_));
+    arenas_[k]->set_keep_mapped(true);  // sent to process k alone
+    for (size_t i = 0; i < n_in_; ++i) std::memcpy(arenas_[k]->data(i), inputs_[i].data(), inputs_[i].size());
     speeds_[k].case_name = kase_.name;
     CompileResult built = backend_->Build(machine_, source, copts_);
     if (!built.ok) {
       speeds_[k].problem = "it does not build";
       return;
     }
-    procs_[k] = backend_->NewProcess(machine_, built.so_path, options_.limits, arena_.total_bytes());
+    procs_[k] = backend_->NewProcess(machine_, built.so_path, options_.limits, arenas_[k]->total_bytes());
     procs_[k]->set_cancel(options_.cancel);
     LoadResult load = procs_[k]->Start(kSpeedLoadTimeoutMs);
     if (!load.ok)
@@ -149,8 +155,8 @@ class SpeedSession {
   void TimeOnGpu() {
     for (size_t k = 0; k < speeds_.size(); ++k) {
       if (!Alive(k)) continue;
-      CaseRun run =
-          procs_[k]->Bench(1, arena_, n_in_, options_.warmup, options_.reps, options_.call_timeout_ms * options_.reps);
+      CaseRun run = procs_[k]->Bench(1, *arenas_[k], n_in_, options_.warmup, options_.reps,
+                                     options_.call_timeout_ms * options_.reps);
       if (!Kept(k, run)) continue;
       Speed& s = speeds_[k];
       s.clock = SpeedClock::kCudaEvents;
@@ -165,7 +171,8 @@ class SpeedSession {
   /// timed reaches each of them alike instead of the one that happened to run then; the last
   /// process is the harness, whose median is taken off the others'. Each call is timed by the
   /// CPU time the candidate's processes used (what waiting for a CPU on a busy machine does
-  /// not change), or by the engine's wall clock where those clocks cannot be read.
+  /// not change) or the wall time, whichever is smaller (a kernel's threads add up their CPU
+  /// time), or by the engine's wall clock alone where those clocks cannot be read.
   void TimeOnCpu() {
     std::vector<std::vector<double>> wall(speeds_.size()), cpu(speeds_.size());
     bool cpu_readable = true;
@@ -173,13 +180,14 @@ class SpeedSession {
       for (size_t k = 0; k < speeds_.size(); ++k) {
         if (!Alive(k)) continue;
         if (options_.cancel != nullptr) options_.cancel->ThrowIfCancelled();
-        CaseRun run = procs_[k]->Run(static_cast<uint64_t>(call + 1), arena_, n_in_, options_.call_timeout_ms);
+        CaseRun run = procs_[k]->Run(static_cast<uint64_t>(call + 1), *arenas_[k], n_in_, options_.call_timeout_ms);
         if (!Kept(k, run)) continue;
         if (run.threads_after > 1) {
           Fault(k, "it left threads running after a call");
         } else if (call >= options_.warmup) {
           wall[k].push_back(static_cast<double>(run.engine_wall_ns));
-          cpu[k].push_back(static_cast<double>(run.engine_cpu_ns));
+          // The smaller of the two: waiting for a CPU grows the wall time, threads the CPU time.
+          cpu[k].push_back(static_cast<double>(std::min(run.engine_cpu_ns, run.engine_wall_ns)));
           cpu_readable = cpu_readable && run.engine_cpu_ns >= 0;
         }
       }
@@ -223,9 +231,9 @@ class SpeedSession {
     speeds_[k].problem = std::move(why);
     speeds_[k].fault = true;
   }
-  /// Whether call `run` of process `k` returned and left the inputs as they were. Every
-  /// process maps the same arena: what one call writes into an input the next would read, so
-  /// the inputs are compared after each call and put back.
+  /// Whether call `run` of process `k` returned and left the inputs as they were: what one
+  /// call writes into an input the next would read, so the inputs are compared after each
+  /// call and put back.
   bool Kept(size_t k, const CaseRun& run) {
     if (run.outcome != CaseRun::Outcome::kReturned || run.rc != 0) {
       Fault(k, fmt::format("a timed call failed ({}, rc {}){}", OutcomeName(run.outcome), run.rc,
@@ -234,8 +242,8 @@ class SpeedSession {
     }
     bool kept = true;
     for (size_t i = 0; i < n_in_; ++i) {
-      if (std::memcmp(arena_.data(i), inputs_[i].data(), inputs_[i].size()) == 0) continue;
-      std::memcpy(arena_.data(i), inputs_[i].data(), inputs_[i].size());
+      if (std::memcmp(arenas_[k]->data(i), inputs_[i].data(), inputs_[i].size()) == 0) continue;
+      std::memcpy(arenas_[k]->data(i), inputs_[i].data(), inputs_[i].size());
       kept = false;
     }
     if (!kept) Fault(k, "it modified an input while being timed");
@@ -246,8 +254,9 @@ class SpeedSession {
   std::unique_ptr<Backend> backend_;
   const SpeedOptions& options_;
   const Case& kase_;
-  TensorArena arena_;
+  std::vector<ArenaTensor> layout_;
   size_t n_in_;
+  std::vector<std::unique_ptr<TensorArena>> arenas_;  ///< process k's
   CompilerOptions copts_;
   std::vector<std::string> inputs_;
   std::vector<Speed> speeds_;

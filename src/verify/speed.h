@@ -8,8 +8,9 @@
 //    case (among SpeedOptions::cases when given). On a GPU, the task's first bench case timed
 //    by the GPU runner's loop (CUDA events on the given stream, L2 flushed, the engine's go;
 //    kforge bench's loop). On the CPU, the task's largest full case (bench shapes are sized
-//    for a GPU) timed by the CPU time the candidate's processes used in each call, which the
-//    engine reads from the kernel's per-process clocks (outside the candidate's reach; the
+//    for a GPU) timed by the CPU time the candidate's processes used in each call (or its wall
+//    time where smaller: a kernel's threads add up their CPU time), which the engine reads
+//    from the kernel's per-process clocks (outside the candidate's reach; the
 //    engine's wall clock where they cannot be read), less the harness's own work per call (a
 //    no-op kernel's median on the same case: the control socket, the runner's checks of the
 //    arena, which dominate a small kernel's call). The figure names its clock. CPU time, not
@@ -42,9 +43,9 @@ class Machine;
 class CancellationToken;
 
 enum class SpeedClock {
-  kNone,        ///< not measured
-  kCpuWall,     ///< the engine's wall clock around each call on the CPU
-  kCpuTime,     ///< the CPU time of the candidate's processes in each call, read by the engine
+  kNone,     ///< not measured
+  kCpuWall,  ///< the engine's wall clock around each call on the CPU
+  kCpuTime,  ///< per call, the CPU time of the candidate's processes (read by the engine) or the wall time, the smaller
   kCudaEvents,  ///< the GPU runner's CUDA events around each call
 };
 std::string_view SpeedClockName(SpeedClock c);

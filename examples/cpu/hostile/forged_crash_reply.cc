@@ -9,8 +9,8 @@
 // Speaks the runner protocol itself: a "crash" reply with signal number 999 on the control
 // socket. The engine once built a string from sigabbrev_np(999) == NULL and died.
 namespace {
-struct Reply {  // the runner's RunReply, version 4
-  uint32_t magic = 0x6b666f72, version = 4, kind = 4 /*fatal*/, fatal = 1 /*crash*/;
+struct Reply {  // the runner's RunReply, version 5
+  uint32_t magic = 0x6b666f72, version = 5, kind = 4 /*fatal*/, fatal = 1 /*crash*/;
   uint64_t case_id = 1;
   int32_t rc = 0, signal = 999, syscall_nr = -1, threads_after = 0;
   uint32_t layers = 0, flags = 0;

@@ -15,7 +15,7 @@ struct Probe {
   float sample[8];
 };
 struct Reply {
-  uint32_t magic = 0x6b666f72, version = 4, kind = 5 /*probe*/, fatal = 0;
+  uint32_t magic = 0x6b666f72, version = 5, kind = 5 /*probe*/, fatal = 0;
   uint64_t case_id = 1;
   int32_t rc = 0, signal = 0, syscall_nr = -1, threads_after = 0;
   uint32_t layers = 0, flags = 0;

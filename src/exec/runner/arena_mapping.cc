@@ -1,15 +1,12 @@
 #include "exec/runner/arena_mapping.h"
 
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 namespace kforge {
 
-char* ArenaMapping::Map(int fd, size_t bytes) {
-  struct stat st {};
-  const bool known = ::fstat(fd, &st) == 0;
-  kept_ = known && base_ != nullptr && st.st_dev == dev_ && st.st_ino == ino_ && bytes == bytes_;
+char* ArenaMapping::Map(int fd, size_t bytes, uint64_t keep_id) {
+  kept_ = base_ != nullptr && keep_id != 0 && keep_id == keep_id_ && bytes == bytes_;
   if (!kept_) {
     Unmap();
     // Populated at once: the pages' faults are the harness's work, not the call's.
@@ -17,18 +14,22 @@ char* ArenaMapping::Map(int fd, size_t bytes) {
     if (base != MAP_FAILED) {
       base_ = static_cast<char*>(base);
       bytes_ = bytes;
-      dev_ = known ? st.st_dev : 0;  // an arena that cannot be told apart is not kept
-      ino_ = known ? st.st_ino : 0;
+      keep_id_ = keep_id;
     }
   }
   ::close(fd);
   return base_;
 }
 
+void ArenaMapping::EndCall() {
+  if (keep_id_ == 0) Unmap();
+}
+
 void ArenaMapping::Unmap() {
   if (base_ != nullptr) ::munmap(base_, bytes_);
   base_ = nullptr;
   bytes_ = 0;
+  keep_id_ = 0;
 }
 
 }  // namespace kforge

@@ -5,7 +5,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <cstring>
+#include <string>
 
 namespace kforge {
 namespace {
@@ -19,10 +19,10 @@ int NewArena(size_t bytes, char fill) {
   return fd;
 }
 
-TEST(ArenaMappingTest, TheSameArenaKeepsItsMappingAndAnotherIsMappedAnew) {
+TEST(ArenaMappingTest, ANamedArenaStaysMappedWhileItsNameAndSizeStay) {
   ArenaMapping mapping;
   const int arena = NewArena(1 << 16, 'a');
-  char* first = mapping.Map(::dup(arena), 1 << 16);
+  char* first = mapping.Map(::dup(arena), 1 << 16, 7);
   ASSERT_NE(first, nullptr);
   EXPECT_FALSE(mapping.kept());
   EXPECT_EQ(first[100], 'a');
@@ -30,25 +30,40 @@ TEST(ArenaMappingTest, TheSameArenaKeepsItsMappingAndAnotherIsMappedAnew) {
   char seen = 0;
   EXPECT_EQ(::pread(arena, &seen, 1, 100), 1);
   EXPECT_EQ(seen, 'b');
+  mapping.EndCall();
 
-  EXPECT_EQ(mapping.Map(::dup(arena), 1 << 16), first);
-  EXPECT_TRUE(mapping.kept()) << "the same file and size";
-  EXPECT_NE(mapping.Map(::dup(arena), 1 << 15), nullptr);
+  EXPECT_EQ(mapping.Map(::dup(arena), 1 << 16, 7), first);
+  EXPECT_TRUE(mapping.kept()) << "the same name and size";
+  mapping.EndCall();
+  EXPECT_NE(mapping.Map(::dup(arena), 1 << 15, 7), nullptr);
   EXPECT_FALSE(mapping.kept()) << "another size is mapped anew";
+  mapping.EndCall();
 
-  // Another arena while the first is mapped: another inode, its own contents.
+  // Another arena, another name: its own contents.
   const int other = NewArena(1 << 15, 'z');
-  char* second = mapping.Map(::dup(other), 1 << 15);
+  char* second = mapping.Map(::dup(other), 1 << 15, 8);
   ASSERT_NE(second, nullptr);
   EXPECT_FALSE(mapping.kept());
   EXPECT_EQ(second[100], 'z');
+  mapping.EndCall();
   ::close(arena);
   ::close(other);
 }
 
+TEST(ArenaMappingTest, AnUnnamedArenaIsMappedForTheCallAlone) {
+  ArenaMapping mapping;
+  const int arena = NewArena(1 << 16, 'a');
+  ASSERT_NE(mapping.Map(::dup(arena), 1 << 16, 0), nullptr);
+  mapping.EndCall();
+  ASSERT_NE(mapping.Map(::dup(arena), 1 << 16, 0), nullptr);
+  EXPECT_FALSE(mapping.kept()) << "no name: never kept, whatever the file";
+  mapping.EndCall();
+  ::close(arena);
+}
+
 TEST(ArenaMappingTest, AnArenaThatCannotBeMappedIsNull) {
   ArenaMapping mapping;
-  EXPECT_EQ(mapping.Map(::open("/dev/null", O_RDONLY | O_CLOEXEC), 4096), nullptr);
+  EXPECT_EQ(mapping.Map(::open("/dev/null", O_RDONLY | O_CLOEXEC), 4096, 1), nullptr);
   EXPECT_FALSE(mapping.kept());
 }
 
