@@ -236,7 +236,7 @@ LoadResult CandidateProcess::AwaitLoad(int64_t timeout_ms) {
   if (reply.kind == ReplyKind::kReady) {
     load.ok = true;
     load.threads_started = reply.threads_after - 1;
-    cpu_clock_ = std::make_unique<ProcessTreeCpuClock>(child_->pid());
+    if (measure_cpu_) cpu_clock_ = std::make_unique<ProcessTreeCpuClock>(child_->pid());
   } else if (reply.kind == ReplyKind::kFatal) {
     load.message = "the candidate died while loading (static initialisers): " + parsed.message;
   } else if (reply.kind == ReplyKind::kLoadFailed) {

@@ -63,7 +63,8 @@ struct CaseRun {
   /// Wall time of the whole call measured by the engine, outside the candidate's reach.
   int64_t engine_wall_ns = 0;
   /// CPU time the candidate's processes used during the call, read by the engine from the
-  /// kernel's per-process clocks (core/process_cpu_clock.h); -1 when it could not be read.
+  /// kernel's per-process clocks (core/process_cpu_clock.h); -1 when not asked for
+  /// (CandidateProcess::set_measure_cpu) or it could not be read.
   int64_t engine_cpu_ns = -1;
   /// Bench() only: the engine's clock from its go (RunGo) to the kDone, i.e. the timed loop
   /// and the copy of the outputs back, as a clock outside the candidate's reach sees it.
@@ -103,6 +104,8 @@ class CandidateProcess {
   /// When `cancel` is cancelled, a call in progress ends at once: the child is killed and the
   /// call fails (the caller discards it). Not owned; may be null.
   void set_cancel(const CancellationToken* cancel) { cancel_ = cancel; }
+  /// Each call's CPU time (CaseRun::engine_cpu_ns), for a speed measurement. Call before Start().
+  void set_measure_cpu(bool measure) { measure_cpu_ = measure; }
   /// Starts the child and waits for it to load the candidate.
   LoadResult Start(int64_t timeout_ms);
   /// Runs one case; the arena holds num_inputs inputs, then the outputs. After any outcome but kReturned the process is
@@ -163,7 +166,8 @@ class CandidateProcess {
   ScopedFd control_;
   std::unique_ptr<Subprocess> child_;
   std::unique_ptr<PidsCgroup> pids_;
-  std::unique_ptr<ProcessTreeCpuClock> cpu_clock_;  ///< made once the candidate is loaded
+  bool measure_cpu_ = false;
+  std::unique_ptr<ProcessTreeCpuClock> cpu_clock_;  ///< made once the candidate is loaded, when asked
   uint32_t layers_ = 0;
 };
 

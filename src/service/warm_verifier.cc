@@ -6,6 +6,7 @@
 #include "core/env.h"
 #include "core/error.h"
 #include "core/frames.h"
+#include "core/text.h"
 
 namespace kforge {
 namespace {
@@ -13,12 +14,6 @@ namespace {
 constexpr size_t kLogTailBytes = 64 * 1024;
 /// How long a worker that was asked to stop (its socket closed) has to exit by itself.
 constexpr int64_t kExitGraceMs = 2000;
-
-std::string Tail(const std::string& path) {
-  std::string text, error;
-  if (path.empty() || !TryReadFile(path, &text, &error)) return "";
-  return text.size() > kLogTailBytes ? text.substr(text.size() - kLogTailBytes) : text;
-}
 
 }  // namespace
 
@@ -84,8 +79,9 @@ ProcessRunner::Result WarmVerifier::Run(const std::vector<std::string>& args, co
   // Anything but a verdict (0, 1) may come from the worker's own state (a probe of the
   // machine that failed once, an interrupt): the next job gets a new worker.
   if (child_ != nullptr && !(result.status.kind == ExitStatus::Kind::kExited && result.status.code <= 1)) EndWorker();
-  result.output = Tail(log_path);
-  if (result.status.kind != ExitStatus::Kind::kExited || result.status.code > 1) result.output += Tail(worker_log_);
+  result.output = ReadTextTail(log_path, kLogTailBytes);
+  if (result.status.kind != ExitStatus::Kind::kExited || result.status.code > 1)
+    result.output += ReadTextTail(worker_log_, kLogTailBytes);
   result.seconds = static_cast<double>(clock.MonotonicNanos() - start) / 1e9;
   return result;
 }

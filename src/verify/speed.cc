@@ -144,6 +144,7 @@ class SpeedSession {
     }
     procs_[k] = backend_->NewProcess(machine_, built.so_path, options_.limits, arenas_[k]->total_bytes());
     procs_[k]->set_cancel(options_.cancel);
+    procs_[k]->set_measure_cpu(true);
     LoadResult load = procs_[k]->Start(kSpeedLoadTimeoutMs);
     if (!load.ok)
       Fault(k, "it does not load: " + load.message);
