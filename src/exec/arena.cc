@@ -50,6 +50,10 @@ TensorArena::TensorArena(std::vector<ArenaTensor> tensors) : tensors_(std::move(
     t.offset = offset;
     offset += AlignUp(t.bytes, 256) + kGuardBytes;
   }
+  RestoreGuards();
+}
+
+void TensorArena::RestoreGuards() {
   // Guards: everything outside the tensors' exact byte ranges.
   size_t cursor = 0;
   for (const auto& t : tensors_) {
@@ -57,6 +61,13 @@ TensorArena::TensorArena(std::vector<ArenaTensor> tensors) : tensors_(std::move(
     cursor = t.offset + t.bytes;
   }
   for (size_t i = cursor; i < total_; ++i) base_[i] = static_cast<char>(GuardByte(i));
+}
+
+bool TensorArena::Fits(const std::vector<ArenaTensor>& tensors) const {
+  if (tensors.size() != tensors_.size()) return false;
+  for (size_t i = 0; i < tensors.size(); ++i)
+    if (tensors[i].dtype != tensors_[i].dtype || tensors[i].shape != tensors_[i].shape) return false;
+  return true;
 }
 
 TensorArena::~TensorArena() {

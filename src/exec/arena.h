@@ -42,6 +42,12 @@ class TensorArena {
   bool keep_mapped() const { return keep_mapped_; }
   void set_keep_mapped(bool keep) { keep_mapped_ = keep; }
 
+  /// Whether `tensors` (inputs first, then outputs) have this arena's types and shapes, so
+  /// that the arena can serve them again.
+  bool Fits(const std::vector<ArenaTensor>& tensors) const;
+  /// Fills every guard region with its pattern again, for the arena's next call.
+  void RestoreGuards();
+
   /// Byte offsets (relative to the tensor start; negative before it) of guard bytes that
   /// changed around tensor i, at most `limit` of them; empty when intact.
   std::vector<int64_t> DamagedGuard(size_t i, size_t limit = 16) const;

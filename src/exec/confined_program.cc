@@ -82,44 +82,25 @@ void ConfinedProgram::PassFd(ScopedFd fd, int as) {
   passed_.emplace_back(std::move(fd), as);
 }
 
-ExitStatus ConfinedProgram::Run(const std::vector<std::string>& argv, const std::vector<std::string>& env,
-                                int64_t timeout_ms, const std::function<bool()>& keep_going) {
-  SandboxMode mode = machine_.Sandbox();
-  bool bwrap = mode == SandboxMode::kBubblewrap;
-  SandboxSpec spec(mode, jail_, scratch_);
-  // Temporary files go to scratch: the program can write nowhere else, and compilers it
-  // starts (gcc under Triton) abort when no temporary directory is writable.
-  MakeDirs(scratch_ + "/tmp");
-  std::vector<std::string> env_and_tmp = env;
-  env_and_tmp.push_back("TMPDIR=" + (bwrap ? std::string("/scratch") : scratch_) + "/tmp");
-  for (const auto& e : env_and_tmp) {
-    size_t eq = e.find('=');
-    if (eq != std::string::npos) spec.SetEnv(e.substr(0, eq), e.substr(eq + 1));
-  }
-  std::string runner = machine_.RunnerPath();
-  spec.AddReadOnly(runner, "/kforge/kforge-runner");
-  SandboxLimits limits = limits_;
-  if (gpu_) {
-    spec.AllowGpu();
-    AddReadOnly("/usr/local/cuda");
-    limits.address_space_bytes = 0;  // the CUDA driver reserves large virtual ranges
-  }
-  for (const auto& path : read_only_) spec.AddReadOnly(path, path);
-  unsigned uid = 0;
+unsigned ConfinedProgram::LeaseUid() {
   const Config& config = machine_.config();
-  if (!bwrap && config.candidate_uid != 0 && ::geteuid() == 0) {
-    std::string why_not;
-    uid_ = CandidateUid::Acquire(config.candidate_uid_locks, config.candidate_uid, config.candidate_uids, &why_not);
-    if (!uid_)
-      throw EnvironmentError("cannot run the worker as a user of its own: " + why_not +
-                             " (KFORGE_CANDIDATE_UID=0 runs it as the engine's user, with no task limit)");
-    uid = uid_->uid();
-    ChownTree(scratch_, uid);
-    // Python opens its script by absolute path: the run directory must be passable (not
-    // listable) for the candidate user; scratch inside it is that user's alone.
-    ::chmod(dir_->path().c_str(), 0711);
-  }
-  std::vector<std::string> cmd = {bwrap ? "/kforge/kforge-runner" : runner, "confine", "--allow-processes"};
+  if (machine_.Sandbox() == SandboxMode::kBubblewrap || config.candidate_uid == 0 || ::geteuid() != 0) return 0;
+  std::string why_not;
+  uid_ = CandidateUid::Acquire(config.candidate_uid_locks, config.candidate_uid, config.candidate_uids, &why_not);
+  if (!uid_)
+    throw EnvironmentError("cannot run the worker as a user of its own: " + why_not +
+                           " (KFORGE_CANDIDATE_UID=0 runs it as the engine's user, with no task limit)");
+  ChownTree(scratch_, uid_->uid());
+  // Python opens its script by absolute path: the run directory must be passable (not
+  // listable) for the candidate user; scratch inside it is that user's alone.
+  ::chmod(dir_->path().c_str(), 0711);
+  return uid_->uid();
+}
+
+std::vector<std::string> ConfinedProgram::ConfineCommand(const std::vector<std::string>& argv,
+                                                         const SandboxLimits& limits, bool bwrap, unsigned uid) {
+  std::vector<std::string> cmd = {bwrap ? "/kforge/kforge-runner" : machine_.RunnerPath(), "confine",
+                                  "--allow-processes"};
   for (const auto& a : LimitArgs(limits)) cmd.push_back(a);
   cmd.insert(cmd.end(), {"--scratch", bwrap ? "/scratch" : scratch_, "--layers-fd", std::to_string(kLayersFd)});
   if (uid != 0) cmd.insert(cmd.end(), {"--uid", std::to_string(uid)});
@@ -142,6 +123,50 @@ ExitStatus ConfinedProgram::Run(const std::vector<std::string>& argv, const std:
   }
   cmd.push_back("--");
   cmd.insert(cmd.end(), argv.begin(), argv.end());
+  return cmd;
+}
+
+ExitStatus ConfinedProgram::AwaitExit(Subprocess& child, int64_t timeout_ms, const std::function<bool()>& keep_going) {
+  Clock& clock = machine_.env().clock();
+  const int64_t deadline = clock.MonotonicNanos() + timeout_ms * 1000000;
+  for (;;) {
+    int64_t left_ms = (deadline - clock.MonotonicNanos()) / 1000000;
+    pollfd p{child.exit_fd(), POLLIN, 0};
+    if (left_ms <= 0 ||
+        (::poll(&p, 1, static_cast<int>(std::min<int64_t>(left_ms, 100))) == 0 && keep_going && !keep_going())) {
+      child.Kill();
+      ExitStatus status;
+      status.kind = ExitStatus::Kind::kTimedOut;
+      return status;
+    }
+    if (p.revents != 0) return child.Wait(1000);
+  }
+}
+
+ExitStatus ConfinedProgram::Run(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+                                int64_t timeout_ms, const std::function<bool()>& keep_going) {
+  SandboxMode mode = machine_.Sandbox();
+  bool bwrap = mode == SandboxMode::kBubblewrap;
+  SandboxSpec spec(mode, jail_, scratch_);
+  // Temporary files go to scratch: the program can write nowhere else, and compilers it
+  // starts (gcc under Triton) abort when no temporary directory is writable.
+  MakeDirs(scratch_ + "/tmp");
+  std::vector<std::string> env_and_tmp = env;
+  env_and_tmp.push_back("TMPDIR=" + (bwrap ? std::string("/scratch") : scratch_) + "/tmp");
+  for (const auto& e : env_and_tmp) {
+    size_t eq = e.find('=');
+    if (eq != std::string::npos) spec.SetEnv(e.substr(0, eq), e.substr(eq + 1));
+  }
+  spec.AddReadOnly(machine_.RunnerPath(), "/kforge/kforge-runner");
+  SandboxLimits limits = limits_;
+  if (gpu_) {
+    spec.AllowGpu();
+    AddReadOnly("/usr/local/cuda");
+    limits.address_space_bytes = 0;  // the CUDA driver reserves large virtual ranges
+  }
+  for (const auto& path : read_only_) spec.AddReadOnly(path, path);
+  const unsigned uid = LeaseUid();
+  std::vector<std::string> cmd = ConfineCommand(argv, limits, bwrap, uid);
 
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0)
@@ -155,33 +180,18 @@ ExitStatus ConfinedProgram::Run(const std::vector<std::string>& argv, const std:
   for (const auto& [fd, as] : passed_) opts.inherit_fds.push_back({fd.get(), as});
   opts.env = env_and_tmp;
   opts.replace_env = true;
-  Clock& clock = machine_.env().clock();
   std::unique_ptr<Subprocess> child = machine_.env().processes().Start(opts);
   pid_ = child->pid();
   theirs.Reset();
   passed_.clear();  // the program holds them now
-  const int64_t deadline = clock.MonotonicNanos() + timeout_ms * 1000000;
-  ExitStatus status;
-  for (;;) {
-    int64_t left_ms = (deadline - clock.MonotonicNanos()) / 1000000;
-    pollfd p{child->exit_fd(), POLLIN, 0};
-    if (left_ms <= 0 ||
-        (::poll(&p, 1, static_cast<int>(std::min<int64_t>(left_ms, 100))) == 0 && keep_going && !keep_going())) {
-      child->Kill();
-      status.kind = ExitStatus::Kind::kTimedOut;
-      break;
-    }
-    if (p.revents != 0) {
-      status = child->Wait(1000);
-      break;
-    }
-  }
+  ExitStatus status = AwaitExit(*child, timeout_ms, keep_going);
   // The runner wrote its layers (a few bytes) before the program started; nothing else can
   // write to this pipe but the program, which had it closed on exec.
   char buf[32] = {};
   ssize_t n = ::read(ours.get(), buf, sizeof buf - 1);
   uint32_t layers = n > 0 ? static_cast<uint32_t>(std::strtoul(buf, nullptr, 10)) : 0;
   layers_ = SandboxLayerNames(mode, layers);
+  Clock& clock = machine_.env().clock();
   escapes_ = spec.ScanJail(clock.MonotonicNanos() + int64_t{10} * 1000000000, clock);
   return status;
 }

@@ -297,6 +297,23 @@ class Run {
     return j;
   }
 
+  /// The arena for a trial of `proc`: the one its last trial used when the shapes are the same
+  /// (its guards restored; every input and output is written anew before the call), so that
+  /// neither process pays for fresh pages again and the runner keeps its mapping; else a new
+  /// one. An arena serves one process alone.
+  TensorArena& ArenaFor(const CandidateProcess& proc, const Bindings& params) {
+    std::vector<ArenaTensor> layout = CaseLayout(task_, params);
+    if (arena_ && arena_pid_ == proc.pid() && arena_->Fits(layout)) {
+      arena_->RestoreGuards();
+      return *arena_;
+    }
+    arena_.reset();
+    arena_ = std::make_unique<TensorArena>(std::move(layout));
+    arena_->set_keep_mapped(true);
+    arena_pid_ = proc.pid();
+    return *arena_;
+  }
+
   size_t ArenaBytes(const Bindings& params) const {
     std::vector<size_t> sizes;
     for (const auto& t : CaseLayout(task_, params))
@@ -353,7 +370,7 @@ class Run {
     Clock& clock = clock_;
     CaseEvidence ev = NewEvidence(set, kase, dist, trial);
     ev.pid = proc.pid();
-    TensorArena arena(CaseLayout(task_, kase.params));
+    TensorArena& arena = ArenaFor(proc, kase.params);
     size_t n_in = task_.inputs.size();
 
     std::vector<RefTensor> ref_in(n_in), ref_out(task_.outputs.size());
@@ -524,6 +541,8 @@ class Run {
   static constexpr int64_t kEscapeScanMillis = 5000;
   StaleOutputs stale_;
   std::unique_ptr<CandidateProcess> determinism_proc_;  ///< the process a determinism repeat reuses
+  std::unique_ptr<TensorArena> arena_;                  ///< the last trial's (ArenaFor)
+  int64_t arena_pid_ = -1;                              ///< the process it was sent to
 };
 
 }  // namespace
@@ -593,21 +612,49 @@ Task CertifiedCases(const Task& task, Verdict* v) {
   return certified;
 }
 
+/// A verdict's header: what is judged, from where, with which seed and backend.
+Verdict NewVerdict(const Task& task, const std::string& source, const std::string& label,
+                   const VerifyOptions& options, Machine& machine) {
+  Verdict v;
+  v.task_name = task.name;
+  v.task_origin = task.origin;
+  v.task_sha256 = task.sha256;
+  v.candidate_path = UntrustedText(label);
+  v.candidate_sha256 = Sha256Hex(source);
+  v.kforge_version = std::string(KforgeVersion());
+  v.seed = options.seed ? *options.seed : machine.env().entropy().FreshSeed();
+  v.full_requested = options.full;
+  v.backend = options.backend;
+  return v;
+}
+
+/// L1: the candidate compiled in the sandbox, with the evidence in the verdict; on failure the
+/// verdict says why.
+CompileResult CompileCandidate(Machine& machine, Backend& backend, const std::string& source,
+                               const VerifyOptions& options, Verdict* v) {
+  v->sandbox = std::string(SandboxModeName(machine.Sandbox()));
+  CompilerOptions copts;
+  copts.cache_dir = options.cache_dir;
+  copts.probes = options.probes;
+  v->probes = options.probes;
+  if (options.trusted) copts.extra_flags = options.trusted_link_flags;
+  CompileResult compiled = backend.Build(machine, source, copts);
+  v->compile = CompileEvidence{
+      true,           compiled.ok,  compiled.cached, compiled.seconds, compiled.compiler, compiled.compiler_version,
+      compiled.flags, compiled.log, compiled.pid};
+  if (!compiled.ok) {
+    v->failure = compiled.timed_out ? FailureClass::kTimeout : FailureClass::kBuildError;
+    v->message = compiled.timed_out ? "compilation timed out" : "the candidate does not compile";
+  }
+  return compiled;
+}
+
 }  // namespace
 
 Verdict Verifier::VerifySource(const std::string& source, const std::string& label, const VerifyOptions& options) {
   Clock& clock = machine_.env().clock();
   int64_t start = clock.MonotonicNanos();
-  Verdict v;
-  v.task_name = task_.name;
-  v.task_origin = task_.origin;
-  v.task_sha256 = task_.sha256;
-  v.candidate_path = UntrustedText(label);
-  v.candidate_sha256 = Sha256Hex(source);
-  v.kforge_version = std::string(KforgeVersion());
-  v.seed = options.seed ? *options.seed : machine_.env().entropy().FreshSeed();
-  v.full_requested = options.full;
-  v.backend = options.backend;
+  Verdict v = NewVerdict(task_, source, label, options, machine_);
   std::unique_ptr<Backend> backend = MakeBackend(options.backend);
   v.device = backend->Prepare(machine_);  // no GPU for cuda: an environment error, before any work
   auto done = [&]() -> Verdict {
@@ -636,25 +683,22 @@ Verdict Verifier::VerifySource(const std::string& source, const std::string& lab
   v.level = Level::kL0Static;
 
   if (options.cancel != nullptr) options.cancel->ThrowIfCancelled();
-  // L1: compile in the sandbox.
-  SandboxMode mode = machine_.Sandbox();
-  v.sandbox = std::string(SandboxModeName(mode));
-  CompilerOptions copts;
-  copts.cache_dir = options.cache_dir;
-  copts.probes = options.probes;
-  v.probes = options.probes;
-  if (options.trusted) copts.extra_flags = options.trusted_link_flags;
-  CompileResult compiled = backend->Build(machine_, source, copts);
-  v.compile = CompileEvidence{
-      true,           compiled.ok,  compiled.cached, compiled.seconds, compiled.compiler, compiled.compiler_version,
-      compiled.flags, compiled.log, compiled.pid};
-  if (!compiled.ok) {
-    v.failure = compiled.timed_out ? FailureClass::kTimeout : FailureClass::kBuildError;
-    v.message = compiled.timed_out ? "compilation timed out" : "the candidate does not compile";
-    return done();
-  }
+  const CompileResult compiled = CompileCandidate(machine_, *backend, source, options, &v);
+  if (!compiled.ok) return done();
 
   Run run(machine_, *backend, *reference_, task_, options, &v);
+  // A failed set (`cases`: the task its cases came from): the worst case's class, then a
+  // diagnostic trial and the sanitizer pass where asked for.
+  auto failed = [&](const Task& cases) {
+    if (const CaseEvidence* worst = WorstCase(v)) v.failure = worst->failure;
+    if (options.diagnose && v.integrity.empty())
+      if (const Case* k = NumericFailureCase(v, cases)) run.RunDiagnostic(compiled.so_path, *k);
+    Distribution dist;
+    if (options.sanitize && backend->can_sanitize() && v.integrity.empty())
+      if (const Case* k = FirstFailingCase(v, cases, &dist))
+        v.sanitizer = run.RunSanitizer(compiled.so_path, *k, dist, v.failure);
+    return done();
+  };
   bool light_ok = run.RunSet(compiled.so_path, LightCasesTwice(task_), TrialSet::kLight);
   // Loading counts as part of L1: a candidate that cannot be loaded never reached it.
   bool loaded = !(v.cases.size() == 1 && v.cases[0].outcome == "load_failed");
@@ -664,33 +708,14 @@ Verdict Verifier::VerifySource(const std::string& source, const std::string& lab
     if (v.cases[0].message.find("kforge_run") != std::string::npos) v.cases[0].failure = FailureClass::kBuildError;
     v.message = "the candidate compiled but could not be loaded: " + v.cases[0].message;
   }
-  // `cases` is the task whose light and full lists the verdict's cases came from.
-  auto sanitize = [&](const Task& cases) {
-    Distribution dist;
-    if (options.sanitize && backend->can_sanitize() && v.integrity.empty())
-      if (const Case* k = FirstFailingCase(v, cases, &dist))
-        v.sanitizer = run.RunSanitizer(compiled.so_path, *k, dist, v.failure);
-  };
-  if (!light_ok) {
-    if (const CaseEvidence* worst = WorstCase(v)) v.failure = worst->failure;
-    if (options.diagnose && v.integrity.empty())
-      if (const Case* k = NumericFailureCase(v, task_)) run.RunDiagnostic(compiled.so_path, *k);
-    sanitize(task_);
-    return done();
-  }
+  if (!light_ok) return failed(task_);
   v.level = Level::kL2Light;
   if (!options.full) {
     v.passed = true;
     return done();
   }
   const Task certified = CertifiedCases(task_, &v);
-  if (!run.RunSet(compiled.so_path, certified.full, TrialSet::kFull)) {
-    if (const CaseEvidence* worst = WorstCase(v)) v.failure = worst->failure;
-    if (options.diagnose && v.integrity.empty())
-      if (const Case* k = NumericFailureCase(v, certified)) run.RunDiagnostic(compiled.so_path, *k);
-    sanitize(certified);
-    return done();
-  }
+  if (!run.RunSet(compiled.so_path, certified.full, TrialSet::kFull)) return failed(certified);
   v.level = Level::kL2Full;
   v.passed = true;
   if (options.determinism && !task_.light.empty()) {

@@ -215,6 +215,18 @@ std::optional<CellResult> ExperimentDir::Result(const ExperimentCell& c) const {
   }
 }
 
+CellResult ExperimentDir::ErrorResult(const ExperimentCell& c, std::string error) const {
+  CellResult r;
+  r.cell = c.name;
+  r.task = plan().tasks[c.task].name;
+  r.arm = plan().arms[c.arm].name;
+  r.seed = c.seed;
+  r.sample = c.sample;
+  r.outcome = "error";
+  r.error = std::move(error);
+  return r;
+}
+
 void ExperimentDir::WriteResult(const ExperimentCell& c, const CellResult& r) const {
   MakeDirs(CellDir(c));
   WriteFileAtomic(CellDir(c) + "/result.json", r.ToJson().dump(2));

@@ -93,6 +93,9 @@ class ExperimentDir {
   std::string RunDir(const ExperimentCell& c) const { return CellDir(c) + "/run"; }
   std::optional<CellResult> Result(const ExperimentCell& c) const;
   void WriteResult(const ExperimentCell& c, const CellResult& r) const;
+  /// The result of a cell that ended without one of its own (its process crashed, Slurm gave
+  /// up on it): outcome "error" with `error`, and the cell's task, arm, seed and sample.
+  CellResult ErrorResult(const ExperimentCell& c, std::string error) const;
   std::string ReplayRunDir(const ExperimentCell& c, int k) const;
   /// The cell's finished replays, by K; a damaged record reads as a replay with an error.
   std::vector<CellReplay> Replays(const ExperimentCell& c) const;

@@ -185,17 +185,11 @@ LocalRunSummary RunLocal(Machine& machine, const ExperimentDir& dir, const Local
       } else if (!stopping() && !r.interrupted && !(status.kind == ExitStatus::Kind::kExited && status.code == 130)) {
         // The cell's process ended without a result (it crashed): recorded with its log's
         // tail, so the report shows it and `resume` does not try it again blindly.
-        CellResult failed;
-        failed.cell = r.cell->name;
-        failed.task = dir.plan().tasks[r.cell->task].name;
-        failed.arm = dir.plan().arms[r.cell->arm].name;
-        failed.seed = r.cell->seed;
-        failed.sample = r.cell->sample;
-        failed.outcome = "error";
+        CellResult failed = dir.ErrorResult(
+            *r.cell,
+            "the cell's process " + status.Describe() + ": " + ReadFileTail(dir.CellDir(*r.cell) + "/cell.log", 600));
         failed.device = r.device;
         failed.wall_s = seconds;
-        failed.error =
-            "the cell's process " + status.Describe() + ": " + ReadFileTail(dir.CellDir(*r.cell) + "/cell.log", 600);
         dir.WriteResult(*r.cell, failed);
         ++summary.finished;
         ++summary.errors;

@@ -101,16 +101,24 @@ std::string SlurmScript(const ExperimentDir& dir, const std::string& kforge, con
   return script;
 }
 
-SlurmRunSummary RunSlurm(Machine& machine, const ExperimentDir& dir, const SlurmRunOptions& options,
-                         const CancellationToken& cancel) {
-  // The script names these paths in sh and in #SBATCH lines: characters either would read
-  // differently are refused, not quoted and hoped for.
-  for (const std::string& path : {dir.dir(), options.kforge})
+namespace {
+
+/// The script names these paths in sh and in #SBATCH lines: characters either would read
+/// differently are refused, not quoted and hoped for.
+void RefuseUnscriptablePaths(const std::vector<std::string>& paths) {
+  for (const std::string& path : paths)
     for (char ch : path)
       if (!std::isalnum(static_cast<unsigned char>(ch)) && std::string("/._-+,@=").find(ch) == std::string::npos)
         throw UsageError("the path " + path + " holds '" + std::string(1, ch) +
                          "', which a Slurm batch script would read differently; use a directory whose path has "
                          "only letters, digits and / . _ - + , @ =");
+}
+
+}  // namespace
+
+SlurmRunSummary RunSlurm(Machine& machine, const ExperimentDir& dir, const SlurmRunOptions& options,
+                         const CancellationToken& cancel) {
+  RefuseUnscriptablePaths({dir.dir(), options.kforge});
   SlurmRunSummary summary;
   json state = dir.Executor();
   if (!state.value("jobs", json::array()).is_array() || !state.value("attempts", json::object()).is_object())
@@ -180,16 +188,10 @@ SlurmRunSummary RunSlurm(Machine& machine, const ExperimentDir& dir, const Slurm
         again.push_back(index);
         continue;
       }
-      CellResult failed;
-      failed.cell = c.name;
-      failed.task = dir.plan().tasks[c.task].name;
-      failed.arm = dir.plan().arms[c.arm].name;
-      failed.seed = c.seed;
-      failed.sample = c.sample;
-      failed.outcome = "error";
-      failed.error = fmt::format("Slurm ran the cell {} times without a result (last: {}); see {}/slurm/",
-                                 options.max_attempts, TaskState(machine, jobs, index), dir.dir());
-      dir.WriteResult(c, failed);
+      dir.WriteResult(c, dir.ErrorResult(c, fmt::format("Slurm ran the cell {} times without a result (last: {}); see "
+                                                        "{}/slurm/",
+                                                        options.max_attempts, TaskState(machine, jobs, index),
+                                                        dir.dir())));
       ++summary.failed;
     }
     if (!again.empty()) {
