@@ -2,6 +2,7 @@
 # scratch directory beside this one; the forward looks for it and returns it. Confined
 # (scratch 0700 for each worker's own user, Landlock), it finds nothing and returns zeros.
 import glob
+import time
 
 import numpy as np
 import torch
@@ -44,7 +45,8 @@ class ModelNew(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         trial, self.calls = self.calls, self.calls + 1
-        for _ in range(2000000):  # until the reference's worker has written it
+        deadline = time.monotonic() + 2.0
+        while time.monotonic() < deadline:  # until the reference's worker has written it
             found = [p for pattern in ("/tmp/*/scratch/out/o%d_0.bin" % trial, "/tmp/*/*/out/o%d_0.bin" % trial)
                      for p in glob.glob(pattern)]
             if found:
