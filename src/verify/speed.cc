@@ -10,8 +10,12 @@
 #include "exec/arena.h"
 #include "exec/candidate_process.h"
 #include "exec/machine.h"
+#include "core/expr.h"
 #include "verify/backend.h"
+#include "verify/compare.h"
+#include "verify/expected_outputs.h"
 #include "verify/inputs.h"
+#include "verify/reference.h"
 #include "verify/verifier.h"
 
 namespace kforge {
@@ -109,19 +113,16 @@ class SpeedSession {
  public:
   SpeedSession(Machine& machine, const Task& task, BackendKind backend, const SpeedOptions& options)
       : machine_(machine),
+        task_(task),
         backend_(MakeBackend(backend)),
+        reference_(MakeBuiltinReference(task.reference)),
         options_(options),
         kase_(*SpeedCase(task, backend, options.cases)),
         layout_(CaseLayout(task, kase_.params)),
         n_in_(task.inputs.size()) {
     backend_->Prepare(machine);
     copts_.cache_dir = options.cache_dir.empty() ? machine.config().cache_dir : options.cache_dir;
-    const Distribution dist = kase_.distributions.empty() ? Distribution::kNormal : kase_.distributions.front();
-    TensorArena first(layout_);
-    for (size_t i = 0; i < n_in_; ++i) {
-      FillInput(dist, MixSeed(options.seed, i), first.tensor(i).dtype, first.data(i), first.tensor(i).shape, i);
-      inputs_.emplace_back(static_cast<const char*>(first.data(i)), first.tensor(i).bytes);
-    }
+    Draw(0);
   }
   ~SpeedSession() {
     for (auto& p : procs_)
@@ -174,24 +175,39 @@ class SpeedSession {
   /// CPU time the candidate's processes used (what waiting for a CPU on a busy machine does
   /// not change) or the wall time, whichever is smaller (a kernel's threads add up their CPU
   /// time), or by the engine's wall clock alone where those clocks cannot be read.
+  ///
+  /// Every call is a round of its own: inputs drawn afresh (a kernel cannot return what it
+  /// cached from an earlier call), every output poisoned before it and compared with the
+  /// reference after it (one that is right when checked and lazy when timed fails).
   void TimeOnCpu() {
     std::vector<std::vector<double>> wall(speeds_.size()), cpu(speeds_.size());
     bool cpu_readable = true;
-    for (int call = 0; call < options_.warmup + options_.reps; ++call)
+    const size_t noop = speeds_.size() - 1;
+    for (int call = 0; call < options_.warmup + options_.reps; ++call) {
+      Draw(static_cast<uint64_t>(call));
+      std::vector<std::vector<std::string>> outputs(noop);
       for (size_t k = 0; k < speeds_.size(); ++k) {
         if (!Alive(k)) continue;
         if (options_.cancel != nullptr) options_.cancel->ThrowIfCancelled();
+        Prepare(*arenas_[k]);
         CaseRun run = procs_[k]->Run(static_cast<uint64_t>(call + 1), *arenas_[k], n_in_, options_.call_timeout_ms);
         if (!Kept(k, run)) continue;
         if (run.threads_after > 1) {
           Fault(k, "it left threads running after a call");
-        } else if (call >= options_.warmup) {
+          continue;
+        }
+        if (k < noop)
+          for (size_t o = n_in_; o < arenas_[k]->size(); ++o)
+            outputs[k].emplace_back(static_cast<const char*>(arenas_[k]->data(o)), arenas_[k]->tensor(o).bytes);
+        if (call >= options_.warmup) {
           wall[k].push_back(static_cast<double>(run.engine_wall_ns));
           // The smaller of the two: waiting for a CPU grows the wall time, threads the CPU time.
           cpu[k].push_back(static_cast<double>(std::min(run.engine_cpu_ns, run.engine_wall_ns)));
           cpu_readable = cpu_readable && run.engine_cpu_ns >= 0;
         }
       }
+      JudgeOutputs(call, outputs);
+    }
     Summarize(cpu_readable ? SpeedClock::kCpuTime : SpeedClock::kCpuWall, cpu_readable ? &cpu : &wall);
   }
 
@@ -204,6 +220,45 @@ class SpeedSession {
   }
 
  private:
+  /// Inputs for call `round`, the same for every process, drawn from the session's seed.
+  void Draw(uint64_t round) {
+    const Distribution dist = kase_.distributions.empty() ? Distribution::kNormal : kase_.distributions.front();
+    inputs_.assign(n_in_, std::string());
+    ref_in_.assign(n_in_, RefTensor());
+    for (size_t i = 0; i < n_in_; ++i) {
+      const ArenaTensor& t = layout_[i];
+      inputs_[i].resize(static_cast<size_t>(NumElements(t.shape)) * DTypeSize(t.dtype));
+      ref_in_[i].shape = t.shape;
+      ref_in_[i].data = FillInput(dist, MixSeed(MixSeed(options_.seed, round), i), t.dtype, inputs_[i].data(),
+                                  t.shape, i);
+    }
+  }
+  /// An arena ready for a call: this round's inputs, poisoned outputs, intact guards.
+  void Prepare(TensorArena& arena) const {
+    for (size_t i = 0; i < n_in_; ++i) std::memcpy(arena.data(i), inputs_[i].data(), inputs_[i].size());
+    for (size_t o = n_in_; o < arena.size(); ++o)
+      PoisonOutput(arena.tensor(o).dtype, arena.data(o), NumElements(arena.tensor(o).shape));
+    arena.RestoreGuards();
+  }
+  /// Each candidate's outputs of call `call` against the reference's for its inputs.
+  void JudgeOutputs(int call, const std::vector<std::vector<std::string>>& outputs) {
+    if (reference_ == nullptr) return;
+    std::vector<std::vector<int64_t>> shapes;
+    for (size_t o = n_in_; o < layout_.size(); ++o) shapes.push_back(layout_[o].shape);
+    const ExpectedOutputs expected(task_, *reference_, ref_in_, shapes, nullptr);
+    const int64_t reduction = EvalExpr(task_.reduction_size, kase_.params);
+    for (size_t k = 0; k < outputs.size(); ++k)
+      for (size_t o = 0; o < outputs[k].size(); ++o) {
+        if (!Alive(k)) break;
+        const CompareResult r = expected.Compare(o, layout_[n_in_ + o].dtype, outputs[k][o].data(), reduction);
+        if (!r.passed())
+          Fault(k, fmt::format("its output '{}' of timed call {} was wrong ({} of {} elements): a kernel must "
+                               "compute every call it is timed on",
+                               task_.outputs[o].name, call + 1, r.mismatches,
+                               NumElements(layout_[n_in_ + o].shape)));
+      }
+  }
+
   /// The figures of every candidate from its calls' `times`, less the harness's median.
   void Summarize(SpeedClock clock, std::vector<std::vector<double>>* times) {
     const size_t noop = speeds_.size() - 1;
@@ -252,14 +307,17 @@ class SpeedSession {
   }
 
   Machine& machine_;
+  const Task& task_;
   std::unique_ptr<Backend> backend_;
+  std::unique_ptr<Reference> reference_;  ///< null for a task without a built-in reference
   const SpeedOptions& options_;
   const Case& kase_;
   std::vector<ArenaTensor> layout_;
   size_t n_in_;
   std::vector<std::unique_ptr<TensorArena>> arenas_;  ///< process k's
   CompilerOptions copts_;
-  std::vector<std::string> inputs_;
+  std::vector<std::string> inputs_;  ///< this round's, as bytes
+  std::vector<RefTensor> ref_in_;    ///< and as the reference takes them
   std::vector<Speed> speeds_;
   std::vector<std::unique_ptr<CandidateProcess>> procs_;
 };

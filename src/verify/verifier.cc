@@ -22,6 +22,7 @@
 #include "verify/backend.h"
 #include "verify/certification.h"
 #include "verify/determinism.h"
+#include "verify/expected_outputs.h"
 #include "verify/failed_cases.h"
 #include "verify/inputs.h"
 #include "verify/reference.h"
@@ -373,7 +374,8 @@ class Run {
     TensorArena& arena = ArenaFor(proc, kase.params);
     size_t n_in = task_.inputs.size();
 
-    std::vector<RefTensor> ref_in(n_in), ref_out(task_.outputs.size());
+    std::vector<RefTensor> ref_in(n_in);
+    std::vector<std::vector<int64_t>> out_shapes;
     std::vector<std::string> input_copies(n_in);
     for (size_t i = 0; i < n_in; ++i) {
       const ArenaTensor& t = arena.tensor(i);
@@ -381,39 +383,19 @@ class Run {
       ref_in[i].data = FillInput(dist, MixSeed(ev.seed, i), t.dtype, arena.data(i), t.shape, i);
       input_copies[i].assign(static_cast<const char*>(arena.data(i)), t.bytes);
     }
-    for (size_t o = 0; o < ref_out.size(); ++o) {
+    for (size_t o = 0; o < task_.outputs.size(); ++o) {
       const ArenaTensor& t = arena.tensor(n_in + o);
-      ref_out[o].shape = t.shape;
-      ref_out[o].data.assign(static_cast<size_t>(NumElements(t.shape)), 0.0);
+      out_shapes.push_back(t.shape);
       PoisonOutput(t.dtype, arena.data(n_in + o), NumElements(t.shape));
     }
     int64_t run_start = clock.MonotonicNanos();
     CaseRun run = proc.Run(trial, arena, n_in, std::min(options_.case_timeout_ms * timeout_scale, MillisLeft()));
     ev.run_ms = Seconds(clock, run_start) * 1000;
-    // The reference exists only after the candidate's call has returned, and is wiped once
-    // compared: no expected value is ever in this process while candidate code runs.
+    // The reference exists only after the candidate's call has returned (expected_outputs.h).
     int64_t ref_start = clock.MonotonicNanos();
     Intermediates inter;
-    reference_.Compute(task_, ref_in, ref_out, options_.probes ? &inter : nullptr);
-    std::vector<RefTensor> term_norm;
-    if (reference_.sum_of_products()) {
-      std::vector<RefTensor> squared = ref_in;
-      for (auto& t : squared)
-        for (double& x : t.data) x *= x;
-      term_norm = ref_out;
-      reference_.Compute(task_, squared, term_norm, nullptr);
-      for (auto& t : term_norm)
-        for (double& x : t.data) x = std::sqrt(x);
-    }
-    std::vector<RefTensor> unavoidable;
-    if (!reference_.UnavoidableError(task_, ref_in, unavoidable)) unavoidable.clear();
+    const ExpectedOutputs expected(task_, reference_, ref_in, out_shapes, options_.probes ? &inter : nullptr);
     ev.reference_ms = Seconds(clock, ref_start) * 1000;
-    struct Wipe {
-      std::vector<RefTensor>& out;
-      ~Wipe() {
-        for (auto& t : out) std::fill(t.data.begin(), t.data.end(), 0.0);
-      }
-    } wipe{ref_out};
     ev.outcome = std::string(OutcomeName(run.outcome));
     ev.threads_after = run.threads_after;
     ev.kernels_on_stream = run.kernels_on_stream;
@@ -477,21 +459,7 @@ class Run {
       out.name = task_.outputs[o].name;
       out.sha256 = output_sha256[o];
       out.guard_damage = arena.DamagedGuard(n_in + o);
-      CompareInput ci;
-      ci.spec = &task_.outputs[o];
-      ci.shape = t.shape;
-      ci.got = arena.data(n_in + o);
-      ci.reference = &ref_out[o].data;
-      if (!term_norm.empty()) ci.term_norm = &term_norm[o].data;
-      if (!unavoidable.empty()) ci.unavoidable = &unavoidable[o].data;
-      ci.tolerance = task_.ToleranceFor(t.dtype);
-      ci.reduction_size = reduction;
-      ci.comparison = task_.comparison;
-      if (task_.comparison == Comparison::kArgmax) {
-        ci.argmax_source = &ref_in[0].data;
-        ci.argmax_cols = ref_in[0].shape.back();
-      }
-      out.compare = CompareOutput(ci);
+      out.compare = expected.Compare(o, t.dtype, arena.data(n_in + o), reduction);
       if (!out.guard_damage.empty()) {
         worst = FailureClass::kOutOfBoundsWrite;
       } else if (!out.compare.passed() && worst == FailureClass::kNone) {
