@@ -98,7 +98,9 @@ TEST(ServeE2E, ABatchSurvivesTheServersDeathAndEveryJobGetsOneVerdict) {
   // it and must fail, the others must pass; so the option is seen to reach the verifier, and
   // the batch stays cheap (the full set's million-element cases cost a second a job).
   auto full = [&](int i) { return i % (10 * kinds.size()) == 1; };
-  auto expected = [&](int i) { return i % kinds.size() == 1 && !full(i) ? std::string() : kinds[i % kinds.size()].second; };
+  auto expected = [&](int i) {
+    return i % kinds.size() == 1 && !full(i) ? std::string() : kinds[i % kinds.size()].second;
+  };
   json batch = json::array();
   for (int i = 0; i < kJobs; ++i)
     batch.push_back({{"problem", "relu"},

@@ -17,7 +17,7 @@ TEST(TensorArena, GuardsAreIntactUntilWrittenAndRestoredForTheNextCall) {
   std::memset(arena.data(1), 0, 100 * sizeof(float));  // inside the tensor: no damage
   EXPECT_TRUE(arena.DamagedGuard(1).empty());
   static_cast<char*>(arena.data(1))[100 * sizeof(float) + 3] ^= 1;  // three bytes past the end
-  static_cast<char*>(arena.data(1))[-1] ^= 1;                         // the byte before it
+  static_cast<char*>(arena.data(1))[-1] ^= 1;                       // the byte before it
   EXPECT_EQ(arena.DamagedGuard(1), (std::vector<int64_t>{-1, 403}));
   // The guard between two tensors belongs to both.
   EXPECT_EQ(arena.DamagedGuard(0).size(), 1u);

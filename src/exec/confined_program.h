@@ -65,8 +65,8 @@ class ConfinedProgram {
   /// with scratch handed to it; 0 (the engine's user) otherwise.
   unsigned LeaseUid();
   /// kforge-runner confine's command line around `argv`, the pids cgroup created for it.
-  std::vector<std::string> ConfineCommand(const std::vector<std::string>& argv, const SandboxLimits& limits,
-                                          bool bwrap, unsigned uid);
+  std::vector<std::string> ConfineCommand(const std::vector<std::string>& argv, const SandboxLimits& limits, bool bwrap,
+                                          unsigned uid);
   /// Waits for the program's exit until `timeout_ms` or until `keep_going` says no: killed then.
   ExitStatus AwaitExit(Subprocess& child, int64_t timeout_ms, const std::function<bool()>& keep_going);
 

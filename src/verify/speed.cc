@@ -7,10 +7,10 @@
 
 #include "core/cancel.h"
 #include "core/error.h"
+#include "core/expr.h"
 #include "exec/arena.h"
 #include "exec/candidate_process.h"
 #include "exec/machine.h"
-#include "core/expr.h"
 #include "verify/backend.h"
 #include "verify/compare.h"
 #include "verify/expected_outputs.h"
@@ -229,8 +229,8 @@ class SpeedSession {
       const ArenaTensor& t = layout_[i];
       inputs_[i].resize(static_cast<size_t>(NumElements(t.shape)) * DTypeSize(t.dtype));
       ref_in_[i].shape = t.shape;
-      ref_in_[i].data = FillInput(dist, MixSeed(MixSeed(options_.seed, round), i), t.dtype, inputs_[i].data(),
-                                  t.shape, i);
+      ref_in_[i].data =
+          FillInput(dist, MixSeed(MixSeed(options_.seed, round), i), t.dtype, inputs_[i].data(), t.shape, i);
     }
   }
   /// An arena ready for a call: this round's inputs, poisoned outputs, intact guards.
@@ -254,8 +254,7 @@ class SpeedSession {
         if (!r.passed())
           Fault(k, fmt::format("its output '{}' of timed call {} was wrong ({} of {} elements): a kernel must "
                                "compute every call it is timed on",
-                               task_.outputs[o].name, call + 1, r.mismatches,
-                               NumElements(layout_[n_in_ + o].shape)));
+                               task_.outputs[o].name, call + 1, r.mismatches, NumElements(layout_[n_in_ + o].shape)));
       }
   }
 

@@ -129,17 +129,17 @@ TEST(SpeedTest, EveryTimedCallComputesOnInputsOfItsOwn) {
   ASSERT_TRUE(speeds[1].measured()) << speeds[1].problem;
   EXPECT_TRUE(SlowerBeyondNoise(speeds[0], speeds[1], 0.5)) << speeds[0].ToJson() << speeds[1].ToJson();
   // Right on its first call and idle after it: every timed call's outputs are judged.
-  const Speed lazy =
-      MeasureSpeeds(testing::LiveMachine(), task, BackendKind::kCpu,
-                    {"#include <dlpack/dlpack.h>\n#include <cmath>\n#include <cstdint>\n#include <memory>\n"
-                     "const std::unique_ptr<int> calls(new int(0));\n"
-                     "extern \"C\" int kforge_run(const DLTensor* in, int, DLTensor* out, int, void*) {\n"
-                     "  if ((*calls)++ > 0) return 0;\n"
-                     "  const float* x = static_cast<const float*>(in[0].data);\n"
-                     "  float* y = static_cast<float*>(out[0].data);\n"
-                     "  for (int64_t i = 0; i < in[0].shape[0]; ++i) y[i] = std::isnan(x[i]) ? x[i] : std::fmax(x[i], 0.f);\n"
-                     "  return 0;\n}\n"},
-                    options)[0];
+  const Speed lazy = MeasureSpeeds(
+      testing::LiveMachine(), task, BackendKind::kCpu,
+      {"#include <dlpack/dlpack.h>\n#include <cmath>\n#include <cstdint>\n#include <memory>\n"
+       "const std::unique_ptr<int> calls(new int(0));\n"
+       "extern \"C\" int kforge_run(const DLTensor* in, int, DLTensor* out, int, void*) {\n"
+       "  if ((*calls)++ > 0) return 0;\n"
+       "  const float* x = static_cast<const float*>(in[0].data);\n"
+       "  float* y = static_cast<float*>(out[0].data);\n"
+       "  for (int64_t i = 0; i < in[0].shape[0]; ++i) y[i] = std::isnan(x[i]) ? x[i] : std::fmax(x[i], 0.f);\n"
+       "  return 0;\n}\n"},
+      options)[0];
   EXPECT_FALSE(lazy.measured());
   EXPECT_TRUE(lazy.fault);
   EXPECT_NE(lazy.problem.find("of timed call 2 was wrong"), std::string::npos) << lazy.problem;

@@ -581,8 +581,8 @@ Task CertifiedCases(const Task& task, Verdict* v) {
 }
 
 /// A verdict's header: what is judged, from where, with which seed and backend.
-Verdict NewVerdict(const Task& task, const std::string& source, const std::string& label,
-                   const VerifyOptions& options, Machine& machine) {
+Verdict NewVerdict(const Task& task, const std::string& source, const std::string& label, const VerifyOptions& options,
+                   Machine& machine) {
   Verdict v;
   v.task_name = task.name;
   v.task_origin = task.origin;

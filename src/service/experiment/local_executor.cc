@@ -185,9 +185,8 @@ LocalRunSummary RunLocal(Machine& machine, const ExperimentDir& dir, const Local
       } else if (!stopping() && !r.interrupted && !(status.kind == ExitStatus::Kind::kExited && status.code == 130)) {
         // The cell's process ended without a result (it crashed): recorded with its log's
         // tail, so the report shows it and `resume` does not try it again blindly.
-        CellResult failed = dir.ErrorResult(
-            *r.cell,
-            "the cell's process " + status.Describe() + ": " + ReadFileTail(dir.CellDir(*r.cell) + "/cell.log", 600));
+        CellResult failed = dir.ErrorResult(*r.cell, "the cell's process " + status.Describe() + ": " +
+                                                         ReadFileTail(dir.CellDir(*r.cell) + "/cell.log", 600));
         failed.device = r.device;
         failed.wall_s = seconds;
         dir.WriteResult(*r.cell, failed);

@@ -188,10 +188,10 @@ SlurmRunSummary RunSlurm(Machine& machine, const ExperimentDir& dir, const Slurm
         again.push_back(index);
         continue;
       }
-      dir.WriteResult(c, dir.ErrorResult(c, fmt::format("Slurm ran the cell {} times without a result (last: {}); see "
-                                                        "{}/slurm/",
-                                                        options.max_attempts, TaskState(machine, jobs, index),
-                                                        dir.dir())));
+      dir.WriteResult(
+          c, dir.ErrorResult(c, fmt::format("Slurm ran the cell {} times without a result (last: {}); see "
+                                            "{}/slurm/",
+                                            options.max_attempts, TaskState(machine, jobs, index), dir.dir())));
       ++summary.failed;
     }
     if (!again.empty()) {
