@@ -22,7 +22,7 @@ TEST(DbE2ETest, RecordsVerificationsAndRepairsAndAnswersQueries) {
   TempDir dir("kforge-db-e2e");
   const std::string db = dir.path() + "/kernels.db";
   const std::vector<std::string> env = {"KFORGE_KB_STATE=" + dir.path() + "/kb", "KFORGE_DB=" + db};
-  const std::string ex = SourceDir() + "/examples/cpu";
+  const std::string ex = testing::ExamplePath("cpu");
   EXPECT_EQ(RunCli({"verify", "relu", ex + "/correct/relu.cc", "--seed", "1", "--db"}, dir.path(), 120, env).exit_code,
             0);
   EXPECT_EQ(RunCli({"verify", "layernorm", ex + "/nearmiss/layernorm_eps_outside_sqrt.cc", "--seed", "1", "--full",
@@ -82,7 +82,7 @@ TEST(DbE2ETest, RegressExitsStaleThenAcceptsThenCatchesALostVerdict) {
   TempDir dir("kforge-regress-e2e");
   const std::vector<std::string> env = {"KFORGE_KB_STATE=" + dir.path() + "/kb"};
   MakeDirs(dir.path() + "/kernels");
-  std::filesystem::copy_file(SourceDir() + "/examples/cpu/correct/relu.cc", dir.path() + "/kernels/relu.cc");
+  std::filesystem::copy_file(testing::ExamplePath("cpu/correct/relu.cc"), dir.path() + "/kernels/relu.cc");
   const std::string golden = dir.path() + "/golden.json";
   // The CPU's case timing is coarse: a band this wide only catches verdicts here.
   WriteFileAtomic(golden, R"({"kforge_golden": 1, "noise_band": 50,
@@ -99,8 +99,8 @@ TEST(DbE2ETest, RegressExitsStaleThenAcceptsThenCatchesALostVerdict) {
   EXPECT_EQ(same.exit_code, 0) << same.out << same.err;
   EXPECT_EQ(json::parse(same.out)["status"], "same");
   // Plant a lost verdict: the kernel file now holds a wrong kernel.
-  std::filesystem::copy_file(SourceDir() + "/examples/cpu/nearmiss/relu_nan_dropped.cc",
-                             dir.path() + "/kernels/relu.cc", std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::copy_file(testing::ExamplePath("cpu/nearmiss/relu_nan_dropped.cc"), dir.path() + "/kernels/relu.cc",
+                             std::filesystem::copy_options::overwrite_existing);
   auto lost = RunCli({"regress", golden, "--json"}, dir.path(), 120, env);
   EXPECT_EQ(lost.exit_code, 1) << lost.out << lost.err;
   json l = json::parse(lost.out);

@@ -54,21 +54,21 @@ class ExperimentE2ETest : public ::testing::Test {
   }
   /// Two near-misses, recipes with and without their knowledge base, two seeds: 8 cells.
   json RecipesPlan() {
-    return {{"name", "recipes"},
-            {"tasks",
-             {{{"nearmiss", SourceDir() + "/examples/cpu/nearmiss"},
-               {"only", {"relu_nan_dropped", "rmsnorm_missing_eps"}}}}},
-            {"arms",
-             {{{"name", "recipes"}, {"repairer", "recipe"}},
-              {{"name", "no-kb"}, {"repairer", "recipe"}, {"ablations", {"knowledge_base"}}}}},
-            {"budget", {{"rounds", 2}, {"attempts", 1}, {"wall_s", 300}}},
-            {"seeds", {1, 2}}};
+    return {
+        {"name", "recipes"},
+        {"tasks",
+         {{{"nearmiss", testing::ExamplePath("cpu/nearmiss")}, {"only", {"relu_nan_dropped", "rmsnorm_missing_eps"}}}}},
+        {"arms",
+         {{{"name", "recipes"}, {"repairer", "recipe"}},
+          {{"name", "no-kb"}, {"repairer", "recipe"}, {"ablations", {"knowledge_base"}}}}},
+        {"budget", {{"rounds", 2}, {"attempts", 1}, {"wall_s", 300}}},
+        {"seeds", {1, 2}}};
   }
   std::unique_ptr<TempDir> dir_;
 };
 
 TEST_F(ExperimentE2ETest, PlanPrintsItsCellsAndBudgetAndBadPlansAreRefused) {
-  auto r = RunCli({"experiment", "plan", SourceDir() + "/examples/experiments/nearmiss_study.json"});
+  auto r = RunCli({"experiment", "plan", testing::ExamplePath("experiments/nearmiss_study.json")});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("24 tasks x 3 arms x 3 seeds x 1 samples = 216 cells"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("without knowledge_base (against debug)"), std::string::npos) << r.out;
@@ -119,12 +119,12 @@ TEST_F(ExperimentE2ETest, ThreeArmStudyWithTheScriptedModelGivesTheHandComputedS
     const std::string turn = body["messages"].back().value("content", "");
     const bool from_scratch = turn.find("from scratch") != std::string::npos;
     if (name == "softmax" && from_scratch)
-      return testing::ProposeFile(SourceDir() + "/examples/cpu/nearmiss/softmax_no_max.cc");
-    return testing::ProposeFile(SourceDir() + "/examples/cpu/correct/" + name + ".cc");
+      return testing::ProposeFile(testing::ExamplePath("cpu/nearmiss/softmax_no_max.cc"));
+    return testing::ProposeFile(testing::ExamplePath("cpu/correct/") + name + ".cc");
   });
   json plan = {{"name", "study"},
                {"tasks",
-                {{{"nearmiss", SourceDir() + "/examples/cpu/nearmiss"},
+                {{{"nearmiss", testing::ExamplePath("cpu/nearmiss")},
                   {"only", {"relu_nan_dropped", "softmax_no_max", "mean_lastdim_off_by_one"}}}}},
                {"arms", json::array()},
                {"budget", {{"rounds", 3}, {"attempts", 1}, {"wall_s", 600}}},

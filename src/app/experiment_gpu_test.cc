@@ -30,8 +30,8 @@ TEST(ExperimentGpuTest, TheCudaStudyLeasesTheOneGpuToOneCellAtATime) {
   }
   TempDir dir("kforge-experiment-gpu");
   const std::string out = dir.path() + "/study";
-  auto r = testing::RunCli({"experiment", "run", testing::SourceDir() + "/examples/experiments/cuda_recipes.json",
-                            "--out", out, "--devices", "0", "--quiet"},
+  auto r = testing::RunCli({"experiment", "run", testing::ExamplePath("experiments/cuda_recipes.json"), "--out", out,
+                            "--devices", "0", "--quiet"},
                            "", 900, {"KFORGE_KB_STATE=" + dir.path() + "/kb"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   json status = json::parse(testing::RunCli({"experiment", "status", out, "--json"}).out);

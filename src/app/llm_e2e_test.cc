@@ -56,9 +56,9 @@ class LlmE2ETest : public ::testing::Test {
 TEST_F(LlmE2ETest, RepairsThroughToolsOverAStreamAndRecordsEverything) {
   ScriptedHttpServer server({StreamedToolCall("read_file", R"({"path": "logs/iteration_0/forensics.txt"})"),
                              StreamedToolCall("query_knowledge_base", "{}"),
-                             ProposeFile(SourceDir() + "/examples/cpu/correct/relu.cc")});
+                             ProposeFile(testing::ExamplePath("cpu/correct/relu.cc"))});
   const std::string run = dir_->path() + "/run";
-  auto r = RunCli(Args(server, {"repair", "relu", SourceDir() + "/examples/cpu/nearmiss/relu_nan_dropped.cc",
+  auto r = RunCli(Args(server, {"repair", "relu", testing::ExamplePath("cpu/nearmiss/relu_nan_dropped.cc"),
                                 "--repairer", "llm", "--out", run, "--json"}),
                   "", 300, Env("tools"));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
@@ -70,7 +70,7 @@ TEST_F(LlmE2ETest, RepairsThroughToolsOverAStreamAndRecordsEverything) {
   EXPECT_EQ(summary["model"]["model"], "scripted-model");
   // 1392 uncached at $1, 4608 cached at $0.25, 450 completion at $4 per million.
   EXPECT_NEAR(summary["model"]["cost_usd"].get<double>(), (1392 * 1.0 + 4608 * 0.25 + 450 * 4.0) / 1e6, 1e-12);
-  EXPECT_EQ(ReadText(run + "/final.cc"), ReadText(SourceDir() + "/examples/cpu/correct/relu.cc"));
+  EXPECT_EQ(ReadText(run + "/final.cc"), ReadText(testing::ExamplePath("cpu/correct/relu.cc")));
 
   // What the engine sent: the stable prefix, the diagnosis in the turn, the tool answers.
   auto got = server.received();
@@ -143,7 +143,7 @@ TEST_F(LlmE2ETest, AModelThatAnswersBadlyIsStoppedByTheGuardsWithinBudget) {
   denied.body = std::string(R"({"error": {"message": "Incorrect API key provided: )") + kSecretKey + "\"}}";
   ScriptedHttpServer server({refusal, dropped, denied});
   const std::string run = dir_->path() + "/bad";
-  auto r = RunCli(Args(server, {"repair", "relu", SourceDir() + "/examples/cpu/nearmiss/relu_nan_dropped.cc",
+  auto r = RunCli(Args(server, {"repair", "relu", testing::ExamplePath("cpu/nearmiss/relu_nan_dropped.cc"),
                                 "--repairer", "llm", "--out", run, "--rounds", "3", "--attempts", "1", "--json"}),
                   "", 300, Env("bad"));
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
@@ -164,7 +164,7 @@ TEST_F(LlmE2ETest, AModelThatAnswersBadlyIsStoppedByTheGuardsWithinBudget) {
 TEST_F(LlmE2ETest, WithoutAnEndpointTheLlmRepairerIsRefusedBeforeAnyRun) {
   const std::string run = dir_->path() + "/none";
   auto r = RunCli(
-      {"repair", "relu", SourceDir() + "/examples/cpu/nearmiss/relu_nan_dropped.cc", "--repairer", "llm", "--out", run},
+      {"repair", "relu", testing::ExamplePath("cpu/nearmiss/relu_nan_dropped.cc"), "--repairer", "llm", "--out", run},
       "", 60, {"OPENAI_BASE_URL=", "KFORGE_MODEL="});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--base-url"), std::string::npos) << r.err;
@@ -175,14 +175,14 @@ TEST_F(LlmE2ETest, WithoutAnEndpointTheLlmRepairerIsRefusedBeforeAnyRun) {
 // bundled CPU near-miss that the recipes cannot, through --repairer auto; the recipes answer
 // the rest without a single model call.
 TEST_F(LlmE2ETest, AutoRepairsEveryBundledNearMissRecipesFirst) {
-  json manifest = json::parse(ReadText(SourceDir() + "/examples/cpu/nearmiss/manifest.json"));
+  json manifest = json::parse(ReadText(testing::ExamplePath("cpu/nearmiss/manifest.json")));
   int by_model = 0, by_recipes = 0;
   for (const auto& c : manifest["candidates"]) {
     const std::string task = c["task"], file = c["file"];
-    const std::string correct = SourceDir() + "/examples/cpu/correct/" + task + ".cc";
+    const std::string correct = testing::ExamplePath("cpu/correct/") + task + ".cc";
     ScriptedHttpServer server({ProposeFile(correct), ProposeFile(correct), ProposeFile(correct)});
     const std::string run = dir_->path() + "/auto-" + file;
-    auto r = RunCli(Args(server, {"repair", task, SourceDir() + "/examples/cpu/nearmiss/" + file, "--repairer", "auto",
+    auto r = RunCli(Args(server, {"repair", task, testing::ExamplePath("cpu/nearmiss/") + file, "--repairer", "auto",
                                   "--out", run}),
                     "", 600, Env("auto-" + file));
     EXPECT_EQ(r.exit_code, 0) << file << "\n" << r.out << r.err;
@@ -205,7 +205,7 @@ TEST_F(LlmE2ETest, AutoRepairsEveryBundledNearMissRecipesFirst) {
 namespace kforge {
 namespace {
 
-std::string Relu() { return SourceDir() + "/examples/cpu/correct/relu.cc"; }
+std::string Relu() { return testing::ExamplePath("cpu/correct/relu.cc"); }
 
 TEST_F(LlmE2ETest, GenerateFromATaskAndFromAnExistingKernel) {
   ScriptedHttpServer server({ProposeFile(Relu()), ProposeFile(Relu())});
@@ -218,7 +218,7 @@ TEST_F(LlmE2ETest, GenerateFromATaskAndFromAnExistingKernel) {
   EXPECT_NE(first.find("from scratch"), std::string::npos) << first;
   EXPECT_EQ(first.find("## Current candidate"), std::string::npos);
   auto c = RunCli(Args(server, {"generate", "relu", "--candidate",
-                                SourceDir() + "/examples/cpu/nearmiss/relu_nan_dropped.cc", "--out", existing}),
+                                testing::ExamplePath("cpu/nearmiss/relu_nan_dropped.cc"), "--out", existing}),
                   "", 300, Env("gen-c"));
   EXPECT_EQ(c.exit_code, 0) << c.out << c.err;
   EXPECT_NE(c.out.find("existing_kernel"), std::string::npos) << c.out;
@@ -260,7 +260,7 @@ TEST_F(LlmE2ETest, AGeneratedTaskWithAnUnknownReferenceIsRefused) {
 TEST_F(LlmE2ETest, AChangeToAnEarlierRunCarriesItsTaskCodeAndHistory) {
   ScriptedHttpServer first({ProposeFile(Relu())});
   const std::string earlier = dir_->path() + "/earlier";
-  ASSERT_EQ(RunCli(Args(first, {"repair", "relu", SourceDir() + "/examples/cpu/nearmiss/relu_nan_dropped.cc",
+  ASSERT_EQ(RunCli(Args(first, {"repair", "relu", testing::ExamplePath("cpu/nearmiss/relu_nan_dropped.cc"),
                                 "--repairer", "llm", "--out", earlier}),
                    "", 300, Env("d1"))
                 .exit_code,
@@ -281,7 +281,7 @@ TEST_F(LlmE2ETest, AChangeToAnEarlierRunCarriesItsTaskCodeAndHistory) {
 
 TEST_F(LlmE2ETest, RegenerateSendsTheTaskAndHistoryButNotTheFailingKernel) {
   ScriptedHttpServer server({ProposeFile(Relu())});
-  auto r = RunCli(Args(server, {"repair", "relu", SourceDir() + "/examples/cpu/nearmiss/relu_nan_dropped.cc",
+  auto r = RunCli(Args(server, {"repair", "relu", testing::ExamplePath("cpu/nearmiss/relu_nan_dropped.cc"),
                                 "--repairer", "llm", "--strategy", "regenerate", "--out", dir_->path() + "/regen"}),
                   "", 300, Env("regen"));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
@@ -302,14 +302,14 @@ namespace {
 TEST_F(LlmE2ETest, InteractiveRunsAskBetweenRoundsAndRecordTheAnswers) {
   // The model's first proposal still drops NaN (a new hash: a comment added).
   const std::string still_broken = dir_->path() + "/still_broken.cc";
-  WriteFileAtomic(still_broken, ReadText(SourceDir() + "/examples/cpu/nearmiss/relu_nan_dropped.cc") + "// tried\n");
+  WriteFileAtomic(still_broken, ReadText(testing::ExamplePath("cpu/nearmiss/relu_nan_dropped.cc")) + "// tried\n");
   ScriptedHttpServer server({ProposeFile(still_broken)});
   const std::string run = dir_->path() + "/interactive";
   // Start: yes (empty line); after the initial validation: a requirement; after round 1: stop.
-  auto r = testing::RunCliWithInput(
-      Args(server, {"repair", "relu", SourceDir() + "/examples/cpu/nearmiss/relu_nan_dropped.cc", "--repairer", "llm",
-                    "--out", run, "--interactive"}),
-      "\nkeep it branch-free\ns\n", 300, Env("interactive"));
+  auto r =
+      testing::RunCliWithInput(Args(server, {"repair", "relu", testing::ExamplePath("cpu/nearmiss/relu_nan_dropped.cc"),
+                                             "--repairer", "llm", "--out", run, "--interactive"}),
+                               "\nkeep it branch-free\ns\n", 300, Env("interactive"));
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.err.find("plan: repair relu"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("Enter to go on"), std::string::npos) << r.err;
@@ -329,10 +329,10 @@ TEST_F(LlmE2ETest, InteractiveRunsAskBetweenRoundsAndRecordTheAnswers) {
 TEST_F(LlmE2ETest, NonInteractiveRunsNeverWaitForInput) {
   ScriptedHttpServer server({ProposeFile(Relu())});
   // stdin holds answers an interactive run would read; a plain run ignores them.
-  auto r = testing::RunCliWithInput(
-      Args(server, {"repair", "relu", SourceDir() + "/examples/cpu/nearmiss/relu_nan_dropped.cc", "--repairer", "llm",
-                    "--out", dir_->path() + "/plain"}),
-      "s\ns\n", 300, Env("plain"));
+  auto r =
+      testing::RunCliWithInput(Args(server, {"repair", "relu", testing::ExamplePath("cpu/nearmiss/relu_nan_dropped.cc"),
+                                             "--repairer", "llm", "--out", dir_->path() + "/plain"}),
+                               "s\ns\n", 300, Env("plain"));
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(r.err.find("Enter to go on"), std::string::npos);
 }
@@ -349,10 +349,10 @@ TEST_F(LlmE2ETest, AnInterruptedInteractiveRunResumesAndAsksOnlyWhatItHasNot) {
   // Events: run_started, validated, validation_trace, user_decided (after round 0): Ctrl-C there.
   std::vector<std::string> env = Env("interrupted");
   env.push_back("KFORGE_TEST_INTERRUPT_AFTER_EVENT=4");
-  auto first = testing::RunCliWithInput(
-      Args(server, {"repair", "relu", SourceDir() + "/examples/cpu/nearmiss/relu_nan_dropped.cc", "--repairer", "llm",
-                    "--out", run, "--interactive"}),
-      "\n\n", 300, env);
+  auto first =
+      testing::RunCliWithInput(Args(server, {"repair", "relu", testing::ExamplePath("cpu/nearmiss/relu_nan_dropped.cc"),
+                                             "--repairer", "llm", "--out", run, "--interactive"}),
+                               "\n\n", 300, env);
   EXPECT_EQ(first.exit_code, 130) << first.out << first.err;
   auto resumed = testing::RunCliWithInput({"resume", run, "--interactive", "--quiet"}, "\n", 300, Env("interrupted"));
   EXPECT_EQ(resumed.exit_code, 0) << resumed.out << resumed.err;

@@ -33,9 +33,9 @@ TEST(McpE2ETest, OfficialClientVerifiesRepairsCancelsAndResumesOverStdio) {
   fs::copy_file(SourceDir() + "/src/app/mcp_client/drive.mjs", work + "/drive.mjs");
   fs::create_directory_symlink(client + "/node_modules", work + "/node_modules");
   MakeDirs(work + "/ex");
-  fs::copy_file(SourceDir() + "/examples/cpu/correct/relu.cc", work + "/ex/relu.cc");
-  fs::copy_file(SourceDir() + "/examples/cpu/nearmiss/layernorm_eps_outside_sqrt.cc", work + "/ex/layernorm.cc");
-  fs::copy_file(SourceDir() + "/examples/cpu/nearmiss/softmax_max_init_zero.cc", work + "/ex/softmax.cc");
+  fs::copy_file(testing::ExamplePath("cpu/correct/relu.cc"), work + "/ex/relu.cc");
+  fs::copy_file(testing::ExamplePath("cpu/nearmiss/layernorm_eps_outside_sqrt.cc"), work + "/ex/layernorm.cc");
+  fs::copy_file(testing::ExamplePath("cpu/nearmiss/softmax_max_init_zero.cc"), work + "/ex/softmax.cc");
 
   const std::vector<std::string> env = {"KFORGE_KB_STATE=" + work + "/kb"};
   auto r = RunProgram({"node", work + "/drive.mjs", BinaryPath("kforge"), work, work + "/result.json"}, work, 600, env);

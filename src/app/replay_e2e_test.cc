@@ -24,7 +24,7 @@ using testing::ScriptedHttpServer;
 using testing::SourceDir;
 using testing::StreamedToolCall;
 
-std::string NearMiss(const std::string& f) { return SourceDir() + "/examples/cpu/nearmiss/" + f; }
+std::string NearMiss(const std::string& f) { return testing::ExamplePath("cpu/nearmiss/") + f; }
 
 json Parse(const testing::CliResult& r) {
   json j = json::parse(r.out, nullptr, false);
@@ -101,7 +101,7 @@ class ReplayTest : public ::testing::Test {
 };
 
 TEST_F(ReplayTest, AModelSessionReplaysStrictlyWithNoCallsAndALiveModelPartsAtItsAnswer) {
-  const std::string fixed = SourceDir() + "/examples/cpu/correct/relu.cc";
+  const std::string fixed = testing::ExamplePath("cpu/correct/relu.cc");
   std::string text, error;
   ASSERT_TRUE(TryReadFile(fixed, &text, &error));
   const std::string other = Dir("other.cc");
@@ -252,7 +252,7 @@ TEST_F(ReplayTest, BisectTakesTheNaturalOrderWithRunsOfDifferentLengths) {
   // longer run whose proposals all fail. Bisect GOOD BAD, in that order.
   std::string wrong_text, fixed_text, error;
   ASSERT_TRUE(TryReadFile(NearMiss("layernorm_eps_outside_sqrt.cc"), &wrong_text, &error));
-  ASSERT_TRUE(TryReadFile(SourceDir() + "/examples/cpu/correct/layernorm.cc", &fixed_text, &error));
+  ASSERT_TRUE(TryReadFile(testing::ExamplePath("cpu/correct/layernorm.cc"), &fixed_text, &error));
   WriteFileAtomic(Dir("fixed.cc"), fixed_text);
   WriteFileAtomic(Dir("wrong-a.cc"), wrong_text + "// a\n");
   WriteFileAtomic(Dir("wrong-b.cc"), wrong_text + "// b\n");
@@ -309,7 +309,7 @@ TEST_F(ReplayTest, BisectFindsTheOneValueOfThreeThatMatters) {
   slow["compile"]["seconds"] = 12.5;
   WriteFileAtomic(Dir("slow.json"), slow.dump());
   auto v = RunCli(
-      {"verify", "layernorm", SourceDir() + "/examples/cpu/correct/layernorm.cc", "--full", "--json", "--seed", "1"});
+      {"verify", "layernorm", testing::ExamplePath("cpu/correct/layernorm.cc"), "--full", "--json", "--seed", "1"});
   ASSERT_EQ(v.exit_code, 0) << v.err;
   WriteFileAtomic(Dir("passing.json"), v.out);
   const std::string bad = Dir("bad");

@@ -41,7 +41,7 @@ class ReportE2ETest : public ::testing::Test {
 
 TEST_F(ReportE2ETest, ARunsReportShowsItsGridForensicsTimelineDiffsAndRoofline) {
   const std::string run = dir_->path() + "/run";
-  auto repair = RunCli({"repair", "layernorm", SourceDir() + "/examples/cpu/nearmiss/layernorm_eps_outside_sqrt.cc",
+  auto repair = RunCli({"repair", "layernorm", testing::ExamplePath("cpu/nearmiss/layernorm_eps_outside_sqrt.cc"),
                         "--seed", "5", "--quiet", "--out", run},
                        dir_->path(), 300, Env());
   ASSERT_EQ(repair.exit_code, 0) << repair.out << repair.err;
@@ -91,8 +91,8 @@ TEST_F(ReportE2ETest, MarkupInAVerdictStaysText) {
   const std::string attack =
       "</script><script>document.body.setAttribute('data-pwned','1')</script><img src=x onerror=\"document.body."
       "setAttribute('data-pwned','2')\">&lt;";
-  auto verify = RunCli({"verify", "relu", SourceDir() + "/examples/cpu/nearmiss/relu_nan_dropped.cc", "--full",
-                        "--json", "--forensics", "--seed", "3"},
+  auto verify = RunCli({"verify", "relu", testing::ExamplePath("cpu/nearmiss/relu_nan_dropped.cc"), "--full", "--json",
+                        "--forensics", "--seed", "3"},
                        dir_->path(), 120, Env());
   ASSERT_EQ(verify.exit_code, 1) << verify.err;
   json v = json::parse(verify.out);

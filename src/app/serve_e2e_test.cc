@@ -20,11 +20,7 @@ using testing::BinaryPath;
 using testing::RunCli;
 using testing::SourceDir;
 
-std::string Example(const std::string& name) {
-  std::string text, error;
-  EXPECT_TRUE(TryReadFile(SourceDir() + "/examples/cpu/" + name, &text, &error)) << error;
-  return text;
-}
+std::string Example(const std::string& name) { return testing::ReadText(testing::ExamplePath("cpu/" + name)); }
 
 /// The verdict less what differs between two runs of the same seed: process ids, times, paths.
 json Comparable(json v) {
@@ -229,7 +225,7 @@ TEST(ServeE2E, EventsStreamTheVerdictAndATokenGuardsEveryRouteButHealth) {
   const std::string good = dir.path() + "/good.cc", bad = dir.path() + "/bad.cc";
   WriteFileAtomic(good, Example("correct/relu.cc"));
   WriteFileAtomic(bad, Example("hostile/exec_shell.cc"));
-  auto rewards = testing::RunProgram({"python3", SourceDir() + "/examples/serve/reward.py",
+  auto rewards = testing::RunProgram({"python3", testing::ExamplePath("serve/reward.py"),
                                       "http://127.0.0.1:" + std::to_string(server.port()), "relu", good, bad},
                                      "", 300, {"KFORGE_SERVE_TOKEN=0123456789abcdef0123456789abcdef"});
   EXPECT_EQ(rewards.exit_code, 0) << rewards.out << rewards.err;

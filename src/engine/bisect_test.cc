@@ -31,8 +31,8 @@ TEST(Bisect, FindsTheOneSlotOfEightThatMatters) {
 TEST(Bisect, KeepsBothHalvesOfAnInteraction) {
   RunInputs good = Clocks({1, 2, 3, 4});
   RunInputs bad = Clocks({9, 9, 9, 9});
-  good.validations.push_back({20, "c", "v-good", "", 1});
-  bad.validations.push_back({20, "c", "v-bad", "", 1});
+  good.validations.push_back({20, "c", "v-good", "", 1, ""});
+  bad.validations.push_back({20, "c", "v-bad", "", 1, ""});
   BisectResult r = Bisect(good, bad, [](const RunInputs& mix) {
     const bool both = mix.clocks[0].elapsed_s == 9 && mix.validations[0].verdict == "v-bad";
     return both ? std::string("bad") : std::string("good");

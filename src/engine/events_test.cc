@@ -49,7 +49,7 @@ TEST(Events, EveryTypeRoundTripsExactly) {
   s.round = 2;
   s.index = 1;
   s.iteration = 5;
-  ExpectRoundTrip(ValidatedEvent{s, 0xFFFF'FFFF'FFFF'FFF0ull, true, {{{"trial", 1}, {"digest", "ab"}}}});
+  ExpectRoundTrip(ValidatedEvent{s, 0xFFFF'FFFF'FFFF'FFF0ull, true, {{{"trial", 1}, {"digest", "ab"}}}, ""});
 
   ExpectRoundTrip(RepairRequestedEvent{3, 2, "recipe", false, "c1", "f1", "the tail of each row is wrong"});
   ExpectRoundTrip(UserDecidedEvent{2, UserDecision::kRequirement, "keep it branch-free"});

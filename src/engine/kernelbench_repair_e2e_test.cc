@@ -20,7 +20,7 @@ using nlohmann::json;
 using testing::RunCli;
 using testing::SourceDir;
 
-std::string Example(const std::string& path) { return SourceDir() + "/examples/kernelbench/" + path; }
+std::string Example(const std::string& path) { return testing::ExamplePath("kernelbench/" + path); }
 
 std::string Read(const std::string& path) {
   std::string text, error;

@@ -21,7 +21,7 @@ namespace {
 using testing::RunCli;
 using testing::SourceDir;
 
-std::string NearMiss(const std::string& f) { return SourceDir() + "/examples/cpu/nearmiss/" + f; }
+std::string NearMiss(const std::string& f) { return testing::ExamplePath("cpu/nearmiss/") + f; }
 
 nlohmann::json ReadJson(const std::string& path) {
   std::string text, error;
@@ -207,7 +207,7 @@ TEST_F(RepairTest, CtrlCThenResumeEndsLikeAnUninterruptedRun) {
 /// A script (a model-like repairer) that reads the task and the diagnosis through the
 /// engine's tools, is refused a file outside the run, and then proposes the fix.
 std::string WriteScript(const std::string& dir, const std::string& fix, const nlohmann::json& extra = {}) {
-  std::filesystem::copy_file(SourceDir() + "/examples/cpu/correct/" + fix, dir + "/fix.cc",
+  std::filesystem::copy_file(testing::ExamplePath("cpu/correct/") + fix, dir + "/fix.cc",
                              std::filesystem::copy_options::overwrite_existing);
   nlohmann::json turn = {{"tools",
                           {{{"tool", "read_task"}, {"expect", "\"name\""}},
@@ -251,9 +251,9 @@ TEST_F(RepairTest, AScriptedRepairerUsesToolsThenProposes) {
 // degeneration": refused, and the run goes on to the faster fix; alone, it ends the run
 // unrepaired and teaches the knowledge base nothing; --degenerate-below 0 accepts it.
 TEST_F(RepairTest, ADegenerateRepairIsRefusedAndAFasterOneAccepted) {
-  const std::string slow = SourceDir() + "/examples/cpu/degenerate/relu_repeated.cc";
+  const std::string slow = testing::ExamplePath("cpu/degenerate/relu_repeated.cc");
   std::filesystem::copy_file(slow, dir_->path() + "/slow.cc");
-  std::filesystem::copy_file(SourceDir() + "/examples/cpu/correct/relu.cc", dir_->path() + "/fast.cc");
+  std::filesystem::copy_file(testing::ExamplePath("cpu/correct/relu.cc"), dir_->path() + "/fast.cc");
   auto turn = [](const std::string& file) { return nlohmann::json{{"propose", {{{"file", file}}}}}; };
   auto script = [&](const std::string& name, nlohmann::json turns) {
     WriteFileAtomic(dir_->path() + "/" + name, nlohmann::json{{"turns", std::move(turns)}}.dump());
@@ -460,7 +460,7 @@ TEST_F(RepairTest, DamagedOrNewerLogsAreRefused) {
 
 TEST_F(RepairTest, ExternalRepairerFixIsValidatedByTheEngine) {
   std::string run = Dir("run");
-  std::string fix = SourceDir() + "/examples/cpu/correct/relu.cc";
+  std::string fix = testing::ExamplePath("cpu/correct/relu.cc");
   auto r = RunCli({"repair", "relu", NearMiss("relu_nan_dropped.cc"), "--out", run, "--seed", "1", "--repairer",
                    "external", "--repairer-cmd", "cp '" + fix + "' \"$KFORGE_CONTEXT_DIR/candidate.cc\"", "--quiet"},
                   "", 300, Env("e"));
@@ -470,7 +470,7 @@ TEST_F(RepairTest, ExternalRepairerFixIsValidatedByTheEngine) {
 TEST_F(RepairTest, CheatingProposalIsRejectedAndRecorded) {
   std::string run = Dir("run");
   // Numerically right, but writes outside its sandbox directory.
-  std::string cheat = SourceDir() + "/examples/cpu/hostile/write_outside_scratch.cc";
+  std::string cheat = testing::ExamplePath("cpu/hostile/write_outside_scratch.cc");
   auto r = RunCli({"repair", "relu", NearMiss("relu_nan_dropped.cc"), "--out", run, "--seed", "1", "--repairer",
                    "external", "--repairer-cmd", "cp '" + cheat + "' \"$KFORGE_CONTEXT_DIR/candidate.cc\"", "--quiet"},
                   "", 300, Env("c"));
@@ -536,7 +536,7 @@ namespace {
 TEST_F(RepairTest, InvalidUtf8FromTheCandidateNeverBreaksARunOrItsResume) {
   // Crashes after writing invalid UTF-8: the bytes reach verdicts, events and summaries.
   std::string run = Dir("run");
-  std::string cand = SourceDir() + "/examples/cpu/hostile/output_invalid_utf8.cc";
+  std::string cand = testing::ExamplePath("cpu/hostile/output_invalid_utf8.cc");
   auto r = RunCli({"repair", "relu", cand, "--out", run, "--seed", "1", "--json", "--quiet"}, "", 300, Env("u"));
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_TRUE(nlohmann::json::accept(r.out)) << r.out;

@@ -19,7 +19,7 @@ CompilerOptions Options(const TempDir& dir) {
 TEST(CompilerTest, CpuCompileIsCachedByContent) {
   TempDir dir("kforge-cc");
   std::string src, error;
-  ASSERT_TRUE(TryReadFile(testing::SourceDir() + "/examples/cpu/correct/relu.cc", &src, &error));
+  ASSERT_TRUE(TryReadFile(testing::ExamplePath("cpu/correct/relu.cc"), &src, &error));
   CompileResult a = CompileCpuCandidate(testing::LiveMachine(), src, Options(dir));
   ASSERT_TRUE(a.ok) << a.log;
   EXPECT_FALSE(a.cached);
@@ -44,7 +44,7 @@ TEST(CompilerTest, CudaCompileWithoutAGpu) {
   }
   TempDir dir("kforge-nvcc");
   std::string src, error;
-  ASSERT_TRUE(TryReadFile(testing::SourceDir() + "/examples/cuda/correct/relu.cu", &src, &error));
+  ASSERT_TRUE(TryReadFile(testing::ExamplePath("cuda/correct/relu.cu"), &src, &error));
   CompilerOptions o = Options(dir);
   o.cuda_arch = "sm_90";
   CompileResult r = CompileCudaCandidate(testing::LiveMachine(), src, o);

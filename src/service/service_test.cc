@@ -15,7 +15,7 @@
 namespace kforge {
 namespace {
 
-std::string Example(const std::string& path) { return testing::SourceDir() + "/examples/cpu/" + path; }
+std::string Example(const std::string& path) { return testing::ExamplePath("cpu/" + path); }
 
 class ServiceTest : public ::testing::Test {
  protected:

@@ -18,7 +18,7 @@ namespace {
 
 using nlohmann::json;
 
-std::string CpuExamplePath(const std::string& path) { return testing::SourceDir() + "/examples/cpu/" + path; }
+std::string CpuExamplePath(const std::string& path) { return testing::ExamplePath("cpu/" + path); }
 
 TEST(WarmVerifierTest, RunsJobsOneAfterAnotherAsVerifyWouldInOneWorker) {
   TempDir dir("kforge-warm");

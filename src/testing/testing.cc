@@ -24,6 +24,8 @@ std::string ReadText(const std::string& path) {
   return text;
 }
 
+std::string ExamplePath(const std::string& below_examples) { return SourceDir() + "/examples/" + below_examples; }
+
 std::string SourceDir() {
   // A build carried to another machine (the GPU host) runs from a different checkout path.
   if (const char* env = std::getenv("KFORGE_SOURCE_DIR"); env && *env) return env;

@@ -9,6 +9,8 @@ namespace kforge::testing {
 
 /// Root of the source tree (for bundled tasks and examples).
 std::string SourceDir();
+/// A bundled example's path, from below examples/ ("cpu/correct/relu.cc").
+std::string ExamplePath(const std::string& below_examples);
 /// Path of a built executable ("kforge", "kforge-runner").
 std::string BinaryPath(const std::string& name);
 

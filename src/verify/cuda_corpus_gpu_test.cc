@@ -26,7 +26,7 @@ class CudaCorpusTest : public ::testing::Test {
     }
     manifest_ = testing::ReadJson(Dir() + "/manifest.json");
   }
-  static std::string Dir() { return testing::SourceDir() + "/examples/hacks"; }
+  static std::string Dir() { return testing::ExamplePath("hacks"); }
   Verdict Verify(const nlohmann::json& entry, bool full) {
     Task t = LoadTaskFile(testing::SourceDir() + "/tasks/" + entry["task"].get<std::string>() + ".json");
     VerifyOptions o;

@@ -36,13 +36,13 @@ class CudaTest : public ::testing::Test {
     o.full = full;
     o.seed = 11;
     o.case_timeout_ms = 5000;
-    return Verifier(t, testing::LiveMachine()).Verify(testing::SourceDir() + "/examples/cuda/" + file, o);
+    return Verifier(t, testing::LiveMachine()).Verify(testing::ExamplePath("cuda/") + file, o);
   }
   CudaDevice device_;
 };
 
 TEST_F(CudaTest, CorrectCandidatesPassFull) {
-  for (const auto& e : std::filesystem::directory_iterator(testing::SourceDir() + "/examples/cuda/correct")) {
+  for (const auto& e : std::filesystem::directory_iterator(testing::ExamplePath("cuda/correct"))) {
     std::string task = e.path().stem().string();
     Verdict v = Verify(task, "correct/" + e.path().filename().string());
     EXPECT_TRUE(v.passed) << task << ": " << v.Summary();
@@ -55,9 +55,8 @@ TEST_F(CudaTest, CorrectCandidatesPassFull) {
 TEST_F(CudaTest, AOneBlockReluIsSlowerThanTheNearMissBeyondTheNoise) {
   const Task task = LoadTaskFile(testing::SourceDir() + "/tasks/relu.json");
   std::string fast, slow, error;
-  ASSERT_TRUE(TryReadFile(testing::SourceDir() + "/examples/cuda/correct/relu.cu", &fast, &error)) << error;
-  ASSERT_TRUE(TryReadFile(testing::SourceDir() + "/examples/cuda/degenerate/relu_one_block.cu", &slow, &error))
-      << error;
+  ASSERT_TRUE(TryReadFile(testing::ExamplePath("cuda/correct/relu.cu"), &fast, &error)) << error;
+  ASSERT_TRUE(TryReadFile(testing::ExamplePath("cuda/degenerate/relu_one_block.cu"), &slow, &error)) << error;
   SpeedOptions options;
   options.seed = 3;
   options.reps = 5;
@@ -77,14 +76,13 @@ TEST_F(CudaTest, AOneBlockReluIsSlowerThanTheNearMissBeyondTheNoise) {
 TEST_F(CudaTest, EveryCorrectCandidateIsBundled) {
   for (const auto& e : std::filesystem::directory_iterator(testing::SourceDir() + "/tasks")) {
     if (e.path().extension() != ".json") continue;
-    EXPECT_TRUE(
-        std::filesystem::exists(testing::SourceDir() + "/examples/cuda/correct/" + e.path().stem().string() + ".cu"))
+    EXPECT_TRUE(std::filesystem::exists(testing::ExamplePath("cuda/correct/") + e.path().stem().string() + ".cu"))
         << "no correct CUDA candidate for " << e.path().stem();
   }
 }
 
 TEST_F(CudaTest, EveryNearMissFailsWithItsLabelledClass) {
-  auto manifest = testing::ReadJson(testing::SourceDir() + "/examples/cuda/nearmiss/manifest.json");
+  auto manifest = testing::ReadJson(testing::ExamplePath("cuda/nearmiss/manifest.json"));
   ASSERT_GE(manifest["candidates"].size(), 15u);
   for (const auto& c : manifest["candidates"]) {
     Verdict v = Verify(c["task"], "nearmiss/" + c["file"].get<std::string>());
@@ -110,7 +108,7 @@ TEST_F(CudaTest, CalibrateThenBenchReportsSpeedupAndRoofline) {
   o.seed = 3;
   o.cache_dir = cache;
   o.baselines_dir = testing::SourceDir() + "/baselines/cuda";
-  BenchReport r = RunBench(testing::LiveMachine(), t, testing::SourceDir() + "/examples/cuda/correct/relu.cu", o);
+  BenchReport r = RunBench(testing::LiveMachine(), t, testing::ExamplePath("cuda/correct/relu.cu"), o);
   EXPECT_TRUE(r.ok()) << r.Text();
   EXPECT_EQ(r.candidate.timing.reps, 20);
   EXPECT_GT(r.candidate.timing.median_ns, 0);
@@ -121,14 +119,14 @@ TEST_F(CudaTest, CalibrateThenBenchReportsSpeedupAndRoofline) {
   ASSERT_EQ(r.sampled_calls.size(), 3u);
   for (const auto& a : r.sample_agreement) EXPECT_TRUE(a.passed());
   // A wrong kernel is never timed.
-  BenchReport bad = RunBench(testing::LiveMachine(), t,
-                             testing::SourceDir() + "/examples/cuda/nearmiss/relu_missing_tail_guard.cu", o);
+  BenchReport bad =
+      RunBench(testing::LiveMachine(), t, testing::ExamplePath("cuda/nearmiss/relu_missing_tail_guard.cu"), o);
   EXPECT_FALSE(bad.timed);
   EXPECT_FALSE(bad.ok());
   // A kernel that skips work on repeated calls passes verification but fails the sampled
   // timed calls, which get fresh inputs in the same buffers.
-  BenchReport lazy = RunBench(testing::LiveMachine(), t,
-                              testing::SourceDir() + "/examples/cuda/hostile/bench_skip_repeated_calls.cu", o);
+  BenchReport lazy =
+      RunBench(testing::LiveMachine(), t, testing::ExamplePath("cuda/hostile/bench_skip_repeated_calls.cu"), o);
   EXPECT_TRUE(lazy.verdict.passed) << lazy.verdict.Summary();
   EXPECT_TRUE(lazy.timed);
   EXPECT_FALSE(lazy.ok());
@@ -141,8 +139,8 @@ TEST_F(CudaTest, CalibrateThenBenchReportsSpeedupAndRoofline) {
   // copies are spread thinner than over 20, and so is their noise (kHarnessNoiseFraction).
   BenchOptions hundred = o;
   hundred.reps = 100;
-  BenchReport patched = RunBench(testing::LiveMachine(), t,
-                                 testing::SourceDir() + "/examples/cuda/hostile/bench_patched_timer.cu", hundred);
+  BenchReport patched =
+      RunBench(testing::LiveMachine(), t, testing::ExamplePath("cuda/hostile/bench_patched_timer.cu"), hundred);
   EXPECT_TRUE(patched.verdict.passed) << patched.verdict.Summary();
   ASSERT_TRUE(patched.timed);
   EXPECT_NEAR(patched.candidate.timing.median_ns, 250e3, 1e3) << "the patch took effect";
@@ -166,14 +164,14 @@ TEST_F(CudaTest, SanitizerRunsMemcheckOnAnOutOfBoundsWriteAndRacecheckOnARace) {
   o.seed = 11;
   o.sanitize = true;
   Verdict oob = Verifier(relu, testing::LiveMachine())
-                    .Verify(testing::SourceDir() + "/examples/cuda/nearmiss/relu_missing_tail_guard.cu", o);
+                    .Verify(testing::ExamplePath("cuda/nearmiss/relu_missing_tail_guard.cu"), o);
   ASSERT_FALSE(oob.sanitizer.is_null()) << oob.Summary();
   EXPECT_EQ(oob.sanitizer.value("tool", ""), "memcheck") << oob.sanitizer.dump(2);
   EXPECT_GT(oob.sanitizer.value("errors", -1), 0) << oob.sanitizer.dump(2);
   // A deterministic wrong result is neither: the sanitizer is not run, and says why.
   Task add = LoadTaskFile(testing::SourceDir() + "/tasks/add_bias.json");
-  Verdict wrong = Verifier(add, testing::LiveMachine())
-                      .Verify(testing::SourceDir() + "/examples/cuda/nearmiss/add_bias_row_broadcast.cu", o);
+  Verdict wrong =
+      Verifier(add, testing::LiveMachine()).Verify(testing::ExamplePath("cuda/nearmiss/add_bias_row_broadcast.cu"), o);
   ASSERT_FALSE(wrong.sanitizer.is_null());
   EXPECT_FALSE(wrong.sanitizer.value("nondeterministic", true));
   EXPECT_TRUE(wrong.sanitizer.contains("skipped"));
@@ -181,7 +179,7 @@ TEST_F(CudaTest, SanitizerRunsMemcheckOnAnOutOfBoundsWriteAndRacecheckOnARace) {
   Task softmax = LoadTaskFile(testing::SourceDir() + "/tasks/softmax.json");
   o.full = true;
   Verdict race = Verifier(softmax, testing::LiveMachine())
-                     .Verify(testing::SourceDir() + "/examples/cuda/nearmiss/softmax_missing_syncthreads.cu", o);
+                     .Verify(testing::ExamplePath("cuda/nearmiss/softmax_missing_syncthreads.cu"), o);
   ASSERT_FALSE(race.sanitizer.is_null());
   std::cout << "race verdict sanitizer: " << race.sanitizer.dump(2) << "\n";
   if (race.sanitizer.value("nondeterministic", false)) {
@@ -192,9 +190,8 @@ TEST_F(CudaTest, SanitizerRunsMemcheckOnAnOutOfBoundsWriteAndRacecheckOnARace) {
 
 TEST_F(CudaTest, RecipeRepairerRepairsACudaNearMiss) {
   TempDir dir("kforge-cuda-repair");
-  auto r =
-      testing::RunCli({"repair", "conv2d", testing::SourceDir() + "/examples/cuda/nearmiss/conv2d_flipped_kernel.cu",
-                       "--backend", "cuda", "--seed", "1", "--out", dir.path() + "/run", "--json", "--quiet"});
+  auto r = testing::RunCli({"repair", "conv2d", testing::ExamplePath("cuda/nearmiss/conv2d_flipped_kernel.cu"),
+                            "--backend", "cuda", "--seed", "1", "--out", dir.path() + "/run", "--json", "--quiet"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   auto s = nlohmann::json::parse(r.out, nullptr, false);
   ASSERT_FALSE(s.is_discarded()) << r.out;

@@ -17,7 +17,7 @@
 namespace kforge {
 namespace {
 
-std::string HacksDir() { return testing::SourceDir() + "/examples/hacks"; }
+std::string HacksDir() { return testing::ExamplePath("hacks"); }
 
 nlohmann::json Manifest() { return testing::ReadJson(HacksDir() + "/manifest.json"); }
 

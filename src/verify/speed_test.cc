@@ -24,11 +24,7 @@ Speed Cpu(double median_us, double p10_us, double p90_us) {
   return s;
 }
 
-std::string CpuExample(const std::string& path) {
-  std::string text, error;
-  EXPECT_TRUE(TryReadFile(testing::SourceDir() + "/examples/cpu/" + path, &text, &error)) << error;
-  return text;
-}
+std::string CpuExample(const std::string& path) { return testing::ReadText(testing::ExamplePath("cpu/" + path)); }
 
 TEST(SpeedTest, FiguresRoundTripAndAnUnmeasuredSpeedSaysWhy) {
   const Speed s = Cpu(800, 780, 900);

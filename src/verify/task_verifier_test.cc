@@ -26,7 +26,7 @@ TEST(TaskVerifier, EachFormatReadsItsTaskAndRefusesWhatIsNotOne) {
   auto native = MakeTaskVerifier(TaskFormat::kTaskFile, Read(testing::SourceDir() + "/tasks/relu.json"), "relu.json",
                                  machine, work);
   EXPECT_EQ(native->task().name, "relu");
-  const std::string reference = Read(testing::SourceDir() + "/examples/kernelbench/level1/19_ReLU.py");
+  const std::string reference = Read(testing::ExamplePath("kernelbench/level1/19_ReLU.py"));
   auto kb = MakeTaskVerifier(TaskFormat::kKernelBench, reference, "19_ReLU.py", machine, work);
   EXPECT_EQ(kb->task().name, "19_ReLU");
   EXPECT_FALSE(FileExists(work)) << "making a verifier created files";
@@ -46,11 +46,10 @@ TEST(TaskVerifier, ANativeCandidateGetsItsVerdictThroughTheSeam) {
   VerifyOptions opts;
   opts.seed = 3;
   opts.cache_dir = dir.path() + "/cache";
-  const Verdict passed = v->VerifySource(Read(testing::SourceDir() + "/examples/cpu/correct/relu.cc"), "relu.cc", opts);
+  const Verdict passed = v->VerifySource(Read(testing::ExamplePath("cpu/correct/relu.cc")), "relu.cc", opts);
   EXPECT_TRUE(passed.passed) << passed.message;
   opts.full = true;  // it drops NaNs: only the full set's special values show it
-  const Verdict failed =
-      v->VerifySource(Read(testing::SourceDir() + "/examples/cpu/nearmiss/relu_nan_dropped.cc"), "n.cc", opts);
+  const Verdict failed = v->VerifySource(Read(testing::ExamplePath("cpu/nearmiss/relu_nan_dropped.cc")), "n.cc", opts);
   EXPECT_FALSE(failed.passed);
 }
 

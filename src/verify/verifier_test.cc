@@ -14,7 +14,7 @@
 namespace kforge {
 namespace {
 
-std::string Example(const std::string& rel) { return testing::SourceDir() + "/examples/cpu/" + rel; }
+std::string Example(const std::string& rel) { return testing::ExamplePath("cpu/" + rel); }
 
 Task BundledTask(const std::string& name) { return LoadTaskFile(testing::SourceDir() + "/tasks/" + name + ".json"); }
 

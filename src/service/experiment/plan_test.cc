@@ -12,8 +12,7 @@ using nlohmann::json;
 
 json TwoArms() {
   return {{"tasks",
-           {{{"nearmiss", testing::SourceDir() + "/examples/cpu/nearmiss"},
-             {"only", {"relu_nan_dropped", "softmax_no_max"}}},
+           {{{"nearmiss", testing::ExamplePath("cpu/nearmiss")}, {"only", {"relu_nan_dropped", "softmax_no_max"}}},
             {{"task", "relu"}}}},
           {"arms",
            {{{"name", "debug"}},
@@ -70,7 +69,7 @@ TEST(ExperimentPlanTest, RelativePathsAreTheFiles) {
   j["tasks"] = {{{"nearmiss", "examples/cpu/nearmiss"}, {"only", {"relu"}}}};
   ExperimentPlan plan = ParsePlan(j, testing::SourceDir(), "test");
   ASSERT_EQ(plan.tasks.size(), 2u);  // "only" takes task names (two relu near-misses) as well as file names
-  EXPECT_EQ(plan.tasks[0].candidate, testing::SourceDir() + "/examples/cpu/nearmiss/relu_nan_dropped.cc");
+  EXPECT_EQ(plan.tasks[0].candidate, testing::ExamplePath("cpu/nearmiss/relu_nan_dropped.cc"));
   j["tasks"] = {{{"colour", "red"}}};
   EXPECT_THROW(ParsePlan(j, "/", "test"), UsageError);
 }

@@ -36,7 +36,7 @@ INSTANTIATE_TEST_SUITE_P(Manifest, KernelBenchTest, ::testing::Range(0, static_c
 TEST(KernelBenchCertifiedOnlyTest, GivesTheCertifiedVerdictAloneAndSaysSo) {
   std::string why;
   if (!testing::HaveTorch(&why)) GTEST_SKIP() << why;
-  std::string dir = testing::SourceDir() + "/examples/kernelbench/";
+  std::string dir = testing::ExamplePath("kernelbench/");
   for (auto [candidate, passes] :
        {std::pair<std::string, bool>{"cpu/relu.py", true}, {"cpu/softmax_max_init_zero.py", false}}) {
     std::string reference = candidate == "cpu/relu.py" ? "level1/19_ReLU.py" : "level1/23_Softmax.py";
@@ -54,9 +54,8 @@ TEST(KernelBenchCertifiedOnlyTest, GivesTheCertifiedVerdictAloneAndSaysSo) {
         testing::RunCli({"verify", dir + reference, dir + candidate, "--certified-only", "--seed", "5"}, "", 900);
     EXPECT_NE(text.out.find("KernelBench-compatible verdict: not given"), std::string::npos) << text.out;
   }
-  auto native = testing::RunCli({"verify", "layernorm",
-                                 testing::SourceDir() + "/examples/cpu/nearmiss/layernorm_eps_outside_sqrt.cc",
-                                 "--certified-only"});
+  auto native = testing::RunCli(
+      {"verify", "layernorm", testing::ExamplePath("cpu/nearmiss/layernorm_eps_outside_sqrt.cc"), "--certified-only"});
   EXPECT_EQ(native.exit_code, 2) << native.out << native.err;
   EXPECT_NE(native.err.find("--certified-only applies to KernelBench files"), std::string::npos) << native.err;
 }
@@ -66,7 +65,7 @@ TEST(KernelBenchCertifiedOnlyTest, GivesTheCertifiedVerdictAloneAndSaysSo) {
 TEST(KernelBenchPolicyTest, TheVerdictNamesItsPolicyAndProcedureAndBadNamesAreRefused) {
   std::string why;
   if (!testing::HaveTorch(&why)) GTEST_SKIP() << why;
-  const std::string dir = testing::SourceDir() + "/examples/kernelbench/";
+  const std::string dir = testing::ExamplePath("kernelbench/");
   const std::string reference = dir + "level2/gemm_scale_relu.py", partial = dir + "fidelity/gemm_epilogue_partial.py";
   auto text = testing::RunCli({"verify", reference, partial, "--seed", "7"}, "", 900);
   EXPECT_EQ(text.exit_code, 0) << text.out << text.err;
@@ -94,7 +93,7 @@ TEST(KernelBenchPolicyTest, TheVerdictNamesItsPolicyAndProcedureAndBadNamesAreRe
 TEST(KernelBenchExtensionTest, ThunksBindByDefaultAndPybind11IsTheFallback) {
   std::string why;
   if (!testing::HaveTorch(&why)) GTEST_SKIP() << why;
-  std::string dir = testing::SourceDir() + "/examples/kernelbench/";
+  std::string dir = testing::ExamplePath("kernelbench/");
   TempDir tmp("kforge-thunks-test");
   std::string text, error;
   ASSERT_TRUE(TryReadFile(dir + "cpu/relu.py", &text, &error)) << error;
@@ -126,7 +125,7 @@ TEST(KernelBenchExtensionTest, ThunksBindByDefaultAndPybind11IsTheFallback) {
 TEST(KernelBenchExtensionTest, AnExtensionThatDoesNotBuildEndsTheWaitingWorker) {
   std::string why;
   if (!testing::HaveTorch(&why)) GTEST_SKIP() << why;
-  std::string dir = testing::SourceDir() + "/examples/kernelbench/";
+  std::string dir = testing::ExamplePath("kernelbench/");
   TempDir tmp("kforge-build-error-test");
   std::string text, error;
   ASSERT_TRUE(TryReadFile(dir + "cpu/relu.py", &text, &error)) << error;
@@ -155,7 +154,7 @@ TEST(KernelBenchBenchTest, ACertifiedCandidateIsTimedAsKernelBenchTimesIt) {
 TEST(KernelBenchBenchTest, AFailingCandidateIsNeverTimed) {
   std::string why;
   if (!testing::HaveTorch(&why)) GTEST_SKIP() << why;
-  std::string dir = testing::SourceDir() + "/examples/kernelbench/";
+  std::string dir = testing::ExamplePath("kernelbench/");
   auto r = testing::RunCli({"bench", dir + "level1/23_Softmax.py", dir + "cpu/softmax_max_init_zero.py", "--backend",
                             "cpu", "--json", "--seed", "3"},
                            "", 900);

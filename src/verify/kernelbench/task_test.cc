@@ -10,7 +10,7 @@ namespace {
 
 std::string ReferenceSource(const std::string& name) {
   std::string text, error;
-  EXPECT_TRUE(TryReadFile(testing::SourceDir() + "/examples/kernelbench/level1/" + name, &text, &error)) << error;
+  EXPECT_TRUE(TryReadFile(testing::ExamplePath("kernelbench/level1/") + name, &text, &error)) << error;
   return text;
 }
 

@@ -64,7 +64,7 @@ json.dump({"ok": ok}, open(sys.argv[1], "w"))
 // give: a correct ReLU (an exact reference), a softmax that fails only the certified trials
 // (a float64 reference), and a kernel that leaves outputs unwritten.
 TEST_F(KernelBenchGpuTest, OutputsJudgedInGpuMemoryGiveTheVerdictFilesGive) {
-  const std::string dir = testing::SourceDir() + "/examples/kernelbench/";
+  const std::string dir = testing::ExamplePath("kernelbench/");
   const std::pair<const char*, const char*> cases[] = {{"level1/19_ReLU.py", "cuda/relu.py"},
                                                        {"level1/23_Softmax.py", "cuda/softmax_max_init_zero.py"},
                                                        {"level1/19_ReLU.py", "cuda/relu_grid_too_small.py"}};
