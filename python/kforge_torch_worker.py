@@ -53,6 +53,8 @@ true. Role "reference" also runs a float64 copy of the model for the certified c
 float64 output equal to the float32 one (an exact
 operator: ReLU, a copy) is not written twice: its entry is null.
 """
+from __future__ import annotations
+
 import copy
 import hashlib
 import importlib.machinery
@@ -64,6 +66,7 @@ import sys
 import time
 import traceback
 import types
+from typing import Any, BinaryIO, Callable, Iterable
 
 SEED = 42  # KernelBench's seed for weights and for the trial seeds
 
@@ -72,7 +75,7 @@ started = time.monotonic()
 out_dir = "."
 
 
-def enter(stage):
+def enter(stage: str) -> None:
     """Starts a stage: the engine's deadlines follow them, and the verdict reports their times."""
     result["stage"] = stage
     result["stages"].append([stage, round(time.monotonic() - started, 4)])
@@ -84,29 +87,29 @@ class Steps:
     from the end of the one before (on CUDA a step that reads data back waits for the GPU
     work queued before it)."""
 
-    def __init__(self, entry):
+    def __init__(self, entry: dict[str, Any]) -> None:
         self.entry, self.last = entry, time.perf_counter()
         entry["steps"] = []
 
-    def __call__(self, name):
+    def __call__(self, name: str) -> None:
         now = time.perf_counter()
         self.entry["steps"].append([name, round(now - self.last, 4)])
         self.last = now
 
 
-def write_result():
+def write_result() -> None:
     tmp = os.path.join(out_dir, "result.json.tmp")
     with open(tmp, "w") as f:
         json.dump(result, f, ensure_ascii=True, allow_nan=False, default=str)
     os.replace(tmp, os.path.join(out_dir, "result.json"))
 
 
-def error_text(e):
+def error_text(e: BaseException) -> str:
     tail = traceback.format_exception(type(e), e, e.__traceback__)
     return "".join(tail)[-4000:]
 
 
-def load_module(name, path, prepare=None):
+def load_module(name: str, path: str, prepare: Callable[[types.ModuleType], None] | None = None) -> types.ModuleType:
     with open(path, encoding="utf-8", errors="replace") as f:
         source = f.read()
     module = types.ModuleType(name)
@@ -118,13 +121,13 @@ def load_module(name, path, prepare=None):
     return module
 
 
-def set_seed(torch, seed):
+def set_seed(torch: types.ModuleType, seed: int) -> None:
     torch.manual_seed(seed)
     if torch.cuda.is_available():
         torch.cuda.manual_seed(seed)
 
 
-def replace_floats(torch, inputs, distribution, seed, device):
+def replace_floats(torch: types.ModuleType, inputs: list[Any], distribution: str, seed: int, device: str) -> list[Any]:
     """The certified trials' inputs: get_inputs()'s shapes and integer tensors, with every
     floating tensor drawn again from `distribution` (seeded, on the device)."""
     if distribution == "kernelbench":
@@ -167,7 +170,7 @@ def replace_floats(torch, inputs, distribution, seed, device):
     return out
 
 
-def _draw_size(torch, args, kwargs):
+def _draw_size(torch: types.ModuleType, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[int, ...]:
     """The size a torch.rand/randn/randint call asks for: rand(2, 3), rand((2, 3)),
     rand(size=(2, 3)), randint(10, (2, 3)), randint(0, 10, (2, 3))."""
     if "size" in kwargs:
@@ -177,7 +180,7 @@ def _draw_size(torch, args, kwargs):
     return tuple(args)
 
 
-def on_meta(torch):
+def on_meta(torch: types.ModuleType) -> Any:
     """A context in which tensors are made on the meta device: shapes and dtypes, no data,
     nothing drawn. torch.device("meta") does the same on torch >= 2.0, but on torch 2.11 an
     operator whose meta kernel is written in Python (normal_ behind torch.randn, arithmetic,
@@ -205,7 +208,9 @@ def on_meta(torch):
     draws_like = {torch.rand_like, torch.randn_like, torch.randint_like}
 
     class OnMeta(mode):
-        def __torch_function__(self, func, types, args=(), kwargs=None):
+        def __torch_function__(
+            self, func: Any, types: Any, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
+        ) -> Any:
             kwargs = dict(kwargs or {})
             if func in draws:
                 return torch.empty(_draw_size(torch, args, kwargs), dtype=kwargs.get("dtype"), device="meta")
@@ -221,7 +226,9 @@ def on_meta(torch):
     return OnMeta()
 
 
-def trial_inputs(torch, get_inputs, distribution, seed, device):
+def trial_inputs(
+    torch: types.ModuleType, get_inputs: Callable[[], list[Any]], distribution: str, seed: int, device: str
+) -> list[Any]:
     """A trial's inputs. KernelBench's own trials draw get_inputs() on the host and move them,
     as the benchmark does. A certified trial only needs get_inputs()'s shapes when every
     tensor it returns is floating (they are all drawn again on the device): it asks for them
@@ -242,7 +249,12 @@ def trial_inputs(torch, get_inputs, distribution, seed, device):
     return replace_floats(torch, inputs, distribution, seed, device)
 
 
-def output_nbytes_on_meta(torch, reference, get_inputs, get_init_inputs):
+def output_nbytes_on_meta(
+    torch: types.ModuleType,
+    reference: types.ModuleType,
+    get_inputs: Callable[[], list[Any]],
+    get_init_inputs: Callable[[], list[Any]],
+) -> list[int]:
     """The sizes of the reference's outputs, from Model run on the meta device (shapes, no
     data, nothing drawn), so that the candidate's worker can poison blocks of those sizes
     without waiting for the reference's. [] when that cannot be done: each trial then
@@ -258,7 +270,7 @@ def output_nbytes_on_meta(torch, reference, get_inputs, get_init_inputs):
         return []
 
 
-def tensor_bytes(torch, t):
+def tensor_bytes(torch: types.ModuleType, t: Any) -> bytes:
     """A tensor's bytes, in place on the host: no copy beyond the one off the device (outputs
     reach 1 GiB)."""
     t = t.detach().contiguous().cpu()
@@ -280,7 +292,7 @@ DTYPES = {
 WRITE_SLICE = 1 << 26  # bytes a device tensor is copied to the host in, to be written
 
 
-def write_bytes(torch, t, f):
+def write_bytes(torch: types.ModuleType, t: Any, f: BinaryIO) -> None:
     """Writes a tensor's bytes to `f`. One on the device goes through two pinned host buffers
     a slice at a time, each slice's copy running while the one before is written: no host
     copy of the whole tensor (6.4 GB at KernelBench's sizes) and no pageable transfer."""
@@ -305,7 +317,9 @@ def write_bytes(torch, t, f):
     f.write(memoryview(slices[pending[0]].numpy())[: pending[1]])
 
 
-def write_tensor(torch, t, i, name, trial=0, form="out", exportable=True):
+def write_tensor(
+    torch: types.ModuleType, t: Any, i: int, name: str, trial: int = 0, form: str = "out", exportable: bool = True
+) -> dict[str, Any]:
     """Writes output `i` to out_dir/name, or hands it over in GPU memory (DeviceExports)
     where `exportable`; its description for the engine."""
     if type(t) is not torch.Tensor:
@@ -323,16 +337,16 @@ def write_tensor(torch, t, i, name, trial=0, form="out", exportable=True):
     return {"file": name, "dtype": dtype, "shape": list(t.shape)}
 
 
-def as_list(out):
+def as_list(out: Any) -> list[Any]:
     """A forward's outputs: one tensor, or a tuple or list of them."""
     return list(out) if isinstance(out, (tuple, list)) else [out]
 
 
-def write_outputs(torch, out, prefix, trial):
+def write_outputs(torch: types.ModuleType, out: Any, prefix: str, trial: int) -> list[dict[str, Any]]:
     return [write_tensor(torch, t, i, f"{prefix}{trial}_{i}.bin", trial) for i, t in enumerate(as_list(out))]
 
 
-def write_reference64(torch, out, out64, trial):
+def write_reference64(torch: types.ModuleType, out: Any, out64: Any, trial: int) -> list[dict[str, Any] | None]:
     """The float64 reference's outputs, each null where it equals the float32 output (then
     the engine reads that one: it is exact)."""
     items, items64 = as_list(out), as_list(out64)
@@ -357,14 +371,14 @@ def write_reference64(torch, out, out64, trial):
     return files
 
 
-def same_values(torch, t, t64, chunk=1 << 24):
+def same_values(torch: types.ModuleType, t: Any, t64: Any, chunk: int = 1 << 24) -> bool:
     """Whether float64 `t64` holds exactly `t`'s values, compared a slice at a time (a whole
     float64 copy of a 6.4 GB output would be 12.8 GB more)."""
     a, b = t.detach().reshape(-1), t64.detach().reshape(-1)
     return all(bool(torch.equal(a[i : i + chunk].double(), b[i : i + chunk])) for i in range(0, a.numel(), chunk))
 
 
-def wait_until_judged(entries, budget, upcoming):
+def wait_until_judged(entries: list[dict[str, Any]], budget: int, upcoming: int) -> None:
     """Paced runs: before a trial writes its `upcoming` bytes of outputs, waits while the
     files of earlier trials that the engine has not yet judged (it deletes them then) would
     with them exceed `budget`; never while none are left, so one trial always goes ahead."""
@@ -375,7 +389,7 @@ def wait_until_judged(entries, budget, upcoming):
         if "file" in o
     ]  # not those handed over in GPU memory (DeviceExports)
 
-    def pending():
+    def pending() -> int:
         total = 0
         for n in names:
             try:
@@ -384,7 +398,7 @@ def wait_until_judged(entries, budget, upcoming):
                 pass
         return total
 
-    def must_wait():
+    def must_wait() -> bool:
         held = pending()
         return held > 0 and held + upcoming > budget
 
@@ -406,7 +420,7 @@ class DeviceExports:
     frame {"trial", "output", "form"}; the memory is held until the engine answers
     {"judged": trial}. Nothing is written to disk: a 6.4 GB output is judged where it lies."""
 
-    def __init__(self, fd, min_bytes):
+    def __init__(self, fd: int, min_bytes: int) -> None:
         import ctypes
         import socket
 
@@ -441,16 +455,16 @@ class DeviceExports:
         self.held = {}  # trial -> [(address, size, handle)]
         self.pending = b""
 
-    def takes(self, torch, t, form):
+    def takes(self, torch: types.ModuleType, t: Any, form: str) -> bool:
         want = torch.float64 if form == "ref64" else torch.float32
         return t.is_cuda and t.dtype == want and t.numel() * 4 >= self.min_bytes
 
-    def call(self, name, *args):
+    def call(self, name: str, *args: Any) -> None:
         rc = getattr(self.cuda, name)(*args)
         if rc != 0:
             raise RuntimeError(f"{name} failed (CUDA error {rc}) handing an output to the engine")
 
-    def hand_over(self, torch, t, trial, index, form):
+    def hand_over(self, torch: types.ModuleType, t: Any, trial: int, index: int, form: str) -> int:
         """Copies `t` into exportable memory, sends its descriptor and returns the memory's
         device address (held until the engine has judged `trial`)."""
         c = self.c
@@ -492,12 +506,14 @@ class DeviceExports:
         return address.value
 
     @staticmethod
-    def takes_input(torch, x):
+    def takes_input(torch: types.ModuleType, x: Any) -> bool:
         """Inputs handed over before the forward: contiguous, non-empty tensors in GPU memory.
         Both workers decide alike; the engine goes by the reference's list."""
         return isinstance(x, torch.Tensor) and x.is_cuda and x.is_contiguous() and x.numel() > 0
 
-    def hand_over_inputs(self, torch, inputs, trial, entry, in_place):
+    def hand_over_inputs(
+        self, torch: types.ModuleType, inputs: list[Any], trial: int, entry: dict[str, Any], in_place: bool
+    ) -> None:
         """Hands each input `takes_input` takes to the engine (form "in") and lists it in the
         trial's entry as [index, bytes]. The reference's worker sends copies taken before its
         forward; the candidate's (`in_place`) gets back the handed-over memory itself as its
@@ -521,7 +537,7 @@ class DeviceExports:
 
                 inputs[i] = torch.as_tensor(Memory(), device=x.device).view(x.dtype).view(x.shape)
 
-    def release_through(self, trial):
+    def release_through(self, trial: int) -> None:
         c = self.c
         for t in [k for k in self.held if k <= trial]:
             for address, size, handle in self.held.pop(t):
@@ -530,7 +546,7 @@ class DeviceExports:
                     self.cuda.cuMemAddressFree(c.c_ulonglong(address), c.c_size_t(size))
                 self.cuda.cuMemRelease(c.c_ulonglong(handle))
 
-    def wait_judged(self, before):
+    def wait_judged(self, before: int) -> None:
         """Waits until every trial before `before` that holds memory is judged, and frees it."""
         if not any(t < before for t in self.held):
             return
@@ -558,7 +574,7 @@ exports = None  # DeviceExports, when the engine takes outputs in GPU memory
 DIGEST_SLICE = 1 << 26  # 32-bit words a device tensor is fingerprinted in
 
 
-def device_fingerprint(torch, t):
+def device_fingerprint(torch: types.ModuleType, t: Any) -> bytes:
     """Two 64-bit sums over a device tensor's bytes as 32-bit words w_i (bytes, when their
     count is not a multiple of 4), position-weighted: sum w_i * (2i + 1) and
     sum (w_i ^ (i * 0x9E3779B97F4A7C15)) * w_i, wrapping. Computed where the tensor is: no
@@ -576,7 +592,7 @@ def device_fingerprint(torch, t):
     return sums.cpu().numpy().tobytes()
 
 
-def input_digests(torch, inputs, skip=()):
+def input_digests(torch: types.ModuleType, inputs: list[Any], skip: Iterable[int] = ()) -> list[str]:
     """What each input is: sha256 over its dtype, shape and bytes (on the host), or over its
     device_fingerprint (on the GPU). Both workers compute them the same way: the engine
     compares the candidate's, taken after its forward, with the reference's, taken before
@@ -598,12 +614,14 @@ def input_digests(torch, inputs, skip=()):
     return out
 
 
-def inputs_digest(digests):
+def inputs_digest(digests: list[str]) -> str:
     """One digest of all the inputs: sha256 over each one's (input_digests)."""
     return hashlib.sha256("".join(digests).encode()).hexdigest()
 
 
-def time_forward(torch, model, inputs, device, spec):
+def time_forward(
+    torch: types.ModuleType, model: Any, inputs: list[Any], device: str, spec: dict[str, Any]
+) -> dict[str, Any]:
     """KernelBench's timing (time_execution_with_cuda_event in KernelBench main): warm-up
     calls, each synchronised; then per trial a synchronise, CUDA events around one forward,
     the L2 thrashed by filling a 256 MB tensor, a synchronise; the first trial is discarded.
@@ -642,7 +660,7 @@ def time_forward(torch, model, inputs, device, spec):
     }
 
 
-def forward_profiler(gpu):
+def forward_profiler(gpu: bool) -> Any:
     """A profiler of the operators a forward dispatches (on the host) and, on the GPU, of the
     kernels it runs (Kineto over CUPTI). torch.autograd.profiler's records them, with their
     streams, as torch.profiler's does, without importing torch._dynamo: 4 s of start-up on
@@ -668,7 +686,7 @@ FORWARD_RANGE, MARKER_RANGE = "forward", "marker"
 CAPTURE_RANGE = "capture_begin"
 
 
-def torch_module():
+def torch_module() -> types.ModuleType:
     import torch
 
     return torch
@@ -701,7 +719,7 @@ class KernelCalls:
     calls them, though no Python call of an extension function happens.
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.count = 0
         self.neutralise = False
         self.neutralised = 0  # tensors replaced
@@ -714,7 +732,7 @@ class KernelCalls:
         self.graph = None  # the CUDA graph being captured (wrap_graphs), if any
         self.replays = 0  # replays of graphs holding calls of the candidate's kernels
 
-    def around(self, call, args, kwargs):
+    def around(self, call: Callable[[], Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         self.count += 1
         if self.graph is None and not self.neutralise and not self.watch:
             return call()
@@ -753,24 +771,24 @@ class KernelCalls:
             self.copies += 1
         return out
 
-    def wrap(self, fn):
+    def wrap(self, fn: Callable[..., Any]) -> Callable[..., Any]:
         calls = self
 
-        def call(*args, **kwargs):
+        def call(*args: Any, **kwargs: Any) -> Any:
             return calls.around(lambda: fn(*args, **kwargs), args, kwargs)
 
         call.__name__ = call.__qualname__ = getattr(fn, "__name__", "kernel")
         call.__doc__ = getattr(fn, "__doc__", None)
         return call
 
-    def wrap_module(self, module):
+    def wrap_module(self, module: Any) -> Any:
         for name in dir(module):
             f = getattr(module, name, None)
             if not name.startswith("_") and callable(f) and not isinstance(f, type):
                 setattr(module, name, self.wrap(f))
         return module
 
-    def wrap_graphs(self):
+    def wrap_graphs(self) -> None:
         """torch.cuda.CUDAGraph's capture and replay (torch.cuda.graph and
         make_graphed_callables capture through it)."""
         graphs = sys.modules.get("torch.cuda.graphs")
@@ -779,7 +797,7 @@ class KernelCalls:
             return
         begin, end, replay, calls = cls.capture_begin, cls.capture_end, cls.replay, self
 
-        def capture_begin(graph, *args, **kwargs):
+        def capture_begin(graph: Any, *args: Any, **kwargs: Any) -> Any:
             from torch.autograd.profiler import record_function
 
             graph._kforge_tensors = []
@@ -787,11 +805,11 @@ class KernelCalls:
             with record_function(CAPTURE_RANGE):
                 return begin(graph, *args, **kwargs)
 
-        def capture_end(graph, *args, **kwargs):
+        def capture_end(graph: Any, *args: Any, **kwargs: Any) -> Any:
             calls.graph = None
             return end(graph, *args, **kwargs)
 
-        def replayed(graph, *args, **kwargs):
+        def replayed(graph: Any, *args: Any, **kwargs: Any) -> Any:
             tensors = getattr(graph, "_kforge_tensors", None)
             if not tensors:  # a graph of the framework's work only
                 return replay(graph, *args, **kwargs)
@@ -804,7 +822,7 @@ class KernelCalls:
         except (AttributeError, TypeError):  # a torch whose CUDAGraph is not a Python class
             pass
 
-    def wrap_triton(self):
+    def wrap_triton(self) -> None:
         """Triton's launches, once the candidate imported it (its @triton.jit and
         @triton.autotune kernels all launch through JITFunction.run)."""
         jit = sys.modules.get("triton.runtime.jit")
@@ -813,14 +831,14 @@ class KernelCalls:
             return
         run, calls = cls.run, self
 
-        def counted(self, *args, **kwargs):
+        def counted(self: Any, *args: Any, **kwargs: Any) -> Any:
             return calls.around(lambda: run(self, *args, **kwargs), args, kwargs)
 
         counted._kforge_counted = True
         cls.run = counted
 
 
-def neutralise(t, fill):
+def neutralise(t: Any, fill: float) -> None:
     """What a kernel made, made into something no correct output is: `fill` (finite) for
     floating types; integers (an argmax's indices) moved one place along, so they stay valid
     indices but not where they belong; booleans negated."""
@@ -833,7 +851,7 @@ def neutralise(t, fill):
         t.copy_(t.reshape(-1).roll(1).reshape(t.shape))
 
 
-def fingerprint(torch, t):
+def fingerprint(torch: types.ModuleType, t: Any) -> bytes:
     if t.device.type == "cuda":
         torch.cuda.synchronize()
         return device_fingerprint(torch, t)
@@ -843,7 +861,7 @@ def fingerprint(torch, t):
 kernel_calls = KernelCalls()
 
 
-def root_of(event):
+def root_of(event: Any) -> Any:
     while getattr(event, "cpu_parent", None) is not None:
         event = event.cpu_parent
     return event
@@ -862,7 +880,7 @@ class ForwardAccount:
     forward that raises, or a record without the forward's range (the profiler was stopped
     inside it), fails its trial."""
 
-    def __init__(self, gpu, trace_path):
+    def __init__(self, gpu: bool, trace_path: str) -> None:
         self.gpu, self.trace_path = gpu, trace_path
         # Made once, before any trial: allocated between the poisoning and the forward, it
         # would be carved out of a poisoned block and move the output elsewhere.
@@ -872,7 +890,7 @@ class ForwardAccount:
         self.ops, self.kernel_names = {}, {}
         self.fewest_calls = None  # calls into the candidate's kernels, the fewest any forward made
 
-    def forward(self, torch, model, inputs):
+    def forward(self, torch: types.ModuleType, model: Any, inputs: list[Any]) -> Any:
         from torch.autograd.profiler import record_function
 
         marker = self.marker
@@ -896,7 +914,7 @@ class ForwardAccount:
         self.fewest_calls = calls if self.fewest_calls is None else min(self.fewest_calls, calls)
         return out
 
-    def count_ops(self, prof):
+    def count_ops(self, prof: Any) -> None:
         # Host events only: Kineto mirrors each range on the GPU's timeline too.
         events = [e for e in prof.function_events if not str(getattr(e, "device_type", "CPU")).endswith("CUDA")]
         ranges = [e for e in events if e.name == FORWARD_RANGE]
@@ -918,7 +936,7 @@ class ForwardAccount:
             if e.name in self.ops or len(self.ops) < MAX_NAMES:
                 self.ops[e.name] = self.ops.get(e.name, 0) + 1
 
-    def count_kernels(self, prof, replays):
+    def count_kernels(self, prof: Any, replays: int) -> None:
         """`replays`: graphs of the candidate's kernels this forward replayed. The profiler
         may not record a graph's kernels one by one; such a replay counts as a launch (the
         neutralised forward still shows whether what it wrote reaches the output)."""
@@ -963,12 +981,12 @@ class ForwardAccount:
                 if len(self.other_names) < 5:
                     self.other_names.append(name[:200])
 
-    def ops_report(self):
+    def ops_report(self) -> dict[str, Any]:
         if self.forwards == 0:
             return {"ok": False, "error": "no judged forward ran under the profiler"}
         return {"ok": True, "forwards": self.forwards, "ops": self.ops, "fewest_kernel_calls": self.fewest_calls}
 
-    def launches_report(self):
+    def launches_report(self) -> dict[str, Any]:
         if self.forwards == 0:
             return {"ok": False, "error": "no judged forward ran under the profiler"}
         return {
@@ -982,7 +1000,14 @@ class ForwardAccount:
         }
 
 
-def neutralised_forward(torch, model, get_inputs, trial, device, kb_seeds):
+def neutralised_forward(
+    torch: types.ModuleType,
+    model: Any,
+    get_inputs: Callable[[], list[Any]],
+    trial: dict[str, Any],
+    device: str,
+    kb_seeds: list[int],
+) -> dict[str, Any]:
     """The first trial's forward again, as it was and with the candidate's kernels
     neutralised (KernelCalls): digests of both outputs for the engine to compare, and how many
     of the kernels' calls in the first only returned one of their arguments (moved data)."""
@@ -1015,7 +1040,7 @@ def neutralised_forward(torch, model, get_inputs, trial, device, kb_seeds):
     }
 
 
-def warm_up(torch, device, launches):
+def warm_up(torch: types.ModuleType, device: str, launches: bool) -> None:
     """Starts what the candidate's trials need (the CUDA context, the profiler) before its code
     loads, while its extensions build: the first use of each costs a second or more."""
     if device != "cuda":
@@ -1030,7 +1055,7 @@ def warm_up(torch, device, launches):
             pass
 
 
-def wait_for_word(path):
+def wait_for_word(path: str) -> Any:
     """A word the engine writes whole (and ends this process if it never does): once its builds
     are over, {"extensions": {key: built}, "poison_file": where the sizes of the reference's
     outputs follow} or {"abort": true}; in that file, {"poison_nbytes": [...]}."""
@@ -1040,7 +1065,7 @@ def wait_for_word(path):
         return json.load(f)
 
 
-def thunk_module(name, path, functions):
+def thunk_module(name: str, path: str, functions: list[str]) -> types.ModuleType:
     """A module of the functions of an extension built with kforge's thunk bindings: each
     calls kforge_fn_NAME(args) (include/kforge/torch_thunks.h) with the GIL held."""
     import ctypes
@@ -1049,12 +1074,12 @@ def thunk_module(name, path, functions):
     module = types.ModuleType(name)
     module.__file__ = path
 
-    def bind(function_name):
+    def bind(function_name: str) -> Callable[..., Any]:
         entry = library["kforge_fn_" + function_name]
         entry.restype = ctypes.py_object
         entry.argtypes = [ctypes.py_object]
 
-        def call(*args):
+        def call(*args: Any) -> Any:
             return entry(args)
 
         call.__name__ = call.__qualname__ = function_name
@@ -1065,26 +1090,26 @@ def thunk_module(name, path, functions):
     return module
 
 
-def prebuilt_load_inline(extensions):
+def prebuilt_load_inline(extensions: list[dict[str, Any]]) -> Callable[..., Any]:
     import eval_utils as kb
 
     def load_inline(
-        name,
-        cpp_sources,
-        cuda_sources=None,
-        functions=None,
-        extra_cflags=None,
-        extra_cuda_cflags=None,
-        extra_ldflags=None,
-        extra_include_paths=None,
-        build_directory=None,
-        verbose=False,
-        with_cuda=None,
-        is_python_module=True,
-        with_pytorch_error_handling=True,
-        keep_intermediates=True,
-        **ignored,
-    ):
+        name: str,
+        cpp_sources: str | list[str],
+        cuda_sources: str | list[str] | None = None,
+        functions: str | list[str] | dict[str, str] | None = None,
+        extra_cflags: list[str] | None = None,
+        extra_cuda_cflags: list[str] | None = None,
+        extra_ldflags: list[str] | None = None,
+        extra_include_paths: list[str] | None = None,
+        build_directory: str | None = None,
+        verbose: bool = False,
+        with_cuda: bool | None = None,
+        is_python_module: bool = True,
+        with_pytorch_error_handling: bool = True,
+        keep_intermediates: bool = True,
+        **ignored: Any,
+    ) -> Any:
         key = kb.extension_key(
             kb.normalise(
                 dict(
@@ -1118,7 +1143,7 @@ def prebuilt_load_inline(extensions):
     return load_inline
 
 
-def install_cpp_extension(torch, extensions):
+def install_cpp_extension(torch: types.ModuleType, extensions: list[dict[str, Any]]) -> None:
     """Puts a stand-in for torch.utils.cpp_extension in place before the candidate imports
     it: its load_inline returns the extensions kforge built (prebuilt_load_inline), and any
     other name read from it comes from the real module, loaded then and only then (importing
@@ -1129,7 +1154,7 @@ def install_cpp_extension(torch, extensions):
     stand_in.load_inline = prebuilt_load_inline(extensions)
     real = []
 
-    def real_attribute(attribute):
+    def real_attribute(attribute: str) -> Any:
         if attribute.startswith("__"):  # import machinery asking (__path__: is it a package?)
             raise AttributeError(attribute)
         if not real:
@@ -1143,7 +1168,7 @@ def install_cpp_extension(torch, extensions):
     torch.utils.cpp_extension = stand_in
 
 
-def main():
+def main() -> None:
     global out_dir
     with open(sys.argv[1]) as f:
         job = json.load(f)
