@@ -41,5 +41,13 @@ TEST(TensorArena, EachArenaHasItsOwnName) {
   EXPECT_FALSE(a.keep_mapped());
 }
 
+TEST(TensorArena, AnOverrunThatCopiesOneTensorsGuardIntoAnothersIsSeen) {
+  // An element-wise kernel that runs one element past the end copies x's guard into y's.
+  TensorArena arena(TwoTensors(100));
+  const char* x_end = static_cast<const char*>(arena.data(0)) + 100 * sizeof(float);
+  std::memcpy(static_cast<char*>(arena.data(1)) + 100 * sizeof(float), x_end, sizeof(float));
+  EXPECT_FALSE(arena.DamagedGuard(1).empty());
+}
+
 }  // namespace
 }  // namespace kforge

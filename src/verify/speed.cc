@@ -222,7 +222,13 @@ class SpeedSession {
  private:
   /// Inputs for call `round`, the same for every process, drawn from the session's seed.
   void Draw(uint64_t round) {
-    const Distribution dist = kase_.distributions.empty() ? Distribution::kNormal : kase_.distributions.front();
+    // The case's first seeded distribution: all-ones or arange inputs would be the same every round.
+    Distribution dist = Distribution::kNormal;
+    for (Distribution d : kase_.distributions)
+      if (d != Distribution::kOnes && d != Distribution::kArange) {
+        dist = d;
+        break;
+      }
     inputs_.assign(n_in_, std::string());
     ref_in_.assign(n_in_, RefTensor());
     for (size_t i = 0; i < n_in_; ++i) {
@@ -240,9 +246,14 @@ class SpeedSession {
       PoisonOutput(arena.tensor(o).dtype, arena.data(o), NumElements(arena.tensor(o).shape));
     arena.RestoreGuards();
   }
-  /// Each candidate's outputs of call `call` against the reference's for its inputs.
+  /// Each candidate's outputs of call `call` against the reference's for its inputs; those of
+  /// SpeedOptions::written_only need only have been written.
   void JudgeOutputs(int call, const std::vector<std::vector<std::string>>& outputs) {
-    if (reference_ == nullptr) return;
+    if (reference_ == nullptr) {
+      for (size_t k = 0; k < outputs.size(); ++k)
+        if (Alive(k)) speeds_[k].problem = "the task has no built-in reference to judge timed calls by";
+      return;
+    }
     std::vector<std::vector<int64_t>> shapes;
     for (size_t o = n_in_; o < layout_.size(); ++o) shapes.push_back(layout_[o].shape);
     const ExpectedOutputs expected(task_, *reference_, ref_in_, shapes, nullptr);
@@ -251,10 +262,15 @@ class SpeedSession {
       for (size_t o = 0; o < outputs[k].size(); ++o) {
         if (!Alive(k)) break;
         const CompareResult r = expected.Compare(o, layout_[n_in_ + o].dtype, outputs[k][o].data(), reduction);
-        if (!r.passed())
+        if (options_.written_only.count(k) > 0) {
+          if (r.unwritten > 0)
+            Fault(k, fmt::format("it left {} elements of output '{}' unwritten in timed call {}", r.unwritten,
+                                 task_.outputs[o].name, call + 1));
+        } else if (!r.passed()) {
           Fault(k, fmt::format("its output '{}' of timed call {} was wrong ({} of {} elements): a kernel must "
                                "compute every call it is timed on",
                                task_.outputs[o].name, call + 1, r.mismatches, NumElements(layout_[n_in_ + o].shape)));
+        }
       }
   }
 
@@ -301,8 +317,16 @@ class SpeedSession {
       std::memcpy(arenas_[k]->data(i), inputs_[i].data(), inputs_[i].size());
       kept = false;
     }
-    if (!kept) Fault(k, "it modified an input while being timed");
-    return kept;
+    if (!kept) {
+      Fault(k, "it modified an input while being timed");
+      return false;
+    }
+    for (size_t i = 0; i < arenas_[k]->size(); ++i)
+      if (!arenas_[k]->DamagedGuard(i, 1).empty()) {
+        Fault(k, "it wrote outside a tensor while being timed");
+        return false;
+      }
+    return true;
   }
 
   Machine& machine_;

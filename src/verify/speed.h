@@ -79,6 +79,10 @@ struct SpeedOptions {
   /// cases whose trials the near-miss passed, where it does all the work a correct kernel
   /// does — a near-miss that skips the tail of a tiled loop is fast only where it is wrong).
   std::set<std::string> cases;
+  /// The sources (by index) whose timed outputs need only be written, not right: the near-miss
+  /// a repair is timed beside, wrong somewhere by definition - on a fresh input of the timed
+  /// case it may be, and a near-miss left unmeasured would leave the repair unjudged.
+  std::set<size_t> written_only;
 };
 
 /// The case a speed is measured on: the first bench case on a GPU (else the largest full

@@ -141,5 +141,53 @@ TEST(SpeedTest, EveryTimedCallComputesOnInputsOfItsOwn) {
   EXPECT_NE(lazy.problem.find("of timed call 2 was wrong"), std::string::npos) << lazy.problem;
 }
 
+TEST(SpeedTest, ANearMissWrongOnAFreshInputIsStillTimedBesideTheRepair) {
+  const Task task = LoadTaskFile(testing::SourceDir() + "/tasks/relu.json");
+  SpeedOptions options;
+  options.seed = 7;
+  // Wrong where its first input is large: a near-miss, wrong somewhere by definition.
+  const std::string near_miss =
+      "#include <dlpack/dlpack.h>\n#include <cmath>\n#include <cstdint>\n"
+      "extern \"C\" int kforge_run(const DLTensor* in, int, DLTensor* out, int, void*) {\n"
+      "  const float* x = static_cast<const float*>(in[0].data);\n"
+      "  float* y = static_cast<float*>(out[0].data);\n"
+      "  for (int64_t i = 0; i < in[0].shape[0]; ++i) y[i] = std::isnan(x[i]) ? x[i] : std::fmax(x[i], 0.f);\n"
+      "  if (x[0] > 0.0f) y[0] = -1.0f;\n"
+      "  return 0;\n}\n";
+  const std::vector<Speed> judged =
+      MeasureSpeeds(testing::LiveMachine(), task, BackendKind::kCpu, {near_miss}, options);
+  EXPECT_TRUE(judged[0].fault) << "judged right, it is wrong on some timed call";
+  options.written_only = {0};
+  const std::vector<Speed> pair = MeasureSpeeds(testing::LiveMachine(), task, BackendKind::kCpu,
+                                                {near_miss, CpuExample("degenerate/relu_repeated.cc")}, options);
+  ASSERT_TRUE(pair[0].measured()) << pair[0].problem;
+  ASSERT_TRUE(pair[1].measured()) << pair[1].problem;
+  EXPECT_TRUE(SlowerBeyondNoise(pair[0], pair[1], 0.5)) << pair[0].ToJson() << pair[1].ToJson();
+}
+
+TEST(SpeedTest, InputsAreSeededWhateverTheCaseListsFirstAndWritesOutsideATensorAreSeen) {
+  Task task = LoadTaskFile(testing::SourceDir() + "/tasks/relu.json");
+  for (auto* set : {&task.light, &task.full})
+    for (Case& c : *set) c.distributions = {Distribution::kArange, Distribution::kOnes};
+  SpeedOptions options;
+  options.seed = 7;
+  const std::vector<Speed> speeds =
+      MeasureSpeeds(testing::LiveMachine(), task, BackendKind::kCpu,
+                    {CpuExample("correct/relu.cc"), CpuExample("degenerate/relu_repeated_cached.cc")}, options);
+  ASSERT_TRUE(speeds[1].measured()) << speeds[1].problem;
+  EXPECT_TRUE(SlowerBeyondNoise(speeds[0], speeds[1], 0.5)) << speeds[0].ToJson() << speeds[1].ToJson();
+  const Speed overrun = MeasureSpeeds(
+      testing::LiveMachine(), task, BackendKind::kCpu,
+      {"#include <dlpack/dlpack.h>\n#include <cmath>\n#include <cstdint>\n"
+       "extern \"C\" int kforge_run(const DLTensor* in, int, DLTensor* out, int, void*) {\n"
+       "  const float* x = static_cast<const float*>(in[0].data);\n"
+       "  float* y = static_cast<float*>(out[0].data);\n"
+       "  for (int64_t i = 0; i <= in[0].shape[0]; ++i) y[i] = std::isnan(x[i]) ? x[i] : std::fmax(x[i], 0.f);\n"
+       "  return 0;\n}\n"},
+      options)[0];
+  EXPECT_EQ(overrun.problem, "it wrote outside a tensor while being timed") << overrun.ToJson();
+  EXPECT_TRUE(overrun.fault);
+}
+
 }  // namespace
 }  // namespace kforge
