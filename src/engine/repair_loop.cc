@@ -1,7 +1,6 @@
 #include "engine/repair_loop.h"
 
 #include <fmt/format.h>
-#include <signal.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -122,14 +121,15 @@ RepairerRegistry BuiltinRepairersFor(const RepairEnv& env) {
   return env.repairers != nullptr ? *env.repairers : BuiltinRepairers();
 }
 
+std::unique_ptr<TaskVerifier> VerifierFor(const RepairEnv& env, TaskFormat format, const std::string& text,
+                                          const std::string& origin, const std::string& work_dir) {
+  return env.verifiers ? env.verifiers(format, text, origin, *env.machine, work_dir)
+                       : MakeTaskVerifier(format, text, origin, *env.machine, work_dir);
+}
+
 }  // namespace
 
-RepairRun::RepairRun(std::string dir, const RepairEnv& env)
-    : dir_(std::move(dir)),
-      env_(env),
-      machine_(*env.machine),
-      kill_after_(machine_.config().test_kill_after_event),
-      interrupt_after_(machine_.config().test_interrupt_after_event) {}
+RepairRun::RepairRun(std::string dir, const RepairEnv& env) : dir_(std::move(dir)), env_(env), machine_(*env.machine) {}
 
 RepairRun::~RepairRun() = default;
 
@@ -143,7 +143,7 @@ std::unique_ptr<RepairRun> RepairRun::Create(const std::string& run_dir, const s
                      "' or choose another --out");
   // Validate before creating anything: the task, its reference, and the repairer (a missing
   // command, script or endpoint is refused here, not after the run exists).
-  const Task task = MakeTaskVerifier(config.task_format, task_text, task_origin, *env.machine, run_dir)->task();
+  const Task task = VerifierFor(env, config.task_format, task_text, task_origin, run_dir)->task();
   const std::unique_ptr<Repairer> repairer = BuiltinRepairersFor(env).Make(config.repairer, env.machine->env());
   // No initial candidate: the repairer writes one, if it can.
   if (candidate_source.empty() && !repairer->writes_from_task())
@@ -221,8 +221,8 @@ void RepairRun::Load() {
                      "created); start a new run");
   const std::string task_text = artifacts_->Get(state_.task_artifact);
   const bool kernelbench = state_.config.task_format == TaskFormat::kKernelBench;
-  verifier_ = MakeTaskVerifier(state_.config.task_format, task_text,
-                               state_.task_name + (kernelbench ? ".py" : " (recorded)"), machine_, dir_);
+  verifier_ = VerifierFor(env_, state_.config.task_format, task_text,
+                          state_.task_name + (kernelbench ? ".py" : " (recorded)"), dir_);
   if (replay_ && !state_.kb_snapshot.empty()) {
     kb_ = std::make_unique<KnowledgeBase>(KnowledgeBase::FromSnapshot(
         nlohmann::json::parse(artifacts_->Get(state_.kb_snapshot)), machine_.config().kb_state_dir));
@@ -241,8 +241,7 @@ Event RepairRun::Append(const RunEvent& event) {
   state_.Apply(event, e.wall_us);                                                               // ... then apply
   events_.push_back(event);
   ++appended_;
-  if (kill_after_ > 0 && appended_ == kill_after_) ::raise(SIGKILL);
-  if (interrupt_after_ > 0 && appended_ == interrupt_after_) ::raise(SIGINT);
+  if (env_.after_append) env_.after_append(appended_);
   return e;
 }
 

@@ -53,6 +53,16 @@ struct RepairEnv {
   /// A replay's recorded values (engine/pinned_values.h); null: every value is taken live.
   /// Not owned.
   PinnedValues* pinned = nullptr;
+  /// Where the run's verifier comes from; null: MakeTaskVerifier (verify/task_verifier.h).
+  /// Tests give one that answers from a table, so the loop's decisions are tested without
+  /// compiling or running anything.
+  std::function<std::unique_ptr<TaskVerifier>(TaskFormat, const std::string& text, const std::string& origin, Machine&,
+                                              const std::string& work_dir)>
+      verifiers;
+  /// Called after each event is persisted and applied, with how many this process has
+  /// appended: the seam where tests of resume inject a fault (service/fault_injection.h
+  /// raises a signal; a unit test throws). Null: nothing.
+  std::function<void(int appended)> after_append;
 };
 
 class RepairRun {
@@ -131,10 +141,8 @@ class RepairRun {
   /// The cases a speed is measured on (the near-miss passed all their trials), read once from
   /// the near-miss's verdict.
   std::optional<std::set<std::string>> timed_cases_;
-  bool replay_ = false;      ///< its knowledge base is the recording's snapshot alone
-  Sync sync_ = Sync::kYes;   ///< a replay's files are not synced one by one (it can be made again)
-  int kill_after_ = 0;       ///< test hook: SIGKILL self after this many appends (0: off)
-  int interrupt_after_ = 0;  ///< test hook: SIGINT self after this many appends (0: off)
+  bool replay_ = false;     ///< its knowledge base is the recording's snapshot alone
+  Sync sync_ = Sync::kYes;  ///< a replay's files are not synced one by one (it can be made again)
 };
 
 }  // namespace kforge

@@ -23,6 +23,7 @@
 #include "record/event_log.h"
 #include "record/run_files.h"
 #include "service/bundled.h"
+#include "service/fault_injection.h"
 #include "service/repair_env.h"
 #include "verify/kernelbench/task.h"
 #include "verify/kernelbench/verifier.h"
@@ -78,6 +79,7 @@ RepairEnv MakeRepairEnv(Machine& machine, const CancellationToken& cancel, const
   env.cancel = &cancel;
   env.kb_dir = BundledKbDir(machine.config());
   env.progress = progress;
+  env.after_append = FaultInjectorFor(machine.config());
   return env;
 }
 
