@@ -20,8 +20,8 @@ UsageError Refusal(const RepairerRegistry& r, const RepairerSpec& spec, Env& env
 
 TEST(RepairerRegistry, EveryBuiltinKindHasAHelpLineAndANameThatRoundTrips) {
   const std::string help = BuiltinRepairers().Help();
-  for (RepairerKind k :
-       {RepairerKind::kRecipe, RepairerKind::kExternal, RepairerKind::kScript, RepairerKind::kAuto, RepairerKind::kLlm}) {
+  for (RepairerKind k : {RepairerKind::kRecipe, RepairerKind::kExternal, RepairerKind::kScript, RepairerKind::kAuto,
+                         RepairerKind::kLlm}) {
     RepairerKind parsed{};
     ASSERT_TRUE(TryParseRepairerKind(RepairerKindName(k), &parsed));
     EXPECT_EQ(parsed, k);

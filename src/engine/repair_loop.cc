@@ -358,6 +358,10 @@ void RepairRun::JudgeSpeed(const std::string& source, int index, Verdict* v) {
   options.limits.address_space_bytes = static_cast<int64_t>(state_.config.memory_gib * (1 << 30));
   options.call_timeout_ms = state_.config.case_timeout_ms;
   options.cancel = env_.cancel;
+  // The judgement asks whether a repair is slower by a tenth or more beyond the noise: figures
+  // known to 1% serve, and each validation pays the timing.
+  options.target_rse = 0.01;
+  options.time_cap_ms = 500;
   const Scored* near_miss = NearMiss();
   // Timed only on a case whose trials the near-miss passed: where it does the whole work.
   if (index < 0 || near_miss == nullptr) {

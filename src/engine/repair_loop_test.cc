@@ -96,9 +96,10 @@ class RepairLoopTest : public ::testing::Test {
     env.machine = &machine_;
     env.kb_dir = dir_.path() + "/kb";
     registry_ = RepairerRegistry();
-    registry_.Add(RepairerKind::kRecipe, "scripted", [this](const RepairerSpec&, kforge::Env&, const RepairerRegistry&) {
-      return std::make_unique<ScriptedRepairer>(rounds_);
-    });
+    registry_.Add(RepairerKind::kRecipe, "scripted",
+                  [this](const RepairerSpec&, kforge::Env&, const RepairerRegistry&) {
+                    return std::make_unique<ScriptedRepairer>(rounds_);
+                  });
     env.repairers = &registry_;
     env.verifiers = [this](TaskFormat format, const std::string& text, const std::string& origin, Machine&,
                            const std::string&) -> std::unique_ptr<TaskVerifier> {

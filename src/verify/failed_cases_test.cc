@@ -22,7 +22,8 @@ TEST(FailedCases, TheVerdictTakesTheMostSevereTrialNotTheFirstAndNeverADiagnosti
   Verdict v;
   v.cases = {FailedTrial(TrialSet::kLight, "small", FailureClass::kPrecision),
              FailedTrial(TrialSet::kDiagnostic, "small", FailureClass::kIntegrity),
-             FailedTrial(TrialSet::kFull, "large", FailureClass::kTimeout), FailedTrial(TrialSet::kFull, "odd", FailureClass::kNone)};
+             FailedTrial(TrialSet::kFull, "large", FailureClass::kTimeout),
+             FailedTrial(TrialSet::kFull, "odd", FailureClass::kNone)};
   ASSERT_NE(WorstCase(v), nullptr);
   EXPECT_EQ(WorstCase(v)->name, "large");
   std::swap(v.cases[0], v.cases[2]);

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "core/cancel.h"
 #include "core/error.h"
@@ -66,12 +68,39 @@ std::string_view SpeedClockName(SpeedClock c) {
   return "none";
 }
 
+std::string_view SpeedStopName(SpeedStop s) {
+  switch (s) {
+    case SpeedStop::kReps:
+      return "reps";
+    case SpeedStop::kPrecise:
+      return "precise";
+    case SpeedStop::kTimeCap:
+      return "time_cap";
+  }
+  return "reps";
+}
+
+double RelativeStandardError(const std::vector<double>& samples) {
+  const size_t n = samples.size();
+  if (n < 2) return std::numeric_limits<double>::infinity();
+  double mean = 0;
+  for (double x : samples) mean += x;
+  mean /= static_cast<double>(n);
+  if (mean == 0) return std::numeric_limits<double>::infinity();
+  double ss = 0;
+  for (double x : samples) ss += (x - mean) * (x - mean);
+  const double sd = std::sqrt(ss / static_cast<double>(n - 1));
+  return sd / std::sqrt(static_cast<double>(n)) / std::abs(mean);
+}
+
 nlohmann::json Speed::ToJson() const {
   if (!measured()) return {{"measured", false}, {"problem", problem}, {"fault", fault}};
   nlohmann::json j = {{"measured", true},      {"clock", SpeedClockName(clock)}, {"case", case_name},
                       {"reps", reps},          {"median_us", median_ns / 1e3},   {"p10_us", p10_ns / 1e3},
                       {"p90_us", p90_ns / 1e3}};
   if (harness_ns > 0) j["harness_us"] = harness_ns / 1e3;
+  if (rse > 0 && std::isfinite(rse)) j["rse"] = rse;
+  j["stopped"] = SpeedStopName(stopped);
   return j;
 }
 
@@ -90,6 +119,10 @@ Speed Speed::FromJson(const nlohmann::json& j) {
   s.p10_ns = j.value("p10_us", 0.0) * 1e3;
   s.p90_ns = j.value("p90_us", 0.0) * 1e3;
   s.harness_ns = j.value("harness_us", 0.0) * 1e3;
+  s.rse = j.value("rse", 0.0);
+  const std::string stopped = j.value("stopped", "reps");
+  for (SpeedStop w : {SpeedStop::kReps, SpeedStop::kPrecise, SpeedStop::kTimeCap})
+    if (stopped == SpeedStopName(w)) s.stopped = w;
   return s;
 }
 
@@ -153,19 +186,40 @@ class SpeedSession {
       Fault(k, "its static constructors left threads running");
   }
 
-  /// Each process's Bench loop in turn (CUDA events).
+  /// Each process's Bench loop in turn (CUDA events), in batches of `reps` calls, until every
+  /// candidate's batch medians are as precise as asked (or the cap or the most calls).
   void TimeOnGpu() {
+    std::vector<std::vector<double>> medians(speeds_.size()), p10s(speeds_.size()), p90s(speeds_.size());
+    const int64_t start = machine_.env().clock().MonotonicNanos();
+    const int batch = std::max(1, options_.reps);
+    SpeedStop stopped = SpeedStop::kReps;
+    for (int made = 0; made < std::max(batch, options_.max_reps); made += batch) {
+      for (size_t k = 0; k < speeds_.size(); ++k) {
+        if (!Alive(k)) continue;
+        if (options_.cancel != nullptr) options_.cancel->ThrowIfCancelled();
+        CaseRun run = procs_[k]->Bench(1, *arenas_[k], n_in_, made == 0 ? options_.warmup : 0, batch,
+                                       options_.call_timeout_ms * batch);
+        if (!Kept(k, run)) continue;
+        medians[k].push_back(run.timing.median_ns);
+        p10s[k].push_back(run.timing.p10_ns);
+        p90s[k].push_back(run.timing.p90_ns);
+      }
+      if (made + batch >= options_.max_reps) break;
+      if ((stopped = NextStop(medians, start)) != SpeedStop::kReps) break;
+      stopped = SpeedStop::kReps;
+    }
     for (size_t k = 0; k < speeds_.size(); ++k) {
-      if (!Alive(k)) continue;
-      CaseRun run = procs_[k]->Bench(1, *arenas_[k], n_in_, options_.warmup, options_.reps,
-                                     options_.call_timeout_ms * options_.reps);
-      if (!Kept(k, run)) continue;
+      if (!Alive(k) || medians[k].empty()) continue;
       Speed& s = speeds_[k];
       s.clock = SpeedClock::kCudaEvents;
-      s.reps = run.timing.reps;
-      s.median_ns = run.timing.median_ns;
-      s.p10_ns = run.timing.p10_ns;
-      s.p90_ns = run.timing.p90_ns;
+      s.reps = static_cast<int>(medians[k].size()) * batch;
+      // The median batch's figures: one slow batch (a clock change, a neighbour) does not move them.
+      for (auto* v : {&medians[k], &p10s[k], &p90s[k]}) std::sort(v->begin(), v->end());
+      s.median_ns = Quantile(medians[k], 0.5);
+      s.p10_ns = Quantile(p10s[k], 0.5);
+      s.p90_ns = Quantile(p90s[k], 0.5);
+      s.rse = medians[k].size() > 1 ? RelativeStandardError(medians[k]) : 0;
+      s.stopped = stopped;
     }
   }
 
@@ -183,7 +237,17 @@ class SpeedSession {
     std::vector<std::vector<double>> wall(speeds_.size()), cpu(speeds_.size());
     bool cpu_readable = true;
     const size_t noop = speeds_.size() - 1;
-    for (int call = 0; call < options_.warmup + options_.reps; ++call) {
+    const int64_t start = machine_.env().clock().MonotonicNanos();
+    SpeedStop stopped = SpeedStop::kReps;
+    for (int call = 0; call < options_.warmup + std::max(options_.reps, options_.max_reps); ++call) {
+      const int timed = call - options_.warmup;  // calls timed so far
+      if (timed >= options_.reps) {
+        // The candidates' figures only (the harness's median is taken off them): as precise as asked?
+        std::vector<std::vector<double>> candidates(
+            cpu_readable ? cpu.begin() : wall.begin(),
+            (cpu_readable ? cpu.begin() : wall.begin()) + static_cast<std::ptrdiff_t>(noop));
+        if ((stopped = NextStop(candidates, start)) != SpeedStop::kReps) break;
+      }
       Draw(static_cast<uint64_t>(call));
       std::vector<std::vector<std::string>> outputs(noop);
       for (size_t k = 0; k < speeds_.size(); ++k) {
@@ -208,7 +272,23 @@ class SpeedSession {
       }
       JudgeOutputs(call, outputs);
     }
-    Summarize(cpu_readable ? SpeedClock::kCpuTime : SpeedClock::kCpuWall, cpu_readable ? &cpu : &wall);
+    std::vector<std::vector<double>>& times = cpu_readable ? cpu : wall;
+    for (size_t k = 0; k < noop; ++k) {
+      speeds_[k].rse = times[k].size() > 1 ? RelativeStandardError(times[k]) : 0;
+      speeds_[k].stopped = stopped;
+    }
+    Summarize(cpu_readable ? SpeedClock::kCpuTime : SpeedClock::kCpuWall, &times);
+  }
+
+  /// Whether timing stops now: every live candidate's samples are as precise as asked, or the
+  /// time cap has passed since `start` (kReps: go on).
+  SpeedStop NextStop(const std::vector<std::vector<double>>& samples, int64_t start) const {
+    bool precise = true;
+    for (size_t k = 0; k < samples.size() && precise; ++k)
+      if (Alive(k)) precise = RelativeStandardError(samples[k]) <= options_.target_rse;
+    if (precise) return SpeedStop::kPrecise;
+    if (machine_.env().clock().MonotonicNanos() - start >= options_.time_cap_ms * 1000000) return SpeedStop::kTimeCap;
+    return SpeedStop::kReps;
   }
 
   /// The first `n` speeds, unmeasured ones with their reason.

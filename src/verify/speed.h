@@ -50,11 +50,24 @@ enum class SpeedClock {
 };
 std::string_view SpeedClockName(SpeedClock c);
 
+/// Why a timing stopped: every candidate's figure was as precise as asked (SpeedOptions::
+/// target_rse), the time cap passed, or the most calls allowed were made.
+enum class SpeedStop { kReps, kPrecise, kTimeCap };
+std::string_view SpeedStopName(SpeedStop s);
+
+/// Standard deviation over sqrt(n) times the mean of `samples`: how precisely their mean is
+/// known, relative to it. Infinite for fewer than two samples or a mean of 0.
+double RelativeStandardError(const std::vector<double>& samples);
+
 struct Speed {
   SpeedClock clock = SpeedClock::kNone;
   std::string case_name;
   int reps = 0;
   double median_ns = 0, p10_ns = 0, p90_ns = 0;
+  /// The relative standard error of the mean of its timed calls (standard deviation over
+  /// sqrt(reps) times the mean); on a GPU, of its batches' medians. 0: not computed.
+  double rse = 0;
+  SpeedStop stopped = SpeedStop::kReps;  ///< why the timing stopped where it did
   /// On the CPU: the harness's own time per call (a no-op kernel's median), taken off the figures.
   double harness_ns = 0;
   std::string problem;  ///< why it was not measured ("" when it was)
@@ -69,7 +82,13 @@ struct Speed {
 
 struct SpeedOptions {
   int warmup = 2;
+  /// Timed calls: at least `reps`, then more until every candidate's relative standard error
+  /// is at most `target_rse`, `time_cap_ms` of timing have passed, or `max_reps` were made (on
+  /// a GPU: batches of `reps` calls, the error that of the batches' medians).
   int reps = 11;
+  int max_reps = 201;
+  double target_rse = 0.001;
+  int64_t time_cap_ms = 2000;
   int64_t call_timeout_ms = 30000;
   uint64_t seed = 0;      ///< draws the inputs
   std::string cache_dir;  ///< compile cache; empty for the machine's

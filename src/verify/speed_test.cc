@@ -35,6 +35,11 @@ TEST(SpeedTest, FiguresRoundTripAndAnUnmeasuredSpeedSaysWhy) {
   EXPECT_DOUBLE_EQ(back.median_ns, 800e3);
   EXPECT_DOUBLE_EQ(back.p90_ns, 900e3);
   EXPECT_DOUBLE_EQ(back.harness_ns, 30e3);
+  Speed precise = s;
+  precise.rse = 0.0008;
+  precise.stopped = SpeedStop::kPrecise;
+  EXPECT_DOUBLE_EQ(Speed::FromJson(precise.ToJson()).rse, 0.0008);
+  EXPECT_EQ(Speed::FromJson(precise.ToJson()).stopped, SpeedStop::kPrecise);
   EXPECT_FALSE(Speed::FromJson(nullptr).measured());
   Speed none;
   none.problem = "it does not build";
@@ -76,6 +81,39 @@ TEST(SpeedTest, TheCpuTimesTheLargestFullCaseAndAGpuTheBenchCase) {
   EXPECT_NE(SpeedCase(task, BackendKind::kCpu)->name, task.bench.front().name);
 }
 
+TEST(SpeedTest, RelativeStandardErrorByHand) {
+  // {1, 2, 3, 4}: mean 2.5, sample standard deviation sqrt(5/3), over sqrt(4), over the mean.
+  EXPECT_NEAR(RelativeStandardError({1, 2, 3, 4}), std::sqrt(5.0 / 3.0) / 2 / 2.5, 1e-12);
+  EXPECT_DOUBLE_EQ(RelativeStandardError({7, 7, 7}), 0);
+  EXPECT_TRUE(std::isinf(RelativeStandardError({5})));
+  EXPECT_TRUE(std::isinf(RelativeStandardError({0, 0})));
+}
+
+/// Timed calls go on until the figures are as precise as asked, the time cap passes, or the
+/// most calls are made - not a fixed count.
+TEST(SpeedTest, TimingStopsOnPrecisionOrTheCapNotAFixedCount) {
+  const Task task = LoadTaskFile(testing::SourceDir() + "/tasks/add_bias.json");
+  const std::string kernel = CpuExample("correct/add_bias.cc");
+  SpeedOptions options;
+  options.seed = 7;
+  options.target_rse = 1e9;  // anything is precise enough: the fewest calls
+  Speed s = MeasureSpeeds(testing::LiveMachine(), task, BackendKind::kCpu, {kernel}, options)[0];
+  ASSERT_TRUE(s.measured()) << s.problem;
+  EXPECT_EQ(s.reps, options.reps);
+  EXPECT_EQ(s.stopped, SpeedStop::kPrecise);
+  EXPECT_GT(s.rse, 0);
+  options.target_rse = 0;  // never precise enough
+  options.time_cap_ms = 0;
+  s = MeasureSpeeds(testing::LiveMachine(), task, BackendKind::kCpu, {kernel}, options)[0];
+  EXPECT_EQ(s.reps, options.reps) << "the cap passed: no call past the fewest";
+  EXPECT_EQ(s.stopped, SpeedStop::kTimeCap);
+  options.time_cap_ms = 600000;
+  options.max_reps = 23;
+  s = MeasureSpeeds(testing::LiveMachine(), task, BackendKind::kCpu, {kernel}, options)[0];
+  EXPECT_EQ(s.reps, 23);
+  EXPECT_EQ(s.stopped, SpeedStop::kReps);
+}
+
 TEST(SpeedTest, ACorrectKernelIsTimedAndACrashingOneIsNot) {
   const Task task = LoadTaskFile(testing::SourceDir() + "/tasks/add_bias.json");
   SpeedOptions options;
@@ -87,7 +125,8 @@ TEST(SpeedTest, ACorrectKernelIsTimedAndACrashingOneIsNot) {
   const Speed &fast = both[0], &slow = both[1];
   ASSERT_TRUE(fast.measured()) << fast.problem;
   EXPECT_EQ(fast.clock, SpeedClock::kCpuTime) << "the candidate's CPU time, read by the engine";
-  EXPECT_EQ(fast.reps, options.reps);
+  EXPECT_GE(fast.reps, options.reps);
+  EXPECT_LE(fast.reps, options.max_reps);
   EXPECT_LE(fast.p10_ns, fast.median_ns);
   EXPECT_LE(fast.median_ns, fast.p90_ns);
   EXPECT_GT(fast.harness_ns, 0);
