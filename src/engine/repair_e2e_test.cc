@@ -153,6 +153,7 @@ TEST_F(RepairTest, KillAfterEachKindOfEventThenResume) {
     killed_env.push_back("KFORGE_TEST_KILL_AFTER_EVENT=" + std::to_string(k));
     auto killed = RunCli({"repair", args[0], args[1], "--out", run, "--seed", "7", "--quiet"}, "", 300, killed_env);
     EXPECT_EQ(killed.exit_code, -1) << "killed after event " << k;
+    EXPECT_EQ(Events(run).types.size(), k) << "the kill landed right after event " << k;
     auto resumed = RunCli({"resume", run, "--quiet"}, "", 300, env);
     EXPECT_EQ(resumed.exit_code, 0) << "resume after event " << k << ": " << resumed.err;
     RunView v = Events(run);

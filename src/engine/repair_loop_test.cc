@@ -10,6 +10,7 @@
 
 #include "agent/registry.h"
 #include "core/fs.h"
+#include "core/hash.h"
 #include "exec/machine.h"
 #include "record/event_log.h"
 #include "record/run_files.h"
@@ -157,7 +158,9 @@ TEST_F(RepairLoopTest, TheFirstCertifiedProposalEndsTheRunAndIsTheFinalCandidate
       << "every validation's class, in order, the certified one's too";
 }
 
-TEST_F(RepairLoopTest, AnIntegrityFailureIsNeverTheFinalCandidateWhateverItsScore) {
+/// A proposal that fails an integrity check, at the full level where the near-miss failed
+/// only the light one, is neither adopted as the run's candidate nor kept as its best.
+TEST_F(RepairLoopTest, AnIntegrityFailureIsNeverTheFinalOrTheBestCandidate) {
   table_ = {{"near-miss", FailingVerdict(FailureClass::kWrongResult, Level::kL2Light, "wrong")},
             {"cheat", FailingVerdict(FailureClass::kIntegrity, Level::kL2Full, "integrity: static.constant_output")}};
   rounds_ = {{"cheat"}, {"cheat"}, {"cheat"}};
@@ -165,6 +168,9 @@ TEST_F(RepairLoopTest, AnIntegrityFailureIsNeverTheFinalCandidateWhateverItsScor
   const RunState& s = run->Run();
   EXPECT_FALSE(s.success);
   ASSERT_TRUE(s.finished);
+  EXPECT_GE(verifications_, 2) << "the cheat was validated";
+  EXPECT_EQ(run->summary()["final_candidate"], Sha256Hex("near-miss")) << run->summary().dump(2);
+  EXPECT_EQ(run->summary()["best_candidate"], Sha256Hex("near-miss"));
   EXPECT_FALSE(FileExists(RunFiles(dir_.path() + "/run").final_source(".cc")));
 }
 

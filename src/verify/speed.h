@@ -64,8 +64,9 @@ struct Speed {
   std::string case_name;
   int reps = 0;
   double median_ns = 0, p10_ns = 0, p90_ns = 0;
-  /// The relative standard error of the mean of its timed calls (standard deviation over
-  /// sqrt(reps) times the mean); on a GPU, of its batches' medians. 0: not computed.
+  /// The relative standard error of the mean of its timed calls, each net of the harness's
+  /// call of the same round (standard deviation over sqrt(reps) times the mean); on a GPU, of
+  /// its batches' medians. 0: not computed.
   double rse = 0;
   SpeedStop stopped = SpeedStop::kReps;  ///< why the timing stopped where it did
   /// On the CPU: the harness's own time per call (a no-op kernel's median), taken off the figures.

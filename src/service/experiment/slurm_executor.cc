@@ -49,16 +49,28 @@ std::vector<std::string> Lines(const std::string& text) {
 std::string JobName(const ExperimentDir& dir) { return "kforge-" + Sha256Hex(dir.dir()).substr(0, 12); }
 
 /// Array indices of this experiment's jobs that Slurm still holds (pending or running).
-std::set<int> LiveIndices(Machine& machine, const std::string& job_name, std::vector<std::string>* jobs) {
+/// The array tasks of ours Slurm holds. With `jobs`, an array job of ours missing from it (a
+/// driver killed after its sbatch and before it wrote the job down) is adopted: added to
+/// `jobs`, and each of its tasks counted in `attempts` as the submission it was.
+std::set<int> LiveIndices(Machine& machine, const std::string& job_name, std::vector<std::string>* jobs,
+                          json* attempts = nullptr) {
   std::set<int> live;
+  std::set<std::string> adopted;
   // %i: "123_4" for an array task, "123_[5-7%2]" for ones not started yet; %A: the array's id.
   // %F: the array's job id, %K: the task's index (one line per task with -r).
   for (const auto& line : Lines(Slurm(machine, {"squeue", "-h", "-r", "--name=" + job_name, "-o", "%F %K"}))) {
     size_t space = line.find(' ');
     if (space == std::string::npos) continue;
     std::string array = line.substr(0, space), task = line.substr(space + 1);
-    if (jobs != nullptr && std::find(jobs->begin(), jobs->end(), array) == jobs->end()) jobs->push_back(array);
-    if (!task.empty() && std::isdigit(static_cast<unsigned char>(task[0]))) live.insert(std::atoi(task.c_str()));
+    if (jobs != nullptr && std::find(jobs->begin(), jobs->end(), array) == jobs->end()) {
+      jobs->push_back(array);
+      adopted.insert(array);
+    }
+    if (task.empty() || !std::isdigit(static_cast<unsigned char>(task[0]))) continue;
+    const int index = std::atoi(task.c_str());
+    live.insert(index);
+    if (attempts != nullptr && adopted.count(array) > 0)
+      (*attempts)[std::to_string(index)] = attempts->value(std::to_string(index), 0) + 1;
   }
   return live;
 }
@@ -150,7 +162,7 @@ SlurmRunSummary RunSlurm(Machine& machine, const ExperimentDir& dir, const Slurm
     persist();
   };
   auto stopping = [&] { return cancel.cancelled() || dir.cancelled(); };
-  std::set<int> live = LiveIndices(machine, job_name, &jobs);
+  std::set<int> live = LiveIndices(machine, job_name, &jobs, &attempts);
   persist();  // with any job of ours a killed driver submitted and did not get to write down
   std::vector<int> first;
   for (const auto& c : dir.cells())
