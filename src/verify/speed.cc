@@ -10,6 +10,7 @@
 #include "core/cancel.h"
 #include "core/error.h"
 #include "core/expr.h"
+#include "core/names.h"
 #include "exec/arena.h"
 #include "exec/candidate_process.h"
 #include "exec/machine.h"
@@ -54,31 +55,16 @@ Speed NotMeasured(std::string problem, bool fault) {
 
 }  // namespace
 
-std::string_view SpeedClockName(SpeedClock c) {
-  switch (c) {
-    case SpeedClock::kNone:
-      return "none";
-    case SpeedClock::kCpuWall:
-      return "cpu_wall";
-    case SpeedClock::kCpuTime:
-      return "cpu_time";
-    case SpeedClock::kCudaEvents:
-      return "cuda_events";
-  }
-  return "none";
-}
+constexpr NameEntry<SpeedClock> kSpeedClockNames[] = {{SpeedClock::kNone, "none"},
+                                                      {SpeedClock::kCpuWall, "cpu_wall"},
+                                                      {SpeedClock::kCpuTime, "cpu_time"},
+                                                      {SpeedClock::kCudaEvents, "cuda_events"}};
+constexpr NameEntry<SpeedStop> kSpeedStopNames[] = {
+    {SpeedStop::kReps, "reps"}, {SpeedStop::kPrecise, "precise"}, {SpeedStop::kTimeCap, "time_cap"}};
 
-std::string_view SpeedStopName(SpeedStop s) {
-  switch (s) {
-    case SpeedStop::kReps:
-      return "reps";
-    case SpeedStop::kPrecise:
-      return "precise";
-    case SpeedStop::kTimeCap:
-      return "time_cap";
-  }
-  return "reps";
-}
+std::string_view SpeedClockName(SpeedClock c) { return NameIn(kSpeedClockNames, c); }
+
+std::string_view SpeedStopName(SpeedStop s) { return NameIn(kSpeedStopNames, s); }
 
 double RelativeStandardError(const std::vector<double>& samples) {
   const size_t n = samples.size();
@@ -110,9 +96,7 @@ Speed Speed::FromJson(const nlohmann::json& j) {
   s.problem = j.value("problem", "");
   s.fault = j.value("fault", false);
   if (!j.value("measured", false)) return s;
-  const std::string clock = j.value("clock", "");
-  for (SpeedClock c : {SpeedClock::kCpuWall, SpeedClock::kCpuTime, SpeedClock::kCudaEvents})
-    if (clock == SpeedClockName(c)) s.clock = c;
+  if (!ParseIn(kSpeedClockNames, j.value("clock", ""), &s.clock)) s.clock = SpeedClock::kNone;
   s.case_name = j.value("case", "");
   s.reps = j.value("reps", 0);
   s.median_ns = j.value("median_us", 0.0) * 1e3;
@@ -120,9 +104,7 @@ Speed Speed::FromJson(const nlohmann::json& j) {
   s.p90_ns = j.value("p90_us", 0.0) * 1e3;
   s.harness_ns = j.value("harness_us", 0.0) * 1e3;
   s.rse = j.value("rse", 0.0);
-  const std::string stopped = j.value("stopped", "reps");
-  for (SpeedStop w : {SpeedStop::kReps, SpeedStop::kPrecise, SpeedStop::kTimeCap})
-    if (stopped == SpeedStopName(w)) s.stopped = w;
+  ParseIn(kSpeedStopNames, j.value("stopped", "reps"), &s.stopped);
   return s;
 }
 
