@@ -650,14 +650,38 @@ def time_forward(
                 times.append(ms)
     mean = sum(times) / len(times)
     std = (sum((t - mean) ** 2 for t in times) / len(times)) ** 0.5
+    ordered = sorted(times)
+    middle = len(ordered) // 2
+    median = ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
     return {
         "mean_ms": mean,
         "std_ms": std,
+        "median_ms": median,
         "min_ms": min(times),
         "max_ms": max(times),
         "trials": len(times),
         "clock": "cuda_event" if device == "cuda" else "perf_counter",
     }
+
+
+def time_compiled(
+    torch: types.ModuleType, model: Any, inputs: list[Any], device: str, spec: dict[str, Any]
+) -> dict[str, Any]:
+    """The reference under torch.compile (inductor, its default mode), timed as time_forward
+    times it eagerly: the second baseline KernelBench users quote. Compilation happens in the
+    warm-up calls. Inductor's and Triton's caches go to this worker's scratch folder, and its
+    compilation stays in this process (no pool of compile workers)."""
+    if not hasattr(torch, "compile"):
+        return {"unavailable": f"torch {torch.__version__} has no torch.compile (it came with torch 2.0)"}
+    for variable, folder in (("TORCHINDUCTOR_CACHE_DIR", "inductor-cache"), ("TRITON_CACHE_DIR", "triton-cache")):
+        os.environ.setdefault(variable, os.path.abspath(folder))
+    try:
+        import torch._inductor.config as inductor_config
+
+        inductor_config.compile_threads = 1
+        return time_forward(torch, torch.compile(model), inputs, device, spec)
+    except Exception as e:  # noqa: B902 - a baseline that does not compile is reported, not fatal
+        return {"error": error_text(e)}
 
 
 def forward_profiler(gpu: bool) -> Any:
@@ -1332,6 +1356,8 @@ def main() -> None:
             set_seed(torch, SEED)  # KernelBench times on get_inputs() drawn after manual_seed(42)
             inputs = [x.to(device) if isinstance(x, torch.Tensor) else x for x in get_inputs()]
         result["timing"] = time_forward(torch, model, inputs, device, job["timing"])
+        if role == "reference" and job["timing"].get("compiled"):
+            result["timing_compiled"] = time_compiled(torch, model, inputs, device, job["timing"])
     result["ok"] = True
     enter("done")
 

@@ -24,12 +24,18 @@ std::string KernelBenchTimingText(const nlohmann::json& t) {
   if (t.contains("error")) return "  not timed: " + t.value("error", "") + "\n";
   auto line = [&](const char* who, const char* key) {
     const nlohmann::json& s = t[key];
-    return fmt::format("  {:<10} mean {:.4f} ms  std {:.4f}  min {:.4f}  max {:.4f}  ({} trials, {})\n", who,
-                       s.value("mean_ms", 0.0), s.value("std_ms", 0.0), s.value("min_ms", 0.0), s.value("max_ms", 0.0),
-                       s.value("trials", 0), s.value("clock", ""));
+    return fmt::format("  {:<10} mean {:.4f} ms  median {:.4f}  std {:.4f}  min {:.4f}  max {:.4f}  ({} trials, {})\n",
+                       who, s.value("mean_ms", 0.0), s.value("median_ms", 0.0), s.value("std_ms", 0.0),
+                       s.value("min_ms", 0.0), s.value("max_ms", 0.0), s.value("trials", 0), s.value("clock", ""));
   };
-  return "  timing: " + t.value("procedure", "") + "\n" + line("Model", "reference") + line("ModelNew", "candidate") +
-         fmt::format("  speedup over Model: {:.3f}x\n", t.value("speedup", 0.0));
+  std::string text = "  timing: " + t.value("procedure", "") + "\n" + line("Model", "reference");
+  if (t.contains("reference_compiled")) text += line("compiled", "reference_compiled");
+  text += line("ModelNew", "candidate") + fmt::format("  speedup over Model: {:.3f}x\n", t.value("speedup", 0.0));
+  if (t.contains("speedup_over_compiled"))
+    text += fmt::format("  speedup over torch.compile(Model): {:.3f}x\n", t.value("speedup_over_compiled", 0.0));
+  else if (t.contains("compiled_error"))
+    text += "  not compared with torch.compile(Model): " + t.value("compiled_error", "") + "\n";
+  return text;
 }
 
 }  // namespace
@@ -52,6 +58,8 @@ CommandAction SetupBench(CLI::App& sub, Service& service, CancellationToken& int
                    ->check(CLI::Range(1, 100000));
   auto* warmup = sub.add_option("--warmup", a->options.warmup, "untimed calls first (KernelBench files: 3)")
                      ->check(CLI::Range(0, 100000));
+  sub.add_flag("!--no-compiled", a->options.compiled_baseline,
+               "KernelBench files: do not also time the reference under torch.compile");
   sub.add_option("--case", a->options.case_name, "time this case (default: the task's bench case)");
   sub.add_option("--baseline", a->options.baseline_path, "compare against this kernel instead of the bundled baseline");
   sub.add_flag("--full", a->options.full, "certify on the full set before timing (default: the light set)");

@@ -4,6 +4,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -12,7 +13,11 @@
 #include "core/clock.h"
 #include "core/fs.h"
 #include "core/subprocess.h"
+#include "exec/machine.h"
+#include "exec/torch_extension.h"
+#include "testing/fakes.h"
 #include "testing/http_server.h"
+#include "testing/kernelbench_cases.h"
 #include "testing/scripted_model.h"
 #include "testing/testing.h"
 
@@ -214,6 +219,52 @@ TEST_F(ExperimentE2ETest, ThreeArmStudyWithTheScriptedModelGivesTheHandComputedS
   EXPECT_NE(ReadText(out + "/report.md").find("| debug | regenerate | 9 | 3 | 0 | 6 | 0 | 0.25 | 0.75 | 2 / 1 / 0 |"),
             std::string::npos)
       << ReadText(out + "/report.md");
+}
+
+TEST_F(ExperimentE2ETest, TimedKernelBenchCellsGiveFastP) {
+  std::string why;
+  if (!testing::HaveTorch(&why)) GTEST_SKIP() << why;
+  // A correct ModelNew and a near-miss the recipes repair, timed as `kforge bench` times them.
+  const std::string kb = testing::ExamplePath("kernelbench/");
+  json plan = {{"name", "timed"},
+               {"tasks",
+                {{{"task", kb + "level1/19_ReLU.py"}, {"candidate", kb + "cpu/relu.py"}},
+                 {{"task", kb + "level1/23_Softmax.py"}, {"candidate", kb + "cpu/softmax_max_init_zero.py"}}}},
+               {"arms", {{{"name", "recipes"}, {"repairer", "recipe"}}}},
+               {"budget", {{"rounds", 2}, {"attempts", 1}, {"wall_s", 600}}},
+               {"seeds", {1}},
+               {"timing", {{"trials", 5}, {"warmup", 1}}}};
+  const std::string out = dir_->path() + "/timed";
+  auto r =
+      RunCli({"experiment", "run", WritePlan("timed.json", plan), "--out", out, "--jobs", "1", "--quiet"}, "", 900);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  json rep = json::parse(ReadText(out + "/report.json"));
+  ASSERT_EQ(rep["arms"].size(), 1u);
+  const json& a = rep["arms"][0];
+  ASSERT_EQ(a["successes"], 2) << rep.dump(2);
+  const json& f = a["fast_p"];
+  ASSERT_TRUE(f.is_object()) << a.dump(2);
+  EXPECT_EQ(f["cells"], 2);
+  EXPECT_EQ(f["timing_errors"], 0) << f.dump(2);
+  EXPECT_DOUBLE_EQ(f["eager"]["0"].get<double>(), 1.0);  // both certified and timed
+  // Each cell's speedup is the one its bench gave; fast_p at each p follows from them.
+  int faster_than_1 = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(out + "/cells")) {
+    json result = json::parse(ReadText(entry.path().string() + "/result.json"));
+    ASSERT_TRUE(result["speedup"].is_number()) << result.dump(2);
+    EXPECT_GT(result["speedup"].get<double>(), 0);
+    faster_than_1 += result["speedup"].get<double>() > 1;
+  }
+  EXPECT_DOUBLE_EQ(f["eager"]["1"].get<double>(), faster_than_1 / 2.0);
+  const std::string torch_version = FindTorch(testing::LiveMachine()).torch_version;
+  if (!torch_version.empty() && torch_version[0] < '2') {  // this torch has no torch.compile: said, not guessed
+    EXPECT_TRUE(f["compiled"].is_null());
+    EXPECT_EQ(f["compiled_missing"], 2);
+    EXPECT_NE(f["compiled_error"].get<std::string>().find("has no torch.compile"), std::string::npos);
+  } else {
+    EXPECT_TRUE(f["compiled"].is_object()) << f.dump(2);
+  }
+  EXPECT_NE(ReadText(out + "/report.md").find("## fast_p"), std::string::npos);
 }
 
 TEST_F(ExperimentE2ETest, SigkillThenResumeGivesTheUninterruptedReportAndNoDeviceRunsTwoCells) {

@@ -119,6 +119,28 @@ std::string ReplayTable(const ExperimentReport& r) {
          rows + "</table>";
 }
 
+/// fast_p of each timed arm: against Model, and against torch.compile(Model) where known.
+std::string FastPTable(const ExperimentReport& r) {
+  std::string rows;
+  for (const auto& a : r.arms) {
+    if (!a.fast_p) continue;
+    const FastPReport& f = *a.fast_p;
+    rows += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td>", Esc(a.name), f.cells, f.timing_errors);
+    for (size_t i = 0; i < f.p.size(); ++i) rows += fmt::format("<td>{:.3f}</td>", f.eager[i]);
+    for (size_t i = 0; i < f.p.size(); ++i)
+      rows += f.compiled ? fmt::format("<td>{:.3f}</td>", (*f.compiled)[i])
+                         : fmt::format("<td class=\"muted\" title=\"{}\">-</td>", Esc(f.compiled_error));
+    rows += "</tr>";
+  }
+  if (rows.empty()) return "";
+  std::string head =
+      "<h2>fast_p (KernelBench cells: correct and more than p times as fast)</h2><table><tr><th>arm</th>"
+      "<th>cells</th><th>not timed</th>";
+  for (const char* baseline : {"Model", "torch.compile"})
+    for (double p : FastPReport().p) head += fmt::format("<th>{} fast<sub>{}</sub></th>", baseline, p);
+  return head + "</tr>" + rows + "</table>";
+}
+
 }  // namespace
 
 std::string RenderExperimentPage(const ExperimentReport& r) {
@@ -181,7 +203,7 @@ th{background:#f5f7f9}.muted{color:#68717c}svg text{font:11px system-ui,sans-ser
                           a.pass_at_1_delta.high);
     page += "</table>";
   }
-  page += ReplayTable(r);
+  page += ReplayTable(r) + FastPTable(r);
   page += "<h2>Per task</h2><table><tr><th>task</th>";
   for (const auto& a : r.arms) page += "<th>" + Esc(a.name) + "</th>";
   page += "</tr>";

@@ -17,6 +17,13 @@ double PassAtK(int n, int c, int k) {
   return 1.0 - miss;
 }
 
+double FastP(const std::vector<std::optional<double>>& speedups, double p) {
+  if (speedups.empty()) return 0;
+  int fast = 0;
+  for (const auto& s : speedups) fast += s && *s > p;
+  return double(fast) / speedups.size();
+}
+
 double McNemarExactP(int b, int c) {
   KF_CHECK(b >= 0 && c >= 0);
   const int n = b + c;

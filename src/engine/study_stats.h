@@ -1,10 +1,12 @@
 #pragma once
-// The statistics of a study (kforge experiment): Pass@k by the unbiased estimator, McNemar's
+// The statistics of a study (kforge experiment): Pass@k by the unbiased estimator, KernelBench's
+// fast_p, McNemar's
 // exact test on paired outcomes with Bonferroni's correction, and a paired bootstrap interval
 // for the difference of two arms' per-task rates. Pure functions of counts; the bootstrap
 // draws from a seeded generator whose sequence is fixed by the standard (mt19937_64), so a
 // report is the same on every machine.
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace kforge {
@@ -13,6 +15,12 @@ namespace kforge {
 /// of them successes, succeeds: 1 - C(n-c, k) / C(n, k) (Chen et al. 2021). Requires
 /// 0 <= c <= n and 1 <= k <= n.
 double PassAtK(int n, int c, int k);
+
+/// KernelBench's fast_p: the share of the samples that are correct and more than `p` times
+/// as fast as the baseline. A sample is its speedup, or none when it is not correct (or was
+/// not timed): it counts in the denominator and is never fast. fast_0 is the correct share.
+/// An empty list gives 0.
+double FastP(const std::vector<std::optional<double>>& speedups, double p);
 
 /// McNemar's exact two-sided p-value for paired outcomes: `b` pairs where only the first arm
 /// succeeded, `c` where only the second did. 1 when b + c is 0.

@@ -17,6 +17,17 @@ TEST(StudyStatsTest, PassAtKMatchesHandComputedValues) {
   EXPECT_NEAR(PassAtK(10, 3, 5), 1 - 21.0 / 252, 1e-12);
 }
 
+TEST(StudyStatsTest, FastPCountsCorrectAndFasterOverEverySample) {
+  // Five samples: two wrong (no speedup), speedups 0.5, 1.0 and 2.5.
+  const std::vector<std::optional<double>> s = {std::nullopt, 0.5, 1.0, std::nullopt, 2.5};
+  EXPECT_DOUBLE_EQ(FastP(s, 0), 3.0 / 5);    // the correct share
+  EXPECT_DOUBLE_EQ(FastP(s, 1), 1.0 / 5);    // strictly faster: 1.0 is not
+  EXPECT_DOUBLE_EQ(FastP(s, 1.5), 1.0 / 5);  // 2.5
+  EXPECT_DOUBLE_EQ(FastP(s, 2), 1.0 / 5);
+  EXPECT_DOUBLE_EQ(FastP(s, 3), 0.0);
+  EXPECT_DOUBLE_EQ(FastP({}, 1), 0.0);
+}
+
 TEST(StudyStatsTest, McNemarExactMatchesTheBinomialTail) {
   EXPECT_DOUBLE_EQ(McNemarExactP(0, 0), 1.0);
   // b=0, c=5: 2 * 0.5^5.

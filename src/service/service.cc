@@ -396,6 +396,7 @@ VerifyResult Service::BenchKernelBench(const BenchRequest& request, BackendKind 
   kb.cancel = &cancel;
   kb.timing_trials = request.options.reps;
   kb.timing_warmup = request.options.warmup;
+  kb.timing_compiled = request.options.compiled_baseline;
   VerifyResult r;
   r.verdict = VerifyKernelBench(machine_, request.task, request.candidate_path, kb);
   return r;

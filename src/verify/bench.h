@@ -37,6 +37,8 @@ struct BenchOptions {
   /// would use anyway and whose outputs are checked against the baseline's on the same
   /// inputs: a kernel that skips work on most calls, or returns cached results, fails them.
   int sampled_calls = 3;
+  /// KernelBench files: the reference is also timed under torch.compile (its default mode).
+  bool compiled_baseline = true;
 };
 
 struct KernelTiming {

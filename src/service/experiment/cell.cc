@@ -16,6 +16,37 @@ bool RunWasCreated(Service& service, const std::string& run_dir) {
   return false;
 }
 
+/// A certified KernelBench cell's final ModelNew, timed as `kforge bench` times it: its
+/// speedups over Model (and torch.compile(Model)), or why it has none.
+void TimeKernelBenchCell(Service& service, const ExperimentPlan& plan, const ExperimentCell& cell,
+                         const std::string& task, const std::string& final_source, const CancellationToken& cancel,
+                         CellResult* r) {
+  BenchRequest request;
+  request.task = task;
+  request.candidate_path = final_source;
+  request.options.reps = plan.timing.trials;
+  request.options.warmup = plan.timing.warmup;
+  request.options.compiled_baseline = plan.timing.compiled;
+  request.options.seed = cell.run_seed;
+  try {
+    const Verdict v = service.BenchKernelBench(request, plan.backend, cancel).verdict;
+    const nlohmann::json t = v.kernelbench ? v.kernelbench->measurements.value("timing", nlohmann::json()) : nullptr;
+    if (!v.passed) {
+      r->timing_error = "its final candidate failed verification before timing: " + v.message;
+    } else if (!t.is_object() || t.contains("error") || !t.contains("speedup")) {
+      r->timing_error = t.is_object() ? t.value("error", "no speedup") : "not timed";
+    } else {
+      r->speedup = t["speedup"].get<double>();
+      if (t.contains("speedup_over_compiled")) r->speedup_over_compiled = t["speedup_over_compiled"].get<double>();
+      r->compiled_error = t.value("compiled_error", "");
+    }
+  } catch (const CancelledError&) {
+    throw;
+  } catch (const Error& e) {
+    r->timing_error = std::string("its final candidate could not be timed: ") + e.what();
+  }
+}
+
 }  // namespace
 
 RunConfig CellRunConfig(const ExperimentPlan& plan, const ExperimentCell& cell) {
@@ -115,6 +146,9 @@ CellResult RunCell(Service& service, const ExperimentDir& dir, const ExperimentC
       r.error = std::string("the full verdict of its final candidate could not be given: ") + e.what();
     }
   }
+  if (plan.timing.trials > 0 && s.success && IsKernelBenchFile(task.task))
+    TimeKernelBenchCell(service, plan, cell, task.task, RunFiles(run_dir).final_source(s.config.SourceExtension()),
+                        cancel, &r);
   r.ended_us = clock.WallMicros();
   dir.WriteResult(cell, r);
   return r;

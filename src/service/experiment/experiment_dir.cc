@@ -54,6 +54,10 @@ json CellResult::ToJson() const {
             {"model", model},
             {"base_url", base_url},
             {"full_engine_passed", full_engine_passed ? json(*full_engine_passed) : json(nullptr)}};
+  if (speedup) j["speedup"] = *speedup;
+  if (speedup_over_compiled) j["speedup_over_compiled"] = *speedup_over_compiled;
+  if (!timing_error.empty()) j["timing_error"] = timing_error;
+  if (!compiled_error.empty()) j["compiled_error"] = compiled_error;
   return j;
 }
 
@@ -82,6 +86,11 @@ CellResult CellResult::FromJson(const json& j) {
   r.base_url = j.value("base_url", "");
   if (j.contains("full_engine_passed") && j["full_engine_passed"].is_boolean())
     r.full_engine_passed = j["full_engine_passed"].get<bool>();
+  if (j.contains("speedup") && j["speedup"].is_number()) r.speedup = j["speedup"].get<double>();
+  if (j.contains("speedup_over_compiled") && j["speedup_over_compiled"].is_number())
+    r.speedup_over_compiled = j["speedup_over_compiled"].get<double>();
+  r.timing_error = j.value("timing_error", "");
+  r.compiled_error = j.value("compiled_error", "");
   return r;
 }
 

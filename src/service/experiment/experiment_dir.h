@@ -45,6 +45,11 @@ struct CellResult {
   /// Arms that weaken the verdict: whether the full certified verdict passes its final
   /// candidate (null when not asked: the arm does not weaken it, or the run did not succeed).
   std::optional<bool> full_engine_passed;
+  /// A timed KernelBench cell (the plan's "timing"; only a success is timed): its final
+  /// ModelNew's speedup over Model, and over torch.compile(Model) where that was timed;
+  /// timing_error says why a success has no speedup, compiled_error why none over compile.
+  std::optional<double> speedup, speedup_over_compiled;
+  std::string timing_error, compiled_error;
   nlohmann::json ToJson() const;
   static CellResult FromJson(const nlohmann::json& j);
 };

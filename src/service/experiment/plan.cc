@@ -157,6 +157,20 @@ ExperimentArm ParseArm(const json& a, const ExperimentBudget& budget, const std:
   return arm;
 }
 
+ExperimentTiming ParseTiming(const json& t, const std::string& origin) {
+  if (!t.is_object()) Bad(origin, "timing", "is an object like {\"trials\": 100, \"warmup\": 3, \"compiled\": true}");
+  for (const auto& [key, value] : t.items())
+    if (key != "trials" && key != "warmup" && key != "compiled")
+      Bad(origin, "timing." + key, "is not a field of timing (trials, warmup, compiled)");
+  ExperimentTiming timing;
+  timing.trials = Field(t, "trials", 100, origin, "timing");
+  timing.warmup = Field(t, "warmup", timing.warmup, origin, "timing");
+  timing.compiled = Field(t, "compiled", timing.compiled, origin, "timing");
+  if (timing.trials < 1 || timing.trials > 10000) Bad(origin, "timing.trials", "must be between 1 and 10000");
+  if (timing.warmup < 0 || timing.warmup > 10000) Bad(origin, "timing.warmup", "must be between 0 and 10000");
+  return timing;
+}
+
 }  // namespace
 
 ExperimentPlan LoadPlan(const std::string& path) {
@@ -168,13 +182,13 @@ ExperimentPlan LoadPlan(const std::string& path) {
 
 ExperimentPlan ParsePlan(const json& j, const std::string& base_dir, const std::string& origin) {
   if (!j.is_object()) Bad(origin, "the plan", "must be a JSON object");
-  static const std::set<std::string> kKeys = {"schema_version", "name",  "backend", "tasks", "arms",
-                                              "budget",         "seeds", "samples", "slurm", "about"};
+  static const std::set<std::string> kKeys = {"schema_version", "name",    "backend", "tasks",  "arms", "budget",
+                                              "seeds",          "samples", "slurm",   "timing", "about"};
   for (const auto& [key, value] : j.items())
     if (!kKeys.count(key))
       Bad(origin, key,
-          "is not a field of a plan (" + std::string("name, backend, tasks, arms, budget, seeds, samples, slurm") +
-              ")");
+          "is not a field of a plan (" +
+              std::string("name, backend, tasks, arms, budget, seeds, samples, slurm, timing") + ")");
   ExperimentPlan plan;
   plan.schema_version = Field(j, "schema_version", 1, origin, "the plan");
   if (plan.schema_version != 1)
@@ -251,6 +265,7 @@ ExperimentPlan ParsePlan(const json& j, const std::string& base_dir, const std::
   } else if (plan.backend == BackendKind::kCuda) {
     plan.slurm.gres = "gpu:1";
   }
+  if (j.contains("timing")) plan.timing = ParseTiming(j["timing"], origin);
   // What is stored: the plan with every path absolute, so the experiment directory alone
   // says what ran (and Slurm's nodes, on the shared file system, find the same files).
   plan.source = j;

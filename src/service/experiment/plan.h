@@ -12,11 +12,15 @@
 //               "base": ARM, "budget": {...}} ],
 //    "budget": {"rounds": 5, "attempts": 3, "wall_s": 1800, "timeout_s": 10},
 //    "seeds": [1, 2, 3], "samples": 1,
+//    "timing": {"trials": 100, "warmup": 3, "compiled": true},
 //    "slurm": {"partition": "...", "account": "...", "time": "00:30:00", "gres": "gpu:1", "max_running": 8}}
 //   Paths are relative to the plan file. One budget serves every arm unless an arm names its
 //   own (the study compares at equal budget). `base` names the arm an ablated arm is
 //   compared with (by default the first arm with the same strategy and no ablations).
 //   Cells are tasks x arms x seeds x samples; each is one ordinary run.
+//   With "timing", a KernelBench cell whose run is certified has its final ModelNew timed as
+//   `kforge bench` times it (against its Model eagerly and, with "compiled", under
+//   torch.compile); the report gives each arm's fast_p over its KernelBench cells.
 //   Cells are ordered so that arms interleave (seed, sample, task, then arm): an experiment
 //   stopped half-way has run every arm about as far.
 #include <cstdint>
@@ -57,6 +61,12 @@ struct ExperimentArm {
   }
 };
 
+/// KernelBench cells' timing (KernelBench's procedure); trials 0: not timed.
+struct ExperimentTiming {
+  int trials = 0, warmup = 3;
+  bool compiled = true;  ///< the reference under torch.compile too
+};
+
 struct SlurmSettings {
   std::string partition, account, time = "01:00:00", gres;
   int max_running = 0;  ///< the array's %limit (0: Slurm's)
@@ -71,6 +81,7 @@ struct ExperimentPlan {
   std::vector<uint64_t> seeds;
   int samples = 1;
   SlurmSettings slurm;
+  ExperimentTiming timing;
   nlohmann::json source;  ///< the plan as written, with its paths made absolute
 
   int runs_per_task_and_arm() const { return static_cast<int>(seeds.size()) * samples; }

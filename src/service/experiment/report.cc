@@ -7,6 +7,7 @@
 #include <set>
 
 #include "agent/registry.h"
+#include "verify/kernelbench/verifier.h"
 
 namespace kforge {
 namespace {
@@ -75,6 +76,84 @@ Collected Collect(const ExperimentDir& dir, ExperimentReport* rep) {
   return c;
 }
 
+/// fast_p of one arm's KernelBench cells, when the plan timed them.
+std::optional<FastPReport> ArmFastP(const ExperimentPlan& plan, const std::vector<std::vector<CellResult>>& runs_of) {
+  if (plan.timing.trials <= 0) return std::nullopt;
+  FastPReport f;
+  std::vector<std::optional<double>> eager, compiled;
+  for (size_t t = 0; t < plan.tasks.size(); ++t) {
+    if (!IsKernelBenchFile(plan.tasks[t].task)) continue;
+    for (const auto& r : runs_of[t]) {
+      if (r.outcome == "error") continue;  // ended by the environment: not a sample
+      ++f.cells;
+      const bool timed = r.success && r.speedup.has_value();
+      f.timing_errors += r.success && !timed;
+      eager.push_back(timed ? r.speedup : std::nullopt);
+      compiled.push_back(timed ? r.speedup_over_compiled : std::nullopt);
+      if (timed && !r.speedup_over_compiled) {
+        ++f.compiled_missing;
+        if (f.compiled_error.empty()) f.compiled_error = r.compiled_error;
+      }
+    }
+  }
+  if (f.cells == 0) return std::nullopt;
+  for (double p : f.p) f.eager.push_back(FastP(eager, p));
+  if (f.compiled_missing == 0) {
+    f.compiled.emplace();
+    for (double p : f.p) f.compiled->push_back(FastP(compiled, p));
+  }
+  return f;
+}
+
+std::string FastPMarkdown(const std::vector<ArmReport>& arms) {
+  std::string md;
+  auto shares = [](const std::vector<double>& v) {
+    std::string out;
+    for (double x : v) out += " " + Num(x) + " |";
+    return out;
+  };
+  for (const auto& a : arms) {
+    if (!a.fast_p) continue;
+    const FastPReport& f = *a.fast_p;
+    if (md.empty()) {
+      md = "\n## fast_p (KernelBench cells: correct and more than p times as fast as the baseline)\n\n| arm | cells | "
+           "not timed |";
+      for (const char* baseline : {"Model", "torch.compile"})
+        for (double p : f.p) md += fmt::format(" {} fast_{} |", baseline, p);
+      md += "\n|---|---|---|";
+      for (size_t i = 0; i < 2 * f.p.size(); ++i) md += "---|";
+      md += "\n";
+    }
+    md += fmt::format("| {} | {} | {} |", a.name, f.cells, f.timing_errors) + shares(f.eager);
+    if (f.compiled) {
+      md += shares(*f.compiled);
+    } else {
+      for (size_t i = 0; i < f.p.size(); ++i) md += " - |";
+    }
+    md += "\n";
+  }
+  for (const auto& a : arms)
+    if (a.fast_p && !a.fast_p->compiled)
+      md += fmt::format("\n{}: no fast_p against torch.compile: {} timed success(es) have no compiled baseline ({})\n",
+                        a.name, a.fast_p->compiled_missing,
+                        a.fast_p->compiled_error.empty() ? "not timed" : a.fast_p->compiled_error);
+  return md;
+}
+
+json FastPJson(const FastPReport& f) {
+  auto by_p = [&](const std::vector<double>& v) {
+    json out = json::object();
+    for (size_t i = 0; i < f.p.size(); ++i) out[fmt::format("{}", f.p[i])] = v[i];
+    return out;
+  };
+  return {{"cells", f.cells},
+          {"timing_errors", f.timing_errors},
+          {"eager", by_p(f.eager)},
+          {"compiled", f.compiled ? by_p(*f.compiled) : json()},
+          {"compiled_missing", f.compiled_missing},
+          {"compiled_error", f.compiled_error}};
+}
+
 /// One arm's rates, costs and Pass@k over the tasks it finished.
 ArmReport SummariseArm(const ExperimentPlan& plan, size_t a, const std::vector<std::vector<CellResult>>& runs_of,
                        const std::vector<std::vector<CellReplay>>& replays) {
@@ -133,6 +212,7 @@ ArmReport SummariseArm(const ExperimentPlan& plan, size_t a, const std::vector<s
     ar.pass_at_k.push_back(sum / ar.tasks);
   }
   if (!replays.empty()) ar.replays = SummariseReplays(replays);
+  ar.fast_p = ArmFastP(plan, runs_of);
   if (arm.weakens_verdict() && ar.checked_successes > 0)
     ar.false_success_rate = double(ar.rejected_successes) / ar.checked_successes;
   return ar;
@@ -274,7 +354,8 @@ json ExperimentReport::ToJson() const {
                          {"checked_successes", a.checked_successes},
                          {"rejected_successes", a.rejected_successes},
                          {"false_success_rate", a.false_success_rate ? json(*a.false_success_rate) : json()},
-                         {"replays", a.replays ? ReplaySummaryJson(*a.replays) : json()}});
+                         {"replays", a.replays ? ReplaySummaryJson(*a.replays) : json()},
+                         {"fast_p", a.fast_p ? FastPJson(*a.fast_p) : json()}});
   }
   j["pairs"] = json::array();
   for (const auto& p : pairs)
@@ -351,6 +432,7 @@ std::string ExperimentReport::Markdown() const {
                         a.pass_at_1_delta.estimate, a.pass_at_1_delta.low, a.pass_at_1_delta.high);
   }
   md += ReplayMarkdown(arms);
+  md += FastPMarkdown(arms);
   md += "\n## Per task (repaired / finished runs)\n\n| task |";
   for (const auto& a : arms) md += " " + a.name + " |";
   md += "\n|---|";

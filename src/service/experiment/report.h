@@ -12,6 +12,21 @@
 
 namespace kforge {
 
+/// An arm's fast_p over its KernelBench cells (the plan's "timing"): finished cells that did
+/// not end by the environment are the samples; a repaired and timed cell is its speedup.
+struct FastPReport {
+  int cells = 0;          ///< the samples (fast_p's denominator)
+  int timing_errors = 0;  ///< successes that could not be timed (counted as not fast)
+  /// KernelBench's thresholds p and each one's share against eager Model; against
+  /// torch.compile(Model) when every timed success has that speedup (else none, and
+  /// compiled_missing says how many lack it).
+  std::vector<double> p = {0, 1, 1.5, 2};
+  std::vector<double> eager;
+  std::optional<std::vector<double>> compiled;
+  int compiled_missing = 0;
+  std::string compiled_error;  ///< one reason a success has no compiled speedup
+};
+
 struct ArmReport {
   std::string name, strategy, repairer, model, base_url;
   std::vector<std::string> ablations;
@@ -28,6 +43,7 @@ struct ArmReport {
   std::optional<double> false_success_rate;
   /// Run-to-run variance from replay (replays.h); none until `kforge experiment replay` ran.
   std::optional<ReplaySummary> replays;
+  std::optional<FastPReport> fast_p;  ///< none when the plan times nothing or has no KernelBench task
   double tokens_per_task() const { return tasks ? double(uncached_tokens + cached_tokens) / tasks : 0; }
   std::optional<double> tokens_per_success() const {
     if (successes == 0) return std::nullopt;

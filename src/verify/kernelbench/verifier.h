@@ -55,6 +55,9 @@ struct KernelBenchOptions {
   /// times them (kernelbench.timing in the verdict: mean, std, min, max, speedup).
   int timing_trials = 0;
   int timing_warmup = 3;
+  /// With timing, the reference is also timed under torch.compile (timing.reference_compiled
+  /// and speedup_over_compiled; timing.compiled_error says why not, e.g. a torch before 2.0).
+  bool timing_compiled = false;
   std::string cache_dir;
   /// On the GPU, outputs of at least this many bytes (float32) are handed to the engine in
   /// GPU memory and judged there by kforge-gpu-judge, not written to files; negative: never.

@@ -199,29 +199,63 @@ KernelBenchVerifier::LiveWorker KernelBenchVerifier::Start(WorkerRun run, std::f
   return live;
 }
 
+namespace {
+
+/// One timed worker's statistics as the verdict carries them, or why there are none.
+std::optional<json> TimingStats(const json& t) {
+  if (!t.is_object() || !(JsonNumber(t, "mean_ms") > 0)) return std::nullopt;
+  json stats = json::object();
+  for (const char* k : {"mean_ms", "std_ms", "median_ms", "min_ms", "max_ms"}) stats[k] = JsonNumber(t, k);
+  stats["trials"] = static_cast<int64_t>(JsonNumber(t, "trials"));
+  stats["clock"] = CutText(JsonString(t, "clock"), 32);
+  return stats;
+}
+
+/// Why the worker has no torch.compile timing: torch's version has none, or compiling failed.
+std::string CompiledTimingProblem(const json& c) {
+  std::string why;
+  if (c.is_object()) why = JsonString(c, c.contains("unavailable") ? "unavailable" : "error");
+  return why.empty() ? "the reference's worker reported no torch.compile timing" : CutText(why, 2000);
+}
+
+}  // namespace
+
 json KernelBenchVerifier::Timing() {
-  const json spec = {{"warmup", options_.timing_warmup}, {"trials", options_.timing_trials}, {"discard_first", 1}};
+  const json spec = {{"warmup", options_.timing_warmup},
+                     {"trials", options_.timing_trials},
+                     {"discard_first", 1},
+                     {"compiled", options_.timing_compiled}};
   json out = {
       {"procedure", "KernelBench main (time_execution_with_cuda_event): " + std::to_string(options_.timing_warmup) +
                         " warm-up calls, " + std::to_string(options_.timing_trials) +
                         " timed after one discarded, CUDA events, L2 thrashed (256 MB) after each call; on the CPU "
-                        "perf_counter"}};
+                        "perf_counter. Speedups are of the means, as KernelBench scores them"}};
   for (WorkerRole role : {WorkerRole::kReference, WorkerRole::kCandidate}) {
     const char* name = WorkerRoleName(role);
     WorkerRun run = Worker(role, {}, json::object(), spec);
-    const json* t = run.result.is_object() && run.result.contains("timing") ? &run.result["timing"] : nullptr;
-    if (t == nullptr || !t->is_object() || !(JsonNumber(*t, "mean_ms") > 0)) {
+    const json none;
+    std::optional<json> stats =
+        TimingStats(run.result.is_object() && run.result.contains("timing") ? run.result["timing"] : none);
+    if (!stats) {
       std::string why = WorkerProblem(run);
       out["error"] = std::string("the ") + name + " could not be timed" + (why.empty() ? "" : ": " + why);
       return out;
     }
-    json stats = json::object();
-    for (const char* k : {"mean_ms", "std_ms", "min_ms", "max_ms"}) stats[k] = JsonNumber(*t, k);
-    stats["trials"] = static_cast<int64_t>(JsonNumber(*t, "trials"));
-    stats["clock"] = CutText(JsonString(*t, "clock"), 32);
-    out[name] = stats;
+    out[name] = *stats;
+    if (role == WorkerRole::kReference && options_.timing_compiled) {
+      // torch.compile's baseline: timed, or why not (an older torch, a model inductor refuses).
+      const json& c =
+          run.result.is_object() && run.result.contains("timing_compiled") ? run.result["timing_compiled"] : none;
+      if (std::optional<json> compiled = TimingStats(c))
+        out["reference_compiled"] = *compiled;
+      else
+        out["compiled_error"] = CompiledTimingProblem(c);
+    }
   }
-  out["speedup"] = out["reference"]["mean_ms"].get<double>() / out["candidate"]["mean_ms"].get<double>();
+  const double candidate_ms = out["candidate"]["mean_ms"].get<double>();
+  out["speedup"] = out["reference"]["mean_ms"].get<double>() / candidate_ms;
+  if (out.contains("reference_compiled"))
+    out["speedup_over_compiled"] = out["reference_compiled"]["mean_ms"].get<double>() / candidate_ms;
   return out;
 }
 
