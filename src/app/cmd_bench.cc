@@ -60,6 +60,9 @@ CommandAction SetupBench(CLI::App& sub, Service& service, CancellationToken& int
                      ->check(CLI::Range(0, 100000));
   sub.add_flag("!--no-compiled", a->options.compiled_baseline,
                "KernelBench files: do not also time the reference under torch.compile");
+  sub.add_option("--ncu-csv", a->options.ncu_csv,
+                 "native tasks: Nsight Compute's CSV for the candidate (ncu --csv --metrics as docs/cuda.md gives), "
+                 "for the diagnosis");
   sub.add_option("--case", a->options.case_name, "time this case (default: the task's bench case)");
   sub.add_option("--baseline", a->options.baseline_path, "compare against this kernel instead of the bundled baseline");
   sub.add_flag("--full", a->options.full, "certify on the full set before timing (default: the light set)");

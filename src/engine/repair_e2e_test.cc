@@ -290,6 +290,9 @@ TEST_F(RepairTest, ADegenerateRepairIsRefusedAndAFasterOneAccepted) {
   EXPECT_NE(refused["message"].get<std::string>().find("GB/s against the near-miss"), std::string::npos)
       << "the repairer reads what the two achieved";
   EXPECT_TRUE(refused["speed"]["measured"].get<bool>());
+  // Its diagnosis: on the CPU no ceilings, so its rates and no limit (a GPU's names one).
+  EXPECT_EQ(refused["speed"]["diagnosis"]["limit"], "unknown") << refused["speed"].dump();
+  EXPECT_GT(refused["speed"]["diagnosis"]["gbps"].get<double>(), 0) << refused["speed"].dump();
   EXPECT_EQ(ReadJson(Dir("both") + "/logs/iteration_2/verdict.json")["passed"], true);
 
   const std::string alone = script("alone.json", {turn("slow.cc")});

@@ -27,6 +27,7 @@
 #include "verify/forensics.h"
 #include "verify/inputs.h"
 #include "verify/kernelbench/attribution.h"
+#include "verify/perf_diagnosis.h"
 #include "verify/speed.h"
 #include "verify/task_verifier.h"
 
@@ -86,6 +87,27 @@ std::string AchievedRates(const Task& task, const Case& kase, const Speed& befor
   if (!task.flops.empty() && TryEvalExpr(task.flops, kase.params, &flops, &error) && flops > 0)
     out += fmt::format("; {:.2f} GFLOP/s against {:.2f} GFLOP/s", flops / after.median_ns, flops / before.median_ns);
   return out;
+}
+
+/// A timed candidate's performance diagnosis at `kase`: its rates and, on a GPU whose ceilings
+/// were calibrated (kforge device calibrate), what limits it.
+PerfDiagnosis DiagnoseSpeed(Machine& machine, const Task& task, const Case& kase, BackendKind backend,
+                            const Speed& speed) {
+  PerfInputs in;
+  int64_t count = 0;
+  std::string error;
+  if (!task.bytes.empty() && TryEvalExpr(task.bytes, kase.params, &count, &error))
+    in.bytes = static_cast<double>(count);
+  if (!task.flops.empty() && TryEvalExpr(task.flops, kase.params, &count, &error))
+    in.flops = static_cast<double>(count);
+  in.median_ns = speed.median_ns;
+  if (backend == BackendKind::kCuda) {
+    try {
+      in.ceilings = LoadCeilings(machine.Device(), machine.config().cache_dir);
+    } catch (const EnvironmentError&) {  // no device to name: the rates alone
+    }
+  }
+  return DiagnosePerformance(in);
 }
 
 /// The trace layer of a validation, from its verdict: what it ran with, how long it took, and
@@ -398,11 +420,15 @@ void RepairRun::JudgeSpeed(const std::string& source, int index, Verdict* v) {
   const double ratio = SpeedRatio(before, speed);
   v->passed = false;
   v->failure = FailureClass::kDegenerate;
+  const Case& kase = *SpeedCase(task(), state_.config.backend, options.cases);
+  const PerfDiagnosis diagnosis = DiagnoseSpeed(machine_, task(), kase, state_.config.backend, speed);
+  v->speed["diagnosis"] = diagnosis.ToJson();
   v->message = fmt::format(
       "repaired by degeneration: certified correct, but {:.2f}x the near-miss's speed ({:.1f} us a call against "
-      "{:.1f} us on case {}, {}{}); a repair must keep at least {:.2f}x (--degenerate-below)",
+      "{:.1f} us on case {}, {}{}); a repair must keep at least {:.2f}x (--degenerate-below){}",
       ratio, speed.median_ns / 1e3, before.median_ns / 1e3, speed.case_name, SpeedClockName(speed.clock),
-      AchievedRates(task(), *SpeedCase(task(), state_.config.backend, options.cases), before, speed), threshold);
+      AchievedRates(task(), kase, before, speed), threshold,
+      diagnosis.limit == PerfLimit::kUnknown ? "" : ". Diagnosis of the repair: " + diagnosis.Text());
 }
 
 void RepairRun::RequestRepair() {

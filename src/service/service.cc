@@ -384,9 +384,10 @@ BenchReport Service::Bench(const BenchRequest& request, const CancellationToken&
 
 VerifyResult Service::BenchKernelBench(const BenchRequest& request, BackendKind backend,
                                        const CancellationToken& cancel) {
-  if (!request.options.case_name.empty() || !request.options.baseline_path.empty())
+  if (!request.options.case_name.empty() || !request.options.baseline_path.empty() ||
+      !request.options.ncu_csv.empty())
     throw UsageError(
-        "--case and --baseline apply to native tasks; a KernelBench file is timed on get_inputs() "
+        "--case, --baseline and --ncu-csv apply to native tasks; a KernelBench file is timed on get_inputs() "
         "against its own Model");
   KernelBenchOptions kb;
   kb.backend = backend;

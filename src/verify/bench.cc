@@ -159,6 +159,7 @@ void JudgeTiming(const DeviceCeilings& ceilings, bool low_precision, BenchReport
                       "skipped, or done where the timer cannot see it",
                       100 / r.roofline_fraction));
   }
+  r.diagnosis = DiagnosePerformance({r.bytes, r.flops, med * 1e9, ceilings, low_precision, r.profile});
   // The host saw the timed loop take at least as long as the event times add up to.
   const CaseTiming& t = r.candidate.timing;
   if (t.loop_wall_ns > 0 && t.min_ns * t.reps > 1.05 * static_cast<double>(t.loop_wall_ns))
@@ -303,6 +304,11 @@ BenchReport RunBench(Machine& machine, const Task& task, const std::string& cand
   r.bytes = static_cast<double>(EvalExpr(task.bytes, kase.params));
   bool low_precision = false;
   for (const auto& t : task.inputs) low_precision |= t.dtype == DType::kFloat16 || t.dtype == DType::kBFloat16;
+  if (!options.ncu_csv.empty()) {
+    std::string text, error;
+    if (!TryReadFile(options.ncu_csv, &text, &error) || !ParseNcuCsv(text, &r.profile, &error))
+      throw UsageError("--ncu-csv " + options.ncu_csv + ": " + error);
+  }
   JudgeTiming(LoadCeilings(device, options.cache_dir.empty() ? machine.config().cache_dir : options.cache_dir),
               low_precision, &r);
   return r;
@@ -348,6 +354,7 @@ nlohmann::json BenchReport::ToJson() const {
   } else {
     j["roofline"] = nullptr;
   }
+  j["diagnosis"] = diagnosis.ToJson();
   j["suspects"] = suspects;
   return j;
 }
@@ -376,6 +383,7 @@ std::string BenchReport::Text() const {
                      floor_seconds * 1e6, 100 * roofline_fraction, 100 * baseline_roofline_fraction);
   else
     s += "  roofline: no calibrated ceilings for this device (run 'kforge device calibrate')\n";
+  if (!diagnosis.findings.empty()) s += "  diagnosis: " + diagnosis.Text() + "\n";
   s += fmt::format("  outputs agree with the baseline: {}\n", agrees() ? "yes" : "NO");
   for (const auto& x : suspects) s += "  SUSPECT: " + x + "\n";
   return s;

@@ -15,6 +15,7 @@
 #include "exec/candidate_process.h"
 #include "exec/device.h"
 #include "verify/compare.h"
+#include "verify/perf_diagnosis.h"
 #include "verify/verdict.h"
 
 namespace kforge {
@@ -39,6 +40,9 @@ struct BenchOptions {
   int sampled_calls = 3;
   /// KernelBench files: the reference is also timed under torch.compile (its default mode).
   bool compiled_baseline = true;
+  /// Nsight Compute's CSV for the candidate (`ncu --csv --metrics <NcuMetricList()>`): its
+  /// launch shape, occupancy and stalls join the diagnosis. "" none.
+  std::string ncu_csv;
 };
 
 struct KernelTiming {
@@ -80,6 +84,8 @@ struct BenchReport {
   double baseline_roofline_fraction = 0;
   /// The candidate's time per call by the engine's clock (EngineMeanNanos); 0 when unknown.
   double engine_mean_ns = 0;
+  std::vector<NcuKernel> profile;     ///< the candidate's launches as ncu measured them (BenchOptions::ncu_csv)
+  PerfDiagnosis diagnosis;            ///< the candidate's rates, limit and profile, in sentences
   std::vector<std::string> suspects;  ///< results that cannot be right (faster than the floor, ...)
   bool ok() const { return verdict.passed && timed && agrees() && suspects.empty(); }
   nlohmann::json ToJson() const;
@@ -123,10 +129,10 @@ Baseline FindBaseline(const Task& task, const std::string& baselines_dir);
 CompareResult CompareWithBaseline(const Task& task, const Bindings& params, const std::vector<std::string>& candidate,
                                   const std::vector<std::string>& baseline, const std::vector<double>& argmax_source);
 
-/// Speedup, roofline floor and fraction from the report's flops, bytes and timings, and the
-/// plausibility checks: a candidate faster than the floor allows (by more than 10%), or CUDA
-/// event times that add up to more than the host's wall clock over the same loop, or calls
-/// that take longer by the engine's clock than the candidate's events say (EngineMeanNanos,
+/// Speedup, roofline floor and fraction from the report's flops, bytes and timings, the
+/// performance diagnosis (with the report's profile, if any), and the plausibility checks: a candidate faster than the
+/// floor allows (by more than 10%), or CUDA event times that add up to more than the host's wall clock over the same
+/// loop, or calls that take longer by the engine's clock than the candidate's events say (EngineMeanNanos,
 /// kHiddenTimeFloorNs), is suspect.
 void JudgeTiming(const DeviceCeilings& ceilings, bool low_precision, BenchReport* report);
 

@@ -102,6 +102,12 @@ TEST(BenchJudgeTest, MemoryBoundFloorAndFraction) {
   EXPECT_NEAR(r.baseline_roofline_fraction, 0.25, 1e-9);
   EXPECT_NEAR(r.speedup, 2.0, 1e-9);
   EXPECT_TRUE(r.suspects.empty());
+  // ... and its diagnosis says so: memory-bound at half of the bandwidth, in the report.
+  r.timed = true;
+  EXPECT_EQ(r.diagnosis.limit, PerfLimit::kMemory);
+  EXPECT_NE(r.Text().find("diagnosis: memory-bound well below the bandwidth ceiling (memory 50%"), std::string::npos)
+      << r.Text();
+  EXPECT_EQ(r.ToJson()["diagnosis"]["limit"], "memory");
 }
 
 TEST(BenchJudgeTest, ComputeBoundUsesTheCeilingOfTheInputPrecision) {

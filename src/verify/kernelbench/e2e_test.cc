@@ -166,7 +166,7 @@ TEST(KernelBenchBenchTest, AFailingCandidateIsNeverTimed) {
   // Native-only options are refused with a sentence, not ignored.
   auto bad = testing::RunCli({"bench", dir + "level1/19_ReLU.py", dir + "cpu/relu.py", "--case", "large"}, "", 60);
   EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_NE(bad.err.find("--case and --baseline apply to native tasks"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("--case, --baseline and --ncu-csv apply to native tasks"), std::string::npos) << bad.err;
 }
 
 }  // namespace
