@@ -384,8 +384,7 @@ BenchReport Service::Bench(const BenchRequest& request, const CancellationToken&
 
 VerifyResult Service::BenchKernelBench(const BenchRequest& request, BackendKind backend,
                                        const CancellationToken& cancel) {
-  if (!request.options.case_name.empty() || !request.options.baseline_path.empty() ||
-      !request.options.ncu_csv.empty())
+  if (!request.options.case_name.empty() || !request.options.baseline_path.empty() || !request.options.ncu_csv.empty())
     throw UsageError(
         "--case, --baseline and --ncu-csv apply to native tasks; a KernelBench file is timed on get_inputs() "
         "against its own Model");
