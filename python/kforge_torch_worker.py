@@ -623,9 +623,12 @@ def time_forward(
     torch: types.ModuleType, model: Any, inputs: list[Any], device: str, spec: dict[str, Any]
 ) -> dict[str, Any]:
     """KernelBench's timing (time_execution_with_cuda_event in KernelBench main): warm-up
-    calls, each synchronised; then per trial a synchronise, CUDA events around one forward,
-    the L2 thrashed by filling a 256 MB tensor, a synchronise; the first trial is discarded.
-    On the CPU the same loop with time.perf_counter (KernelBench times only CUDA)."""
+    calls, each synchronised; then per trial CUDA events around one forward with the L2
+    thrashed before it (a 256 MB tensor filled) and a synchronise on each side; the first
+    trial is discarded. On the CPU the same loop with time.perf_counter (KernelBench times
+    only CUDA). Each trial's inputs are fresh copies of the same values (made before the
+    thrash, outside the timed region): a forward that caches its result by its inputs'
+    identity or address recomputes it, as it would on a new batch."""
     times = []
     with torch.no_grad():
         for _ in range(spec["warmup"]):
@@ -633,18 +636,19 @@ def time_forward(
             if device == "cuda":
                 torch.cuda.synchronize()
         for i in range(spec["trials"] + spec["discard_first"]):
+            args = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
             if device == "cuda":
+                torch.empty((32, 1024, 1024), dtype=torch.int64, device=device).fill_(42)
                 torch.cuda.synchronize()
                 start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
                 start.record()
-                model(*inputs)
+                model(*args)
                 end.record()
-                torch.empty((32, 1024, 1024), dtype=torch.int64, device=device).fill_(42)
                 torch.cuda.synchronize()
                 ms = start.elapsed_time(end)
             else:
                 begin = time.perf_counter()
-                model(*inputs)
+                model(*args)
                 ms = (time.perf_counter() - begin) * 1e3
             if i >= spec["discard_first"]:
                 times.append(ms)
@@ -1357,6 +1361,7 @@ def main() -> None:
             inputs = [x.to(device) if isinstance(x, torch.Tensor) else x for x in get_inputs()]
         result["timing"] = time_forward(torch, model, inputs, device, job["timing"])
         if role == "reference" and job["timing"].get("compiled"):
+            enter("timing_compiled")  # written: the eager timing stands if compiling overruns
             result["timing_compiled"] = time_compiled(torch, model, inputs, device, job["timing"])
     result["ok"] = True
     enter("done")

@@ -2,7 +2,7 @@
 # On a GPU machine with Nsight Compute: records ncu's CSV for the bundled one-block ReLU (the
 # deliberately slow repair) and the correct grid ReLU at 64M elements, with the metrics
 # kforge's diagnosis reads (the list is verify/ncu_csv.cc's NcuMetricList), into
-# $OUT/ncu_relu.csv; then kforge's diagnosis of that recording ($OUT/ncu_diagnosis.txt).
+# $OUT/ncu_relu.csv (kforge bench --ncu-csv reads it).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
@@ -18,6 +18,6 @@ launch__shared_mem_per_block_static,device__attribute_multiprocessor_count,\
 regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio"
 ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 "$ncu" --version | tail -1
-"$ncu" --csv --metrics "$metrics" "$work/ncu_driver" 67108864 "$work/relu_one_block.so" "$work/relu.so" \
+"$ncu" --csv --print-units base --metrics "$metrics" "$work/ncu_driver" 67108864 "$work/relu_one_block.so" "$work/relu.so" \
   >"$OUT/ncu_relu.csv" 2>"$OUT/ncu_relu.err"
 echo "ncu exit $?; $(wc -l <"$OUT/ncu_relu.csv") lines"

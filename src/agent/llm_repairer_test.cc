@@ -9,6 +9,7 @@
 #include "core/http.h"
 #include "core/task.h"
 #include "testing/fakes.h"
+#include "testing/recording_tools.h"
 
 namespace kforge {
 namespace {
@@ -32,21 +33,7 @@ HttpResponse ToolCall(const std::string& name, const std::string& arguments, con
 
 HttpResponse Text(const std::string& content) { return Answer({{"role", "assistant"}, {"content", content}}); }
 
-class RecordingTools : public ToolHost {
- public:
-  std::string ReadTask() override { return log("read_task", R"({"name": "relu"})"); }
-  std::string ReadRunFile(const std::string& p) override { return log("read_file:" + p, "forensics: nan_inf"); }
-  std::string QueryKnowledgeBase() override { return log("query_kb", "[]"); }
-  std::string RequestProbes() override { return log("request_probes", "ok"); }
-  std::string ReadNote(const std::string& n) override { return log("read_note:" + n, "notes: reductions"); }
-  std::vector<std::string> calls;
-
- private:
-  std::string log(const std::string& call, std::string answer) {
-    calls.push_back(call);
-    return answer;
-  }
-};
+using testing::RecordingTools;
 
 const char kBroken[] = "extern \"C\" int kforge_run() {\n  return 1;\n}\n";
 const char kFixed[] = "extern \"C\" int kforge_run() {\n  return 0;\n}\n";

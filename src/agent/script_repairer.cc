@@ -50,6 +50,28 @@ class ScriptSession : public RepairSession {
   const nlohmann::json& script_;
 };
 
+/// Why `turn` is not a TURN of the script format (script_repairer.h), or "".
+std::string TurnProblem(const nlohmann::json& turn) {
+  if (!turn.is_object()) return "a turn is an object";
+  auto list_of_objects = [&](const char* key) {
+    if (!turn.contains(key)) return true;
+    if (!turn[key].is_array()) return false;
+    for (const auto& item : turn[key])
+      if (!item.is_object()) return false;
+    return true;
+  };
+  if (!list_of_objects("tools")) return "\"tools\" is a list of {\"tool\": ...} objects";
+  if (!list_of_objects("propose")) return "\"propose\" is a list of {\"file\": ...} objects";
+  for (const auto& call : turn.value("tools", nlohmann::json::array()))
+    for (const char* key : {"tool", "path", "expect"})
+      if (call.contains(key) && !call[key].is_string()) return std::string("a tool call's \"") + key + "\" is text";
+  for (const auto& p : turn.value("propose", nlohmann::json::array()))
+    for (const char* key : {"file", "description"})
+      if (p.contains(key) && !p[key].is_string()) return std::string("a proposal's \"") + key + "\" is text";
+  if (turn.contains("usage") && !turn["usage"].is_object()) return "\"usage\" is an object";
+  return "";
+}
+
 }  // namespace
 
 ScriptRepairer::ScriptRepairer(const std::string& script_path) {
@@ -61,6 +83,13 @@ ScriptRepairer::ScriptRepairer(const std::string& script_path) {
     throw UsageError("the repairer script " + script_path +
                      " must be a JSON object with a \"turns\" array (see agent/script_repairer.h)");
   if (!script_.contains("turns")) script_["turns"] = nlohmann::json::array();
+  std::vector<const nlohmann::json*> turns;
+  if (script_.contains("initial")) turns.push_back(&script_["initial"]);
+  for (const auto& t : script_["turns"]) turns.push_back(&t);
+  for (const nlohmann::json* t : turns)
+    if (std::string why = TurnProblem(*t); !why.empty())
+      throw UsageError("the repairer script " + script_path + " has a malformed turn: " + why +
+                       " (see agent/script_repairer.h)");
   size_t slash = script_path.rfind('/');
   dir_ = slash == std::string::npos ? "." : script_path.substr(0, slash);
 }

@@ -5,7 +5,7 @@
 namespace kforge {
 namespace {
 
-size_t Count(const std::string& text, const std::string& what) {
+size_t Occurrences(const std::string& text, const std::string& what) {
   size_t n = 0;
   for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
   return n;
@@ -36,18 +36,18 @@ ExperimentReport TwoArms() {
 
 TEST(ExperimentPageTest, FastPIsATableOfEachTimedArmAndEveryTextIsEscaped) {
   const std::string page = RenderExperimentPage(TwoArms());
-  EXPECT_EQ(Count(page, "<script"), 0u);
+  EXPECT_EQ(Occurrences(page, "<script"), 0u);
   EXPECT_NE(page.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
   EXPECT_NE(page.find("&lt;b&gt;model&lt;/b&gt;"), std::string::npos);
-  EXPECT_EQ(Count(page, "<h2>fast_p"), 1u);
+  EXPECT_EQ(Occurrences(page, "<h2>fast_p"), 1u);
   EXPECT_NE(page.find("<th>Model fast<sub>1.5</sub></th>"), std::string::npos);
   EXPECT_NE(page.find("<th>torch.compile fast<sub>2</sub></th>"), std::string::npos);
   EXPECT_NE(page.find("<tr><td>debug</td><td>3</td><td>0</td><td>0.667</td><td>0.333</td><td>0.333</td><td>0.000</td>"
                       "<td>0.667</td><td>0.000</td>"),
             std::string::npos)
       << page;
-  EXPECT_EQ(Count(page, "<td class=\"muted\" title=\"torch &lt;script&gt;"), 4u);  // no compiled fast_p: said why
-  EXPECT_EQ(Count(page, "<polyline"), 2u);                                         // Pass@k, one line an arm
+  EXPECT_EQ(Occurrences(page, "<td class=\"muted\" title=\"torch &lt;script&gt;"), 4u);  // no compiled fast_p: said why
+  EXPECT_EQ(Occurrences(page, "<polyline"), 2u);                                         // Pass@k, one line an arm
 }
 
 TEST(ExperimentPageTest, NoTimingNoFastPAndNoRunsSaysSo) {

@@ -18,7 +18,8 @@ double PassAtK(int n, int c, int k);
 
 /// KernelBench's fast_p: the share of the samples that are correct and more than `p` times
 /// as fast as the baseline. A sample is its speedup, or none when it is not correct (or was
-/// not timed): it counts in the denominator and is never fast. fast_0 is the correct share.
+/// not timed): it counts in the denominator and is never fast. fast_0 is the share correct
+/// and timed.
 /// An empty list gives 0.
 double FastP(const std::vector<std::optional<double>>& speedups, double p);
 

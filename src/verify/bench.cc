@@ -242,6 +242,11 @@ BenchReport RunBench(Machine& machine, const Task& task, const std::string& cand
   r.params = kase.params;
   Baseline baseline = options.baseline_path.empty() ? FindBaseline(task, options.baselines_dir)
                                                     : Baseline{options.baseline_path, "given with --baseline", {}};
+  if (!options.ncu_csv.empty()) {  // read first: a bad file costs nothing of the bench
+    std::string text, error;
+    if (!TryReadFile(options.ncu_csv, &text, &error) || !ParseNcuCsv(text, &r.profile, &error))
+      throw UsageError("--ncu-csv " + options.ncu_csv + ": " + error);
+  }
 
   VerifyOptions vo;
   vo.cancel = options.cancel;
@@ -304,11 +309,6 @@ BenchReport RunBench(Machine& machine, const Task& task, const std::string& cand
   r.bytes = static_cast<double>(EvalExpr(task.bytes, kase.params));
   bool low_precision = false;
   for (const auto& t : task.inputs) low_precision |= t.dtype == DType::kFloat16 || t.dtype == DType::kBFloat16;
-  if (!options.ncu_csv.empty()) {
-    std::string text, error;
-    if (!TryReadFile(options.ncu_csv, &text, &error) || !ParseNcuCsv(text, &r.profile, &error))
-      throw UsageError("--ncu-csv " + options.ncu_csv + ": " + error);
-  }
   JudgeTiming(LoadCeilings(device, options.cache_dir.empty() ? machine.config().cache_dir : options.cache_dir),
               low_precision, &r);
   return r;

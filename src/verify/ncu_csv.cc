@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <sstream>
+
+#include "core/text.h"
 
 namespace kforge {
 namespace {
@@ -50,17 +53,21 @@ bool ParseNcuValue(std::string text, double* out) {
   return end != nullptr && *end == '\0';
 }
 
-/// ncu scales units to the value ("usecond", "Mbyte") unless told --print-units base: each
-/// value is kept in its base unit (nanoseconds, bytes), the unit renamed to match.
+/// ncu scales units to the value ("usecond", "us", "Mbyte/s", "Kbyte/block") unless told
+/// --print-units base: each value is kept in its base unit (nanoseconds, bytes), the unit
+/// renamed to match, whatever follows a '/' kept.
 void ToBaseUnit(std::string* unit, double* value) {
   static const std::map<std::string, std::pair<const char*, double>> kScale = {
-      {"usecond", {"nsecond", 1e3}}, {"msecond", {"nsecond", 1e6}}, {"second", {"nsecond", 1e9}},
-      {"Kbyte", {"byte", 1e3}},      {"Mbyte", {"byte", 1e6}},      {"Gbyte", {"byte", 1e9}},
+      {"ns", {"nsecond", 1}},    {"nsecond", {"nsecond", 1}},   {"us", {"nsecond", 1e3}}, {"usecond", {"nsecond", 1e3}},
+      {"ms", {"nsecond", 1e6}},  {"msecond", {"nsecond", 1e6}}, {"s", {"nsecond", 1e9}},  {"second", {"nsecond", 1e9}},
+      {"byte", {"byte", 1}},     {"Kbyte", {"byte", 1e3}},      {"Mbyte", {"byte", 1e6}}, {"Gbyte", {"byte", 1e9}},
+      {"Tbyte", {"byte", 1e12}}, {"KB", {"byte", 1e3}},         {"MB", {"byte", 1e6}},    {"GB", {"byte", 1e9}},
   };
-  auto it = kScale.find(*unit);
+  const size_t slash = unit->find('/');
+  auto it = kScale.find(unit->substr(0, slash));
   if (it == kScale.end()) return;
   *value *= it->second.second;
-  *unit = it->second.first;
+  *unit = it->second.first + (slash == std::string::npos ? std::string() : unit->substr(slash));
 }
 
 constexpr const char* kNcuColumns[] = {"ID", "Kernel Name", "Metric Name", "Metric Unit", "Metric Value"};
@@ -77,6 +84,7 @@ bool ParseNcuCsv(const std::string& text, std::vector<NcuKernel>* kernels, std::
   std::istringstream in(text);
   std::string line;
   std::map<std::string, size_t> column;
+  size_t width = 0;             // the header's fields (names may repeat)
   std::map<int, size_t> by_id;  // launch ID -> index in kernels
   std::vector<std::string> fields;
   size_t number = 0, rows = 0;
@@ -84,7 +92,8 @@ bool ParseNcuCsv(const std::string& text, std::vector<NcuKernel>* kernels, std::
     ++number;
     if (column.empty()) {  // before the header: ncu's notes and the program's output
       if (line.rfind("\"ID\",", 0) != 0 || !SplitCsvLine(line, &fields)) continue;
-      for (size_t i = 0; i < fields.size(); ++i) column[fields[i]] = i;
+      for (size_t i = 0; i < fields.size(); ++i) column.emplace(fields[i], i);
+      width = fields.size();
       for (const char* name : kNcuColumns)
         if (!column.count(name)) {
           *error = fmt::format("line {}: ncu's header has no \"{}\" column (run ncu with --csv and its default page)",
@@ -98,32 +107,33 @@ bool ParseNcuCsv(const std::string& text, std::vector<NcuKernel>* kernels, std::
       *error = fmt::format("more than {} rows of metrics: profile fewer launches", kMaxNcuRows);
       return false;
     }
-    if (!SplitCsvLine(line, &fields) || fields.size() < column.size()) {
-      *error = fmt::format("line {}: not a row of {} fields", number, column.size());
+    if (!SplitCsvLine(line, &fields) || fields.size() < width) {
+      *error = fmt::format("line {}: not a row of {} fields", number, width);
       return false;
     }
     auto field = [&](const char* name) -> const std::string& { return fields[column.at(name)]; };
     double id = 0;
-    if (!ParseNcuValue(field("ID"), &id)) {
-      *error = fmt::format("line {}: the launch ID '{}' is not a number", number, field("ID"));
+    if (!ParseNcuValue(field("ID"), &id) || !(id >= 0 && id <= 2147483647.0) || id != std::floor(id)) {
+      *error = fmt::format("line {}: the launch ID '{}' is not a launch number", number, CutText(field("ID"), 40));
       return false;
     }
     auto [at, added] = by_id.emplace(static_cast<int>(id), kernels->size());
     if (added) {
       NcuKernel k;
       k.id = static_cast<int>(id);
-      k.name = field("Kernel Name");
-      if (column.count("Block Size")) k.block = field("Block Size");
-      if (column.count("Grid Size")) k.grid = field("Grid Size");
+      k.name = CutText(field("Kernel Name"), 512);  // the candidate names its kernels
+      if (column.count("Block Size")) k.block = CutText(field("Block Size"), 64);
+      if (column.count("Grid Size")) k.grid = CutText(field("Grid Size"), 64);
       kernels->push_back(std::move(k));
     }
     NcuKernel& k = (*kernels)[at->second];
     double value = 0;
     if (ParseNcuValue(field("Metric Value"), &value)) {  // "n/a": not measured on this device
-      std::string unit = field("Metric Unit");
+      std::string unit = CutText(field("Metric Unit"), 64);
+      const std::string metric = CutText(field("Metric Name"), 256);
       ToBaseUnit(&unit, &value);
-      k.metrics[field("Metric Name")] = value;
-      k.units[field("Metric Name")] = unit;
+      k.metrics[metric] = value;
+      k.units[metric] = unit;
     }
   }
   if (column.empty()) {

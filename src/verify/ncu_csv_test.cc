@@ -26,7 +26,29 @@ TEST(NcuCsvTest, ReadsEachLaunchsMetricsInBaseUnits) {
   EXPECT_DOUBLE_EQ(one.Metric("smsp__average_warps_issue_stalled_tex_throttle_per_issue_active.ratio", -7), -7);  // n/a
   EXPECT_DOUBLE_EQ(kernels[1].Metric("gpu__time_duration.sum"), 172420);  // 172.42 usecond
   EXPECT_EQ(kernels[1].units.at("gpu__time_duration.sum"), "nsecond");
-  EXPECT_NE(NcuMetricList().find("gpu__time_duration.sum"), std::string::npos);
+}
+
+TEST(NcuCsvTest, ScaledUnitsOfEveryKindAreReadInBaseUnits) {
+  const std::string header = "\"ID\",\"Kernel Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n";
+  std::vector<NcuKernel> kernels;
+  std::string error;
+  ASSERT_TRUE(ParseNcuCsv(header + "\"0\",\"k\",\"t_us\",\"us\",\"172.42\"\n"
+                                   "\"0\",\"k\",\"t_ms\",\"ms\",\"1.5\"\n"
+                                   "\"0\",\"k\",\"shared\",\"Kbyte/block\",\"12.29\"\n"
+                                   "\"0\",\"k\",\"bandwidth\",\"Gbyte/s\",\"3.1\"\n"
+                                   "\"0\",\"k\",\"pct\",\"%\",\"85\"\n",
+                          &kernels, &error))
+      << error;
+  ASSERT_EQ(kernels.size(), 1u);
+  const NcuKernel& k = kernels[0];
+  EXPECT_DOUBLE_EQ(k.Metric("t_us"), 172420);
+  EXPECT_DOUBLE_EQ(k.Metric("t_ms"), 1.5e6);
+  EXPECT_DOUBLE_EQ(k.Metric("shared"), 12290);
+  EXPECT_EQ(k.units.at("shared"), "byte/block");
+  EXPECT_DOUBLE_EQ(k.Metric("bandwidth"), 3.1e9);
+  EXPECT_EQ(k.units.at("bandwidth"), "byte/s");
+  EXPECT_DOUBLE_EQ(k.Metric("pct"), 85);
+  EXPECT_EQ(k.units.at("pct"), "%");
 }
 
 TEST(NcuCsvTest, MalformedTextIsAnErrorNamingTheLine) {
@@ -40,7 +62,16 @@ TEST(NcuCsvTest, MalformedTextIsAnErrorNamingTheLine) {
   EXPECT_FALSE(ParseNcuCsv(header + "\"0\",\"k(int\n", &kernels, &error));
   EXPECT_NE(error.find("line 2: not a row of 5 fields"), std::string::npos) << error;
   EXPECT_FALSE(ParseNcuCsv(header + "\"zero\",\"k\",\"m\",\"\",\"1\"\n", &kernels, &error));
-  EXPECT_NE(error.find("line 2: the launch ID 'zero' is not a number"), std::string::npos) << error;
+  EXPECT_NE(error.find("line 2: the launch ID 'zero' is not a launch number"), std::string::npos) << error;
+  for (const char* id : {"1e300", "nan", "-1", "2.5"}) {
+    EXPECT_FALSE(ParseNcuCsv(header + "\"" + id + "\",\"k\",\"m\",\"\",\"1\"\n", &kernels, &error)) << id;
+    EXPECT_NE(error.find("is not a launch number"), std::string::npos) << error;
+  }
+  // A header whose names repeat: rows are as wide as the header, not its distinct names.
+  const std::string repeated =
+      "\"ID\",\"Kernel Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\",\"Metric Value\",\"Metric Value\"\n";
+  EXPECT_FALSE(ParseNcuCsv(repeated + "\"0\",\"k\",\"m\",\"\",\"1\"\n", &kernels, &error));
+  EXPECT_NE(error.find("line 2: not a row of 7 fields"), std::string::npos) << error;
   std::string many = header;
   for (size_t i = 0; i <= kMaxNcuRows; ++i) many += "\"0\",\"k\",\"m\",\"\",\"1\"\n";
   EXPECT_FALSE(ParseNcuCsv(many, &kernels, &error));

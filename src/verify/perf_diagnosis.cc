@@ -6,6 +6,7 @@
 #include <map>
 
 #include "core/names.h"
+#include "core/text.h"
 
 namespace kforge {
 namespace {
@@ -19,6 +20,7 @@ constexpr NameEntry<PerfLimit> kPerfLimitNames[] = {
 constexpr double kNearRoofline = 0.6;  ///< of the binding ceiling
 constexpr double kBusy = 0.2;          ///< below this share of both ceilings, neither is what limits
 constexpr double kLowOccupancyPct = 25;
+constexpr double kBeyondCeiling = 1.1;  ///< bench's suspect fraction: measurement noise ends there
 
 /// What a warp stall reason (ncu's smsp__average_warps_issue_stalled_<reason>_per_issue_active)
 /// usually means for the code, for the reasons a repair can act on.
@@ -54,7 +56,7 @@ const NcuKernel* Longest(const std::vector<NcuKernel>& kernels) {
 void ProfileFindings(const NcuKernel& k, std::vector<std::string>* out) {
   const double regs = k.Metric("launch__registers_per_thread"),
                shared = k.Metric("launch__shared_mem_per_block_static");
-  std::string shape = fmt::format("kernel {}: grid {} x block {}", k.name.substr(0, 120), k.grid.empty() ? "?" : k.grid,
+  std::string shape = fmt::format("kernel {}: grid {} x block {}", CutText(k.name, 120), k.grid.empty() ? "?" : k.grid,
                                   k.block.empty() ? "?" : k.block);
   if (regs >= 0) shape += fmt::format(", {:.0f} registers a thread", regs);
   if (shared >= 0) shape += fmt::format(", {:.0f} bytes of static shared memory a block", shared);
@@ -115,7 +117,10 @@ PerfDiagnosis DiagnosePerformance(const PerfInputs& in) {
     const double binding = std::max(d.bandwidth_fraction, d.compute_fraction);
     const std::string shares = fmt::format("memory {:.0f}%, compute {:.0f}% {}", 100 * d.bandwidth_fraction,
                                            100 * d.compute_fraction, against);
-    if (binding >= kNearRoofline) {
+    if (binding > kBeyondCeiling) {  // a measurement to doubt (bench calls it suspect), not a kernel to diagnose
+      d.findings.push_back(
+          fmt::format("faster than the ceilings allow ({}): the timing, not the kernel, needs a look", shares));
+    } else if (binding >= kNearRoofline) {
       d.limit = PerfLimit::kNearRoofline;
       d.findings.push_back(fmt::format("near the roofline ({}): little is left without less traffic or work", shares));
     } else if (binding < kBusy) {

@@ -47,6 +47,10 @@ TEST(PerfDiagnosisTest, EachLimitFromTheRatesAgainstTheCeilings) {
   EXPECT_EQ(compute.limit, PerfLimit::kCompute);
   EXPECT_NEAR(compute.compute_fraction, 0.393, 0.001);
   EXPECT_EQ(compute.ToJson()["limit"], "compute");
+  // Faster than the copy ceiling allows: no diagnosis of the kernel, a doubt about the timing.
+  PerfDiagnosis impossible = DiagnoseTimed(536870912.0, 67108864, 50);
+  EXPECT_EQ(impossible.limit, PerfLimit::kUnknown);
+  EXPECT_TRUE(DiagnosisSays(impossible, "faster than the ceilings allow (memory 268%")) << impossible.Text();
 }
 
 TEST(PerfDiagnosisTest, WithoutCeilingsOnlyTheRatesAreKnown) {

@@ -149,6 +149,7 @@ CellResult RunCell(Service& service, const ExperimentDir& dir, const ExperimentC
   if (plan.timing.trials > 0 && s.success && IsKernelBenchFile(task.task))
     TimeKernelBenchCell(service, plan, cell, task.task, RunFiles(run_dir).final_source(s.config.SourceExtension()),
                         cancel, &r);
+  if (cancel.cancelled()) return r;  // stopped while timed: pending, and timed again on resume
   r.ended_us = clock.WallMicros();
   dir.WriteResult(cell, r);
   return r;

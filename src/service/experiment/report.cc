@@ -86,11 +86,13 @@ std::optional<FastPReport> ArmFastP(const ExperimentPlan& plan, const std::vecto
     for (const auto& r : runs_of[t]) {
       if (r.outcome == "error") continue;  // ended by the environment: not a sample
       ++f.cells;
-      const bool timed = r.success && r.speedup.has_value();
-      f.timing_errors += r.success && !timed;
+      // A weakened arm's success counts as correct only if the full verdict agreed.
+      const bool correct = r.success && r.full_engine_passed.value_or(true);
+      const bool timed = correct && r.speedup.has_value();
+      f.timing_errors += correct && !timed;
       eager.push_back(timed ? r.speedup : std::nullopt);
       compiled.push_back(timed ? r.speedup_over_compiled : std::nullopt);
-      if (timed && !r.speedup_over_compiled) {
+      if (timed && !r.speedup_over_compiled && plan.timing.compiled) {
         ++f.compiled_missing;
         if (f.compiled_error.empty()) f.compiled_error = r.compiled_error;
       }
@@ -98,7 +100,7 @@ std::optional<FastPReport> ArmFastP(const ExperimentPlan& plan, const std::vecto
   }
   if (f.cells == 0) return std::nullopt;
   for (double p : f.p) f.eager.push_back(FastP(eager, p));
-  if (f.compiled_missing == 0) {
+  if (f.compiled_missing == 0 && plan.timing.compiled) {
     f.compiled.emplace();
     for (double p : f.p) f.compiled->push_back(FastP(compiled, p));
   }
@@ -133,7 +135,7 @@ std::string FastPMarkdown(const std::vector<ArmReport>& arms) {
     md += "\n";
   }
   for (const auto& a : arms)
-    if (a.fast_p && !a.fast_p->compiled)
+    if (a.fast_p && !a.fast_p->compiled && a.fast_p->compiled_missing > 0)
       md += fmt::format("\n{}: no fast_p against torch.compile: {} timed success(es) have no compiled baseline ({})\n",
                         a.name, a.fast_p->compiled_missing,
                         a.fast_p->compiled_error.empty() ? "not timed" : a.fast_p->compiled_error);

@@ -13,7 +13,9 @@
 namespace kforge {
 
 /// An arm's fast_p over its KernelBench cells (the plan's "timing"): finished cells that did
-/// not end by the environment are the samples; a repaired and timed cell is its speedup.
+/// not end by the environment are the samples (KernelBench counts every sample: cells that
+/// ended by the environment are left out here, as everywhere in the report); a repaired and
+/// timed cell is its speedup, a weakened arm's success only when the full verdict agreed.
 struct FastPReport {
   int cells = 0;          ///< the samples (fast_p's denominator)
   int timing_errors = 0;  ///< successes that could not be timed (counted as not fast)

@@ -3,7 +3,10 @@
 // steps: the checks, the extensions, the trials, both verdicts) and verifier_workers.cc (the
 // reference's and the candidate's worker processes: their jobs, deadlines and deliveries).
 // Not for use outside verify/kernelbench/: verifier.h is the interface.
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <functional>
 #include <future>
@@ -46,6 +49,8 @@ constexpr int kExportsFd = 5;
 /// How long a candidate's worker may wait for its extensions to build (the engine's builds
 /// have their own limits; it always says when they are done).
 constexpr int64_t kBuildAllowanceMs = 30 * 60 * 1000;
+/// The reference's torch.compile and its timed calls (inductor's first compile of a model).
+constexpr int64_t kCompiledTimingAllowanceMs = 5 * 60 * 1000;
 /// How long the candidate's module may take to load when its load_inline arguments are read
 /// by running it (ResolveByRunning): torch's import and the module's top level.
 constexpr int64_t kResolveTimeoutMs = 120000;

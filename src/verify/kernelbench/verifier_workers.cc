@@ -125,6 +125,7 @@ void KernelBenchVerifier::RunWorker(WorkerRun* run, const std::function<void(con
   allowances.call_ms = options_.call_timeout_ms;
   allowances.build_ms = kBuildAllowanceMs;
   allowances.timing_calls = options_.timing_warmup + options_.timing_trials;
+  allowances.compile_ms = kCompiledTimingAllowanceMs;
   WorkerProgress progress(allowances);
   const std::string scratch = p->ScratchPath("");
   auto keep_going = [&]() {
@@ -201,13 +202,26 @@ KernelBenchVerifier::LiveWorker KernelBenchVerifier::Start(WorkerRun run, std::f
 
 namespace {
 
-/// One timed worker's statistics as the verdict carries them, or why there are none.
-std::optional<json> TimingStats(const json& t) {
-  if (!t.is_object() || !(JsonNumber(t, "mean_ms") > 0)) return std::nullopt;
+/// One timed worker's statistics as the verdict carries them, or none (with why) when they
+/// are not a timing of `trials` calls on `clock`: a worker's figures are its own report.
+std::optional<json> TimingStats(const json& t, int trials, const std::string& clock, std::string* why) {
+  if (!t.is_object() || !(JsonNumber(t, "mean_ms") > 0)) {
+    *why = "no timing in its report";
+    return std::nullopt;
+  }
   json stats = json::object();
   for (const char* k : {"mean_ms", "std_ms", "median_ms", "min_ms", "max_ms"}) stats[k] = JsonNumber(t, k);
   stats["trials"] = static_cast<int64_t>(JsonNumber(t, "trials"));
   stats["clock"] = CutText(JsonString(t, "clock"), 32);
+  const double lo = stats["min_ms"], hi = stats["max_ms"], mean = stats["mean_ms"], median = stats["median_ms"];
+  const bool consistent = std::isfinite(hi) && lo > 0 && lo <= mean && mean <= hi && lo <= median && median <= hi &&
+                          std::isfinite(stats["std_ms"].get<double>());
+  if (!consistent || stats["trials"] != trials || stats["clock"] != clock) {
+    *why = fmt::format(
+        "its report is not a timing of {} calls on {} (min {} mean {} median {} max {} ms, {} trials, {})", trials,
+        clock, lo, mean, median, hi, stats["trials"].get<int64_t>(), stats["clock"].get<std::string>());
+    return std::nullopt;
+  }
   return stats;
 }
 
@@ -230,26 +244,37 @@ json KernelBenchVerifier::Timing() {
                         " warm-up calls, " + std::to_string(options_.timing_trials) +
                         " timed after one discarded, CUDA events, L2 thrashed (256 MB) after each call; on the CPU "
                         "perf_counter. Speedups are of the means, as KernelBench scores them"}};
+  const std::string clock = options_.backend == BackendKind::kCuda ? "cuda_event" : "perf_counter";
   for (WorkerRole role : {WorkerRole::kReference, WorkerRole::kCandidate}) {
     const char* name = WorkerRoleName(role);
     WorkerRun run = Worker(role, {}, json::object(), spec);
     const json none;
-    std::optional<json> stats =
-        TimingStats(run.result.is_object() && run.result.contains("timing") ? run.result["timing"] : none);
+    const bool sealed = run.result.is_object() && run.result.contains("ok") && run.result["ok"] == true;
+    // The candidate's figures count only from its sealed report. The reference's eager ones
+    // also when torch.compile overran after them (its scratch is out of the candidate's reach).
+    const bool compile_overran =
+        role == WorkerRole::kReference && !sealed && JsonString(run.result, "stage") == "timing_compiled";
+    std::string why;
+    std::optional<json> stats;
+    if (sealed || compile_overran)
+      stats =
+          TimingStats(run.result.contains("timing") ? run.result["timing"] : none, options_.timing_trials, clock, &why);
     if (!stats) {
-      std::string why = WorkerProblem(run);
+      if (why.empty()) why = WorkerProblem(run);
       out["error"] = std::string("the ") + name + " could not be timed" + (why.empty() ? "" : ": " + why);
       return out;
     }
     out[name] = *stats;
     if (role == WorkerRole::kReference && options_.timing_compiled) {
       // torch.compile's baseline: timed, or why not (an older torch, a model inductor refuses).
-      const json& c =
-          run.result.is_object() && run.result.contains("timing_compiled") ? run.result["timing_compiled"] : none;
-      if (std::optional<json> compiled = TimingStats(c))
+      const json& c = sealed && run.result.contains("timing_compiled") ? run.result["timing_compiled"] : none;
+      std::string compiled_why;
+      if (std::optional<json> compiled = TimingStats(c, options_.timing_trials, clock, &compiled_why))
         out["reference_compiled"] = *compiled;
       else
-        out["compiled_error"] = CompiledTimingProblem(c);
+        out["compiled_error"] = compile_overran ? "torch.compile of the reference did not finish within its " +
+                                                      std::to_string(kCompiledTimingAllowanceMs / 1000) + " s"
+                                                : CompiledTimingProblem(c);
     }
   }
   const double candidate_ms = out["candidate"]["mean_ms"].get<double>();

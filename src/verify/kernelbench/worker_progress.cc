@@ -24,6 +24,7 @@ constexpr std::pair<const char*, WorkerStage> kStages[] = {
     {"handed_over", WorkerStage::kHandedOver},
     {"neutralise", WorkerStage::kNeutralise},
     {"timing", WorkerStage::kTiming},
+    {"timing_compiled", WorkerStage::kTimingCompiled},
     {"done", WorkerStage::kDone},
 };
 
@@ -53,6 +54,8 @@ int64_t WorkerProgress::AllowanceMs(int64_t reference_trial_ms) const {
       return a.candidate ? candidate_code + 2 * reference_trial_ms : a.setup_ms;
     case WorkerStage::kTiming:
       return a.candidate ? 10000 + (a.timing_calls + 1) * a.call_ms : a.setup_ms;
+    case WorkerStage::kTimingCompiled:  // the reference's alone: torch.compile, then its timing
+      return a.candidate ? 0 : a.compile_ms;
     default:
       return a.setup_ms;
   }

@@ -32,6 +32,7 @@ enum class WorkerStage {
   kHandedOver,
   kNeutralise,  ///< the candidate's kernels made to return NaN, one forward (KernelCalls)
   kTiming,
+  kTimingCompiled,  ///< the reference under torch.compile (after its eager timing)
   kDone,
 };
 /// The stage a report names; false for a name kforge's worker does not use.
@@ -39,11 +40,12 @@ bool TryParseWorkerStage(const std::string& name, WorkerStage* out);
 
 /// How long the engine lets each state of a worker last.
 struct WorkerAllowances {
-  bool candidate = false;     ///< the worker runs the candidate's code
-  int64_t call_ms = 0;        ///< the per-call limit
-  int64_t setup_ms = 180000;  ///< importing torch, loading the reference (kforge's code)
-  int64_t build_ms = 0;       ///< the wait for the engine's extension build
-  int64_t timing_calls = 0;   ///< calls the timing stage makes
+  bool candidate = false;       ///< the worker runs the candidate's code
+  int64_t call_ms = 0;          ///< the per-call limit
+  int64_t setup_ms = 180000;    ///< importing torch, loading the reference (kforge's code)
+  int64_t build_ms = 0;         ///< the wait for the engine's extension build
+  int64_t timing_calls = 0;     ///< calls the timing stage makes
+  int64_t compile_ms = 300000;  ///< the reference's torch.compile and its timed calls
 };
 
 class WorkerProgress {
