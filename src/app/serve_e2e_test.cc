@@ -24,12 +24,12 @@ std::string Example(const std::string& name) { return testing::ReadText(testing:
 
 /// The verdict less what differs between two runs of the same seed: process ids, times, paths,
 /// whether the compiler's output was in the cache (the first job of a kind fills it).
-json Comparable(json v) {
+json ComparableVerdict(json v) {
   if (v.is_object()) {
     for (const char* key : {"pid", "reference_ms", "run_ms", "timing", "path", "cached", "seconds"}) v.erase(key);
-    for (auto& [k, x] : v.items()) x = Comparable(x);
+    for (auto& [k, x] : v.items()) x = ComparableVerdict(x);
   } else if (v.is_array()) {
-    for (auto& x : v) x = Comparable(x);
+    for (auto& x : v) x = ComparableVerdict(x);
   }
   return v;
 }
@@ -168,7 +168,8 @@ TEST(ServeE2E, ABatchSurvivesTheServersDeathAndEveryJobGetsOneVerdict) {
     std::vector<std::string> args = {"verify", "relu", path, "--json", "--seed", std::to_string(1000 + i)};
     if (full(i)) args.push_back("--full");
     auto cli = RunCli(args);
-    EXPECT_EQ(Comparable(json::parse(cli.out)), Comparable(Get(server, "/v1/verdicts/" + ids[i])["verdict"]));
+    EXPECT_EQ(ComparableVerdict(json::parse(cli.out)),
+              ComparableVerdict(Get(server, "/v1/verdicts/" + ids[i])["verdict"]));
   }
   // The counts a scraper reads.
   auto metrics = server.Client().Get("/metrics");
