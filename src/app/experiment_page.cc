@@ -134,7 +134,9 @@ std::string FastPTable(const ExperimentReport& r) {
   }
   if (rows.empty()) return "";
   std::string head =
-      "<h2>fast_p (KernelBench cells: correct and more than p times as fast)</h2><table><tr><th>arm</th>"
+      "<h2>fast_p (KernelBench cells: correct and more than p times as fast)</h2><p class=\"muted\">The speedups "
+      "are each candidate's worker's own timing, by KernelBench's procedure: certified correct, timed but not "
+      "certified.</p><table><tr><th>arm</th>"
       "<th>cells</th><th>not timed</th>";
   for (const char* baseline : {"Model", "torch.compile"})
     for (double p : FastPReport().p) head += fmt::format("<th>{} fast<sub>{}</sub></th>", baseline, p);

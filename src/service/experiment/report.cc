@@ -118,8 +118,9 @@ std::string FastPMarkdown(const std::vector<ArmReport>& arms) {
     if (!a.fast_p) continue;
     const FastPReport& f = *a.fast_p;
     if (md.empty()) {
-      md = "\n## fast_p (KernelBench cells: correct and more than p times as fast as the baseline)\n\n| arm | cells | "
-           "not timed |";
+      md = "\n## fast_p (KernelBench cells: correct and more than p times as fast as the baseline)\n\nThe speedups "
+           "are each candidate's worker's own timing, by KernelBench's procedure: certified correct, timed but not "
+           "certified.\n\n| arm | cells | not timed |";
       for (const char* baseline : {"Model", "torch.compile"})
         for (double p : f.p) md += fmt::format(" {} fast_{} |", baseline, p);
       md += "\n|---|---|---|";
