@@ -78,7 +78,8 @@ void ProfileFindings(const NcuKernel& k, std::vector<std::string>* out) {
   std::vector<std::pair<double, std::string>> stalls;
   for (const auto& [name, value] : k.metrics)
     if (name.rfind(prefix, 0) == 0 && name.size() > prefix.size() + suffix.size() &&
-        name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0 && value > 0)
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0 && value > 0 &&
+        name != prefix + "selected" + suffix)  // issuing, not stalled
       stalls.push_back({value, name.substr(prefix.size(), name.size() - prefix.size() - suffix.size())});
   std::sort(stalls.rbegin(), stalls.rend());
   if (stalls.size() > 3) stalls.resize(3);

@@ -91,5 +91,30 @@ TEST(PerfDiagnosisTest, AProfileNamesTheIdleSmsOccupancyAndStalls) {
   EXPECT_FALSE(DiagnosisSays(d, "not_selected")) << d.Text();
 }
 
+TEST(PerfDiagnosisTest, ARealRecordingOfTheOneBlockReluNamesWhyItIsSlow) {
+  // ncu on an H100 (src/verify/testdata/ncu_relu_h100.csv's first line says how): the
+  // one-block ReLU took 110 ms where the grid ReLU took 238 us.
+  PerfInputs in;
+  std::string error;
+  ASSERT_TRUE(
+      ParseNcuCsv(testing::ReadText(testing::SourceDir() + "/src/verify/testdata/ncu_relu_h100.csv"), &in.ncu, &error))
+      << error;
+  ASSERT_EQ(in.ncu.size(), 2u);
+  EXPECT_DOUBLE_EQ(in.ncu[0].Metric("gpu__time_duration.sum"), 110147136);
+  EXPECT_DOUBLE_EQ(in.ncu[1].Metric("launch__grid_size"), 262144);
+  in.bytes = 536870912.0;
+  in.median_ns = 109297410;  // kforge bench's median on that H100
+  in.ceilings = CalibratedCeilings();
+  PerfDiagnosis d = DiagnosePerformance(in);
+  EXPECT_EQ(d.limit, PerfLimit::kLatency) << d.Text();
+  EXPECT_TRUE(DiagnosisSays(d, "its 1 blocks leave 131 of the device's 132 SMs idle")) << d.Text();
+  EXPECT_TRUE(DiagnosisSays(d, "achieved occupancy 12% of the warps an SM holds (theoretical 100%)")) << d.Text();
+  EXPECT_TRUE(DiagnosisSays(d,
+                            "long_scoreboard 32.03 (waiting on global or local memory), wait 3.00 (fixed-latency "
+                            "dependencies), branch_resolving 0.79 (divergent branches)"))
+      << d.Text();
+  EXPECT_FALSE(DiagnosisSays(d, "selected")) << d.Text();  // issuing is not a stall
+}
+
 }  // namespace
 }  // namespace kforge

@@ -242,8 +242,9 @@ json KernelBenchVerifier::Timing() {
   json out = {
       {"procedure", "KernelBench main (time_execution_with_cuda_event): " + std::to_string(options_.timing_warmup) +
                         " warm-up calls, " + std::to_string(options_.timing_trials) +
-                        " timed after one discarded, CUDA events, L2 thrashed (256 MB) after each call; on the CPU "
-                        "perf_counter. Speedups are of the means, as KernelBench scores them"}};
+                        " timed after one discarded, CUDA events, L2 thrashed (256 MB) before each call, each on fresh "
+                        "copies of its inputs; on the CPU perf_counter. Speedups are of the means, as KernelBench "
+                        "scores them"}};
   const std::string clock = options_.backend == BackendKind::kCuda ? "cuda_event" : "perf_counter";
   for (WorkerRole role : {WorkerRole::kReference, WorkerRole::kCandidate}) {
     const char* name = WorkerRoleName(role);
