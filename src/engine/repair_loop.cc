@@ -75,39 +75,37 @@ std::set<std::string> TimedCases(const Task& task, const Verdict& v) {
   return passed;
 }
 
-/// What the task's byte and FLOP counts at `kase` say the two timings achieved ("" when the
-/// task gives no counts): the performance diagnosis a repairer reads in the verdict.
-std::string AchievedRates(const Task& task, const Case& kase, const Speed& before, const Speed& after) {
-  std::string out;
-  int64_t bytes = 0, flops = 0;
-  std::string error;
-  if (!task.bytes.empty() && TryEvalExpr(task.bytes, kase.params, &bytes, &error) && bytes > 0)
-    out += fmt::format("; memory {:.2f} GB/s against the near-miss's {:.2f} GB/s", bytes / after.median_ns,
-                       bytes / before.median_ns);
-  if (!task.flops.empty() && TryEvalExpr(task.flops, kase.params, &flops, &error) && flops > 0)
-    out += fmt::format("; {:.2f} GFLOP/s against {:.2f} GFLOP/s", flops / after.median_ns, flops / before.median_ns);
-  return out;
-}
-
-/// A timed candidate's performance diagnosis at `kase`: its rates and, on a GPU whose ceilings
-/// were calibrated (kforge device calibrate), what limits it.
-PerfDiagnosis DiagnoseSpeed(Machine& machine, const Task& task, const Case& kase, BackendKind backend,
-                            const Speed& speed) {
+/// The task's byte and FLOP counts at `kase` (0 where it gives none) and, on a GPU whose
+/// ceilings were calibrated (kforge device calibrate), those ceilings: what a timing at
+/// `kase` is diagnosed against (verify/perf_diagnosis.h).
+PerfInputs PerfInputsAt(Machine& machine, const Task& task, const Case& kase, BackendKind backend) {
   PerfInputs in;
   int64_t count = 0;
   std::string error;
-  if (!task.bytes.empty() && TryEvalExpr(task.bytes, kase.params, &count, &error))
+  if (!task.bytes.empty() && TryEvalExpr(task.bytes, kase.params, &count, &error) && count > 0)
     in.bytes = static_cast<double>(count);
-  if (!task.flops.empty() && TryEvalExpr(task.flops, kase.params, &count, &error))
+  if (!task.flops.empty() && TryEvalExpr(task.flops, kase.params, &count, &error) && count > 0)
     in.flops = static_cast<double>(count);
-  in.median_ns = speed.median_ns;
   if (backend == BackendKind::kCuda) {
     try {
       in.ceilings = LoadCeilings(machine.Device(), machine.config().cache_dir);
     } catch (const EnvironmentError&) {  // no device to name: the rates alone
     }
   }
-  return DiagnosePerformance(in);
+  return in;
+}
+
+/// What the case's byte and FLOP counts say the two timings achieved ("" when the task gives
+/// no counts): the rates a repairer reads in the verdict.
+std::string AchievedRates(const PerfInputs& counts, const Speed& before, const Speed& after) {
+  std::string out;
+  if (counts.bytes > 0)
+    out += fmt::format("; memory {:.2f} GB/s against the near-miss's {:.2f} GB/s", counts.bytes / after.median_ns,
+                       counts.bytes / before.median_ns);
+  if (counts.flops > 0)
+    out += fmt::format("; {:.2f} GFLOP/s against {:.2f} GFLOP/s", counts.flops / after.median_ns,
+                       counts.flops / before.median_ns);
+  return out;
 }
 
 /// The trace layer of a validation, from its verdict: what it ran with, how long it took, and
@@ -421,14 +419,17 @@ void RepairRun::JudgeSpeed(const std::string& source, int index, Verdict* v) {
   v->passed = false;
   v->failure = FailureClass::kDegenerate;
   const Case& kase = *SpeedCase(task(), state_.config.backend, options.cases);
-  const PerfDiagnosis diagnosis = DiagnoseSpeed(machine_, task(), kase, state_.config.backend, speed);
+  PerfInputs at = PerfInputsAt(machine_, task(), kase, state_.config.backend);
+  at.median_ns = speed.median_ns;
+  const PerfDiagnosis diagnosis = DiagnosePerformance(at);
   v->speed["diagnosis"] = diagnosis.ToJson();
   v->message = fmt::format(
       "repaired by degeneration: certified correct, but {:.2f}x the near-miss's speed ({:.1f} us a call against "
       "{:.1f} us on case {}, {}{}); a repair must keep at least {:.2f}x (--degenerate-below){}",
       ratio, speed.median_ns / 1e3, before.median_ns / 1e3, speed.case_name, SpeedClockName(speed.clock),
-      AchievedRates(task(), kase, before, speed), threshold,
-      diagnosis.limit == PerfLimit::kUnknown ? "" : ". Diagnosis of the repair: " + diagnosis.Text());
+      AchievedRates(at, before, speed), threshold,
+      // The limit's sentence alone: the rates are in the message already.
+      diagnosis.limit == PerfLimit::kUnknown ? "" : ". Diagnosis of the repair: " + diagnosis.findings.front());
 }
 
 void RepairRun::RequestRepair() {
