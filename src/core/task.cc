@@ -171,7 +171,7 @@ class TaskParser {
     }
   }
 
-  Task Parse(std::string_view text) {
+  json ParseJson(std::string_view text) const {
     json j;
     try {
       j = json::parse(text);
@@ -182,6 +182,71 @@ class TaskParser {
         what += c >= 0x20 && c < 0x7f ? std::string(1, static_cast<char>(c)) : fmt::format("\\x{:02x}", c);
       throw UsageError("task " + origin_ + " is not valid JSON (a task file is UTF-8 JSON text): " + what);
     }
+    return j;
+  }
+
+  void Tolerances(const json& tol) {
+    if (!tol.is_object()) Fail("tolerance", "must map dtype names to {atol, rtol}");
+    for (auto it = tol.begin(); it != tol.end(); ++it) {
+      DType t;
+      if (!TryParseDType(it.key(), &t)) Fail("tolerance", "unknown dtype '" + it.key() + "'");
+      const json& v = *it;
+      std::string w = "tolerance." + it.key();
+      if (!v.is_object() || !Need(v, "atol", w).is_number() || !Need(v, "rtol", w).is_number())
+        Fail(w, "must be {\"atol\": number, \"rtol\": number}");
+      Tolerance tl;
+      tl.atol = v["atol"].get<double>();
+      tl.rtol = v["rtol"].get<double>();
+      if (v.contains("note")) tl.note = String(v, "note", w);
+      if (v.contains("floor")) {
+        if (!v["floor"].is_number() || !(v["floor"].get<double>() >= 0))
+          Fail(w + ".floor", "must be a non-negative number");
+        tl.floor = v["floor"].get<double>();
+      }
+      for (auto f = v.begin(); f != v.end(); ++f)
+        if (f.key() != "atol" && f.key() != "rtol" && f.key() != "note" && f.key() != "floor")
+          Fail(w, "unknown field '" + f.key() + "'");
+      if (!(tl.atol >= 0) || !(tl.rtol >= 0) || !std::isfinite(tl.atol) || !std::isfinite(tl.rtol))
+        Fail(w, "atol and rtol must be finite and non-negative");
+      task_.tolerance[t] = tl;
+    }
+  }
+
+  /// The optional fields after the counts: comparison, allowed_libraries, fixed_inputs.
+  void Optional(const json& j) {
+    if (j.contains("comparison")) {
+      std::string c = String(j, "comparison", "top level");
+      if (c == "allclose")
+        task_.comparison = Comparison::kAllClose;
+      else if (c == "argmax")
+        task_.comparison = Comparison::kArgmax;
+      else
+        Fail("comparison", "must be 'allclose' or 'argmax'");
+    }
+    if (j.contains("allowed_libraries")) {
+      const json& libs = j["allowed_libraries"];
+      if (!libs.is_array()) Fail("allowed_libraries", "must be an array of library family names");
+      for (const auto& l : libs) {
+        if (!l.is_string()) Fail("allowed_libraries", "must be an array of library family names");
+        task_.allowed_libraries.push_back(l.get<std::string>());
+      }
+    }
+    if (j.contains("fixed_inputs")) {
+      const json& f = j["fixed_inputs"];
+      if (!f.is_object()) Fail("fixed_inputs", "must be an object with 'add', 'remove' and 'note'");
+      for (auto it = f.begin(); it != f.end(); ++it)
+        if (it.key() != "add" && it.key() != "remove" && it.key() != "note")
+          Fail("fixed_inputs", "unknown field '" + it.key() + "' (expected add, remove, note)");
+      if (f.contains("add")) task_.fixed_inputs_add = Distributions(f["add"], "fixed_inputs.add");
+      if (f.contains("remove")) task_.fixed_inputs_remove = Distributions(f["remove"], "fixed_inputs.remove");
+      if (!f.contains("note") || !f["note"].is_string() || f["note"].get<std::string>().empty())
+        Fail("fixed_inputs", "needs a 'note' saying why the task changes its fixed inputs");
+      task_.fixed_inputs_note = f["note"].get<std::string>();
+    }
+  }
+
+  Task Parse(std::string_view text) {
+    const json j = ParseJson(text);
     if (!j.is_object()) Fail("top level", "must be a JSON object");
     const json& version = Need(j, "schema_version", "top level");
     if (!version.is_number_integer()) Fail("schema_version", "must be an integer");
@@ -227,66 +292,14 @@ class TaskParser {
     for (auto it = cases.begin(); it != cases.end(); ++it)
       if (it.key() != "light" && it.key() != "full" && it.key() != "bench")
         Fail("cases", "unknown field '" + it.key() + "' (expected light, full and optionally bench)");
-    const json& tol = Need(j, "tolerance", "top level");
-    if (!tol.is_object()) Fail("tolerance", "must map dtype names to {atol, rtol}");
-    for (auto it = tol.begin(); it != tol.end(); ++it) {
-      DType t;
-      if (!TryParseDType(it.key(), &t)) Fail("tolerance", "unknown dtype '" + it.key() + "'");
-      const json& v = *it;
-      std::string w = "tolerance." + it.key();
-      if (!v.is_object() || !Need(v, "atol", w).is_number() || !Need(v, "rtol", w).is_number())
-        Fail(w, "must be {\"atol\": number, \"rtol\": number}");
-      Tolerance tl;
-      tl.atol = v["atol"].get<double>();
-      tl.rtol = v["rtol"].get<double>();
-      if (v.contains("note")) tl.note = String(v, "note", w);
-      if (v.contains("floor")) {
-        if (!v["floor"].is_number() || !(v["floor"].get<double>() >= 0))
-          Fail(w + ".floor", "must be a non-negative number");
-        tl.floor = v["floor"].get<double>();
-      }
-      for (auto f = v.begin(); f != v.end(); ++f)
-        if (f.key() != "atol" && f.key() != "rtol" && f.key() != "note" && f.key() != "floor")
-          Fail(w, "unknown field '" + f.key() + "'");
-      if (!(tl.atol >= 0) || !(tl.rtol >= 0) || !std::isfinite(tl.atol) || !std::isfinite(tl.rtol))
-        Fail(w, "atol and rtol must be finite and non-negative");
-      task_.tolerance[t] = tl;
-    }
+    Tolerances(Need(j, "tolerance", "top level"));
     for (const auto& out : task_.outputs)
       if (IsFloat(out.dtype) && !task_.tolerance.count(out.dtype))
         Fail("tolerance", "has no entry for output dtype " + std::string(DTypeName(out.dtype)));
     if (j.contains("reduction_size")) task_.reduction_size = Expression(j["reduction_size"], "reduction_size");
     task_.flops = Expression(Need(j, "flops", "top level"), "flops");
     task_.bytes = Expression(Need(j, "bytes", "top level"), "bytes");
-    if (j.contains("comparison")) {
-      std::string c = String(j, "comparison", "top level");
-      if (c == "allclose")
-        task_.comparison = Comparison::kAllClose;
-      else if (c == "argmax")
-        task_.comparison = Comparison::kArgmax;
-      else
-        Fail("comparison", "must be 'allclose' or 'argmax'");
-    }
-    if (j.contains("allowed_libraries")) {
-      const json& libs = j["allowed_libraries"];
-      if (!libs.is_array()) Fail("allowed_libraries", "must be an array of library family names");
-      for (const auto& l : libs) {
-        if (!l.is_string()) Fail("allowed_libraries", "must be an array of library family names");
-        task_.allowed_libraries.push_back(l.get<std::string>());
-      }
-    }
-    if (j.contains("fixed_inputs")) {
-      const json& f = j["fixed_inputs"];
-      if (!f.is_object()) Fail("fixed_inputs", "must be an object with 'add', 'remove' and 'note'");
-      for (auto it = f.begin(); it != f.end(); ++it)
-        if (it.key() != "add" && it.key() != "remove" && it.key() != "note")
-          Fail("fixed_inputs", "unknown field '" + it.key() + "' (expected add, remove, note)");
-      if (f.contains("add")) task_.fixed_inputs_add = Distributions(f["add"], "fixed_inputs.add");
-      if (f.contains("remove")) task_.fixed_inputs_remove = Distributions(f["remove"], "fixed_inputs.remove");
-      if (!f.contains("note") || !f["note"].is_string() || f["note"].get<std::string>().empty())
-        Fail("fixed_inputs", "needs a 'note' saying why the task changes its fixed inputs");
-      task_.fixed_inputs_note = f["note"].get<std::string>();
-    }
+    Optional(j);
     static const std::set<std::string> kKnown = {
         "schema_version", "name",    "description", "category",          "level",       "reference", "params",
         "inputs",         "outputs", "attributes",  "distributions",     "cases",       "tolerance", "reduction_size",

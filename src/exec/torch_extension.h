@@ -81,4 +81,9 @@ struct TorchExtension {
 TorchExtension CompileTorchExtension(Machine& machine, const TorchToolchain& torch, const ExtensionSource& source,
                                      const CompilerOptions& options);
 
+/// Whether a failed build's errors (g++'s log) are all syntax errors of the source itself
+/// ("expected ';'", a stray or unterminated token): what kforge's light header leaves out
+/// cannot cause those, so the build is not tried again with load_inline's whole front end.
+bool OnlySyntaxErrors(const std::string& compiler_log);
+
 }  // namespace kforge

@@ -47,5 +47,22 @@ TEST(ExtensionFlagsTest, ListsAreJudgedAsTheBuildLineHasThem) {
   EXPECT_NE(ExtensionFlagsProblem({"-o", "/tmp/x"}), "");
 }
 
+// A source with a syntax error fails the light build and would fail the pybind11 one the
+// same way; a name the light header lacks (a pybind11 type) is what the fallback is for.
+TEST(ExtensionFallbackTest, OnlySyntaxErrorsSkipTheFrontEndBuild) {
+  EXPECT_TRUE(
+      OnlySyntaxErrors("main.cpp: In function 'at::Tensor f(at::Tensor)':\n"
+                       "main.cpp:11:11: error: expected ';' before '}' token\n   11 |   return y\n"));
+  EXPECT_TRUE(
+      OnlySyntaxErrors("main.cpp:3:1: error: stray '\\302' in program\n"
+                       "main.cpp:4:9: error: missing terminating \" character\n"));
+  EXPECT_FALSE(OnlySyntaxErrors("main.cpp:5:3: error: 'py' has not been declared\n"));
+  EXPECT_FALSE(
+      OnlySyntaxErrors("main.cpp:2:9: error: expected ';' before 'x'\n"
+                       "main.cpp:7:3: error: 'nn' is not a member of 'torch'\n"));
+  EXPECT_FALSE(OnlySyntaxErrors(""));  // no error named: the fallback decides
+  EXPECT_FALSE(OnlySyntaxErrors("g++: fatal error: Killed signal terminated program cc1plus\n"));
+}
+
 }  // namespace
 }  // namespace kforge

@@ -28,6 +28,29 @@ constexpr std::pair<const char*, WorkerStage> kStages[] = {
     {"done", WorkerStage::kDone},
 };
 
+/// Whether the report's "stages" is the history kforge's worker keeps: [name, seconds]
+/// entries whose last names `stage` (empty only at the start).
+bool StageHistoryFits(const json& report, WorkerStage stage, std::string* problem) {
+  auto it = report.find("stages");
+  if (it == report.end() || !it->is_array()) {
+    *problem = "has no stage history";
+    return false;
+  }
+  if (it->empty()) {
+    if (stage == WorkerStage::kStart) return true;
+    *problem = "names a stage its empty stage history never entered";
+    return false;
+  }
+  const json& last = it->back();
+  WorkerStage named;
+  if (!last.is_array() || last.empty() || !last[0].is_string() ||
+      !TryParseWorkerStage(last[0].get<std::string>(), &named) || named != stage) {
+    *problem = "names a stage its stage history does not end with";
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 bool TryParseWorkerStage(const std::string& name, WorkerStage* out) {
@@ -89,6 +112,21 @@ WorkerProgress::Step WorkerProgress::Observe(const json& report, int64_t now_ns,
           ")";
       return Step::kWentBack;
     }
+    // kforge's worker appends each stage it enters to "stages": the history only grows, and
+    // its last entry is the stage reported. A report without it, or with a shorter one, was
+    // not written by the worker's own progress (a forward forging an earlier state).
+    std::string history_problem;
+    if (!StageHistoryFits(report, stage, &history_problem)) {
+      violation_ = "its progress report " + history_problem;
+      return Step::kWentBack;
+    }
+    const size_t history = report.find("stages")->size();
+    if (history < history_) {
+      violation_ = "its progress reports went backwards (a stage history of " + std::to_string(history) +
+                   " entries after one of " + std::to_string(history_) + ")";
+      return Step::kWentBack;
+    }
+    history_ = history;
     auto trials_it = report.find("trials");
     const size_t trials = trials_it != report.end() && trials_it->is_array() ? trials_it->size() : 0;
     if (stage < stage_ || (stage == stage_ && trials < trials_)) {

@@ -80,6 +80,7 @@ class WorkerProgress {
   WorkerAllowances allowances_;
   WorkerStage stage_ = WorkerStage::kStart;
   size_t trials_ = 0;
+  size_t history_ = 0;      ///< entries in the last report's stage history
   int64_t last_ns_ = -1;    ///< when the last report was observed
   int64_t charged_ns_ = 0;  ///< time charged to the current state
   bool waiting_ = false;    ///< the last report's believed claim to wait for the judge

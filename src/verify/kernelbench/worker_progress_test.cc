@@ -18,9 +18,19 @@ WorkerProgress Candidate() {
   return WorkerProgress(a);
 }
 
-json Report(const char* stage, int trials = 0, bool waiting = false) {
-  json r = {{"stage", stage}, {"trials", json::array()}, {"waiting", waiting}};
+/// A report as kforge's worker writes it: its stage history holds every stage of the
+/// worker's order up to `stage`.
+json Report(const std::string& stage, int trials = 0, bool waiting = false) {
+  static const char* const kOrder[] = {
+      "import_torch", "load_reference", "warm_up", "wait_build",      "not_built", "load_candidate", "init", "trials",
+      "handed_over",  "neutralise",     "timing",  "timing_compiled", "done"};
+  json r = {{"stage", stage}, {"trials", json::array()}, {"waiting", waiting}, {"stages", json::array()}};
   for (int i = 0; i < trials; ++i) r["trials"].push_back({{"name", "t"}});
+  for (const char* s : kOrder) {
+    if (stage == "start") break;
+    r["stages"].push_back({s, 0.0});
+    if (stage == s) break;
+  }
   return r;
 }
 
@@ -53,6 +63,34 @@ TEST(WorkerProgressTest, AReportThatGoesBackIsAViolation) {
   EXPECT_NE(unknown.violation().find("(resting)"), std::string::npos) << unknown.violation();
   WorkerProgress typed = Candidate();
   EXPECT_EQ(typed.Observe(json{{"stage", 3}}, 0, false, 0), Step::kWentBack);
+}
+
+// evasions/forged_progress.py: the forward rewrites the report with an earlier stage and no
+// history. Whether the engine had seen the worker's later stages or not (it reads every
+// 100 ms, and the forgery may be the first report it reads after "wait_build"), a report that
+// is not the worker's own history ends the worker at once.
+TEST(WorkerProgressTest, AReportWithoutTheWorkersStageHistoryIsAViolation) {
+  json forged = {{"ok", false}, {"stage", "wait_build"}, {"trials", json::array()}};
+  WorkerProgress seen_wait = Candidate();
+  EXPECT_EQ(seen_wait.Observe(Report("wait_build"), 0, false, 0), Step::kGoOn);
+  EXPECT_EQ(seen_wait.Observe(forged, kMs, false, 0), Step::kWentBack);
+  EXPECT_NE(seen_wait.violation().find("no stage history"), std::string::npos) << seen_wait.violation();
+
+  // A history that does not end with the stage named, or that shrank.
+  WorkerProgress mismatched = Candidate();
+  json wrong_end = Report("trials", 1);
+  wrong_end["stage"] = "init";
+  EXPECT_EQ(mismatched.Observe(wrong_end, 0, false, 0), Step::kWentBack);
+  WorkerProgress shrunk = Candidate();
+  json longer = Report("wait_build");
+  longer["stages"].push_back({"wait_build", 1.0});
+  EXPECT_EQ(shrunk.Observe(longer, 0, false, 0), Step::kGoOn);
+  EXPECT_EQ(shrunk.Observe(Report("wait_build"), kMs, false, 0), Step::kWentBack);
+  EXPECT_NE(shrunk.violation().find("went backwards"), std::string::npos) << shrunk.violation();
+
+  // The worker's first report, before any stage: an empty history is its own.
+  WorkerProgress first = Candidate();
+  EXPECT_EQ(first.Observe(Report("start"), 0, false, 0), Step::kGoOn);
 }
 
 TEST(WorkerProgressTest, AClaimToWaitStopsTheClockOnlyWhileTheJudgeIsBehind) {
