@@ -31,10 +31,14 @@ background_builds() {
   nice -n 19 cmake --build build-asan --target kforge_sanitized_tests
 }
 mkdir -p build
-export -f background_builds
-# A session of its own, so that a failing ctest ends the whole build with it (EXIT trap).
-setsid bash -c background_builds >build/background-builds.log 2>&1 &
+# A process group of its own (job control), so that a failing ctest ends the whole build with
+# it (EXIT trap); not a session of its own: with the kernel's autogroup scheduling, nice
+# ranks processes only within a session, and a new session would take half the CPU from the
+# tests (measured: ctest 1193 s instead of ~1000).
+set -m
+background_builds >build/background-builds.log 2>&1 &
 builds=$!
+set +m
 trap 'kill -- -$builds 2>/dev/null || true' EXIT
 ctest --test-dir build --output-on-failure -j "$(nproc)" --timeout 900
 stage "ctest"

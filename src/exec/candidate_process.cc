@@ -419,7 +419,14 @@ void CopyReply(const RunReply& reply, CaseRun* out) {
                            t.max_ns,
                            t.p10_ns,
                            t.p90_ns,
-                           t.loop_wall_ns};
+                           t.loop_wall_ns,
+                           static_cast<int>(t.kernels),
+                           t.kernel_median_ns,
+                           t.kernel_mean_ns,
+                           t.kernel_min_ns,
+                           t.kernel_max_ns,
+                           t.kernel_p10_ns,
+                           t.kernel_p90_ns};
 }
 
 CaseRun::Outcome OutcomeOf(FatalKind fatal) {

@@ -380,11 +380,32 @@ void AwaitGo(uint64_t case_id) {
     DieWith(FatalKind::kProtocol, 0, -1, "malformed go from the engine");
 }
 
+/// The quantiles of one timed loop's per-call figures (nanoseconds), sorted in place.
+struct LoopQuantiles {
+  double median = 0, mean = 0, min = 0, max = 0, p10 = 0, p90 = 0;
+};
+LoopQuantiles QuantilesOf(std::vector<double>& ns) {
+  LoopQuantiles q;
+  if (ns.empty()) return q;
+  std::sort(ns.begin(), ns.end());
+  auto at = [&](double f) { return ns[static_cast<size_t>(f * (ns.size() - 1) + 0.5)]; };
+  double sum = 0;
+  for (double v : ns) sum += v;
+  q.median = at(0.5);
+  q.p10 = at(0.1);
+  q.p90 = at(0.9);
+  q.min = ns.front();
+  q.max = ns.back();
+  q.mean = sum / ns.size();
+  return q;
+}
+
 /// L3 timing (RunOp::kBench), see WireTiming. Inputs are the arena's; every timed call is
 /// bracketed by CUDA events on the given stream and followed by a device-wide synchronise,
-/// so no call overlaps the next one's timing and no stream is left running.
+/// so no call overlaps the next one's timing and no stream is left running. Where CUPTI
+/// records kernel activity, each call's kernels' own durations (every stream) are summed
+/// beside its event time: the kernel time, without launch overhead or gaps.
 void BenchOnGpu(RunFn fn, const RunRequest& req, char* host, int* rc, RunReply* done) {
-  StopLaunchCounting();
   cudaDeviceProp prop{};
   cudaGetDeviceProperties(&prop, 0);
   size_t l2 = prop.l2CacheSize > 0 ? static_cast<size_t>(prop.l2CacheSize) : (64u << 20);
@@ -414,8 +435,11 @@ void BenchOnGpu(RunFn fn, const RunRequest& req, char* host, int* rc, RunReply* 
   *rc = 0;
   for (uint32_t w = 0; w < req.warmup && *rc == 0; ++w) *rc = call(w % rotations);
   if ((e = cudaDeviceSynchronize()) != cudaSuccess) DieCuda(e, "during warm-up");
+  if (g_counting_launches) TakeKernelCounts();  // the warm-up's records: not timed
   AwaitGo(req.case_id);
   std::vector<float> ms;
+  std::vector<double> kernel_ns;
+  uint32_t kernels = 0;
   cudaEvent_t start, stop;
   cudaEventCreate(&start);
   cudaEventCreate(&stop);
@@ -441,6 +465,11 @@ void BenchOnGpu(RunFn fn, const RunRequest& req, char* host, int* rc, RunReply* 
     float t = 0;
     cudaEventElapsedTime(&t, start, stop);
     ms.push_back(t);
+    if (g_counting_launches) {
+      KernelCounts k = TakeKernelCounts();
+      kernel_ns.push_back(static_cast<double>(k.busy_ns));
+      kernels += static_cast<uint32_t>(k.on_stream + k.off_stream);
+    }
     if (sample_host) {
       if ((e = cudaMemcpy(sample_host, arenas[r], req.arena_bytes, cudaMemcpyDeviceToHost)) != cudaSuccess)
         DieCuda(e, "copying sample outputs");
@@ -460,17 +489,24 @@ void BenchOnGpu(RunFn fn, const RunRequest& req, char* host, int* rc, RunReply* 
   t.rotations = rotations;
   t.flush_bytes = flush_bytes;
   t.loop_wall_ns = loop_wall;
-  if (ms.empty()) return;
-  std::sort(ms.begin(), ms.end());
-  auto at = [&](double q) { return 1e6 * ms[static_cast<size_t>(q * (ms.size() - 1) + 0.5)]; };
-  double sum = 0;
-  for (float v : ms) sum += v;
-  t.median_ns = at(0.5);
-  t.p10_ns = at(0.1);
-  t.p90_ns = at(0.9);
-  t.min_ns = 1e6 * ms.front();
-  t.max_ns = 1e6 * ms.back();
-  t.mean_ns = 1e6 * sum / ms.size();
+  std::vector<double> event_ns;
+  for (float v : ms) event_ns.push_back(1e6 * v);
+  const LoopQuantiles ev = QuantilesOf(event_ns);
+  t.median_ns = ev.median;
+  t.p10_ns = ev.p10;
+  t.p90_ns = ev.p90;
+  t.min_ns = ev.min;
+  t.max_ns = ev.max;
+  t.mean_ns = ev.mean;
+  if (kernels == 0) return;  // CUPTI recorded none: no kernel time
+  const LoopQuantiles k = QuantilesOf(kernel_ns);
+  t.kernels = kernels;
+  t.kernel_median_ns = k.median;
+  t.kernel_p10_ns = k.p10;
+  t.kernel_p90_ns = k.p90;
+  t.kernel_min_ns = k.min;
+  t.kernel_max_ns = k.max;
+  t.kernel_mean_ns = k.mean;
 }
 
 int PrintDevice() {

@@ -18,7 +18,7 @@
 namespace kforge {
 
 inline constexpr uint32_t kRunnerMagic = 0x6b666f72;  // "kfor"
-inline constexpr uint32_t kRunnerProtocolVersion = 5;
+inline constexpr uint32_t kRunnerProtocolVersion = 6;
 inline constexpr int kControlFd = 3;
 inline constexpr int kCgroupFd = 4;  ///< optional: cgroup.procs of the pids cgroup to join
 inline constexpr int kMaxWireTensors = 16;
@@ -131,6 +131,11 @@ struct WireTiming {
   uint64_t flush_bytes = 0;  ///< written before each call to evict L2
   double median_ns = 0, mean_ns = 0, min_ns = 0, max_ns = 0, p10_ns = 0, p90_ns = 0;
   int64_t loop_wall_ns = 0;  ///< host wall clock over the timed loop (a plausibility bound)
+  /// The kernels CUPTI recorded in the timed calls (GPU; 0: not recorded) and each call's
+  /// kernel time: its kernels' own durations summed, on every stream.
+  uint32_t kernels = 0;
+  double kernel_median_ns = 0, kernel_mean_ns = 0, kernel_min_ns = 0, kernel_max_ns = 0, kernel_p10_ns = 0,
+         kernel_p90_ns = 0;
 };
 
 /// What the GPU runner saw after a call (RunReply.flags).

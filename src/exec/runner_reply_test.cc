@@ -96,6 +96,15 @@ TEST(RunnerReplyTest, EveryForgedFieldIsAReasonNotACrash) {
        },
        "out of order"},
       {"timing reps", [](RunReply* r) { r->timing.reps = 1u << 30; }, "timing counts"},
+      {"kernel time", [](RunReply* r) { r->timing.kernel_p90_ns = NAN; }, "kernel times"},
+      {"kernel order",
+       [](RunReply* r) {
+         r->timing.kernels = 3;
+         r->timing.kernel_min_ns = 5;
+         r->timing.kernel_max_ns = 1;
+       },
+       "kernel time quantiles"},
+      {"kernel count", [](RunReply* r) { r->timing.kernels = 0xffffffffu; }, "kernel count"},
   };
   for (const auto& f : forgeries) {
     RunReply r = Done(7);

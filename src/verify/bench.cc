@@ -119,6 +119,20 @@ KernelTiming TimeKernel(Machine& machine, const std::string& label, const std::s
   return k;
 }
 
+/// The calls' kernel time from CUPTI (null when none was recorded: the CPU, or no CUPTI).
+nlohmann::json KernelTimeJson(const CaseTiming& t) {
+  if (t.kernels <= 0 || t.reps <= 0) return nullptr;
+  return {{"source", "cupti"},
+          {"kernels_per_call", static_cast<double>(t.kernels) / t.reps},
+          {"median_us", t.kernel_median_ns / 1e3},
+          {"mean_us", t.kernel_mean_ns / 1e3},
+          {"min_us", t.kernel_min_ns / 1e3},
+          {"max_us", t.kernel_max_ns / 1e3},
+          {"p10_us", t.kernel_p10_ns / 1e3},
+          {"p90_us", t.kernel_p90_ns / 1e3},
+          {"spread", t.kernel_median_ns > 0 ? (t.kernel_p90_ns - t.kernel_p10_ns) / t.kernel_median_ns : 0.0}};
+}
+
 nlohmann::json TimingJson(const KernelTiming& k) {
   const CaseTiming& t = k.timing;
   return {{"path", k.path},
@@ -135,7 +149,8 @@ nlohmann::json TimingJson(const KernelTiming& k) {
           {"max_us", t.max_ns / 1e3},
           {"p10_us", t.p10_ns / 1e3},
           {"p90_us", t.p90_ns / 1e3},
-          {"spread", t.median_ns > 0 ? (t.p90_ns - t.p10_ns) / t.median_ns : 0.0}};
+          {"spread", t.median_ns > 0 ? (t.p90_ns - t.p10_ns) / t.median_ns : 0.0},
+          {"kernel_time", KernelTimeJson(t)}};
 }
 
 }  // namespace
@@ -145,21 +160,24 @@ void JudgeTiming(const DeviceCeilings& ceilings, bool low_precision, BenchReport
   r.ceilings = ceilings;
   double med = r.candidate.timing.median_ns * 1e-9, base_med = r.baseline.timing.median_ns * 1e-9;
   r.speedup = med > 0 ? base_med / med : 0;
+  // The roofline and the diagnosis judge the device's work: the kernel time where CUPTI
+  // recorded it (no launch overhead or gaps between kernels), else the event time.
+  const double kernel_med = RooflineSeconds(r.candidate.timing), base_kernel_med = RooflineSeconds(r.baseline.timing);
   // 16-bit inputs may use tensor cores: their ceiling is the bf16 matrix rate.
   double peak = low_precision ? ceilings.bf16_flops_per_s : ceilings.fp32_flops_per_s;
   if (ceilings.present && ceilings.copy_bytes_per_s > 0 && peak > 0) {
     double mem_s = r.bytes / ceilings.copy_bytes_per_s, compute_s = r.flops / peak;
     r.floor_seconds = std::max(mem_s, compute_s);
     r.bound = mem_s >= compute_s ? "memory" : "compute";
-    r.roofline_fraction = med > 0 ? r.floor_seconds / med : 0;
-    r.baseline_roofline_fraction = base_med > 0 ? r.floor_seconds / base_med : 0;
+    r.roofline_fraction = kernel_med > 0 ? r.floor_seconds / kernel_med : 0;
+    r.baseline_roofline_fraction = base_kernel_med > 0 ? r.floor_seconds / base_kernel_med : 0;
     if (r.roofline_fraction > kSuspectFraction)
       r.suspects.push_back(
           fmt::format("faster than the roofline floor allows ({:.1f}% of the floor time): work "
                       "skipped, or done where the timer cannot see it",
                       100 / r.roofline_fraction));
   }
-  r.diagnosis = DiagnosePerformance({r.bytes, r.flops, med * 1e9, ceilings, low_precision, r.profile});
+  r.diagnosis = DiagnosePerformance({r.bytes, r.flops, kernel_med * 1e9, ceilings, low_precision, r.profile});
   // The host saw the timed loop take at least as long as the event times add up to.
   const CaseTiming& t = r.candidate.timing;
   if (t.loop_wall_ns > 0 && t.min_ns * t.reps > 1.05 * static_cast<double>(t.loop_wall_ns))
@@ -174,6 +192,10 @@ void JudgeTiming(const DeviceCeilings& ceilings, bool low_precision, BenchReport
                     "its process reports less time than its calls take (a patched timer, or work its events "
                     "do not cover)",
                     r.engine_mean_ns / 1e3, t.mean_ns / 1e3));
+}
+
+double RooflineSeconds(const CaseTiming& t) {
+  return (t.kernels > 0 && t.kernel_median_ns > 0 ? t.kernel_median_ns : t.median_ns) * 1e-9;
 }
 
 double HarnessNanos(const KernelTiming& baseline) {
@@ -347,6 +369,7 @@ nlohmann::json BenchReport::ToJson() const {
                      {"bound", bound},
                      {"fraction", roofline_fraction},
                      {"baseline_fraction", baseline_roofline_fraction},
+                     {"judged_by", candidate.timing.kernels > 0 ? "kernel_time" : "event_time"},
                      {"ceilings",
                       {{"copy_bytes_per_s", ceilings.copy_bytes_per_s},
                        {"fp32_flops_per_s", ceilings.fp32_flops_per_s},
@@ -371,16 +394,25 @@ std::string BenchReport::Text() const {
         t.median_ns > 0 ? 100 * (t.p90_ns - t.p10_ns) / t.median_ns : 0.0, t.reps, k.compile_seconds,
         k.compile_cached ? ", cached" : "");
   };
+  auto kernel_row = [](const KernelTiming& k) {
+    const CaseTiming& t = k.timing;
+    if (t.kernels <= 0 || t.reps <= 0) return std::string();
+    return fmt::format("  {:<10} kernels (CUPTI) median {:>10.2f} us  p10 {:>10.2f}  p90 {:>10.2f}  ({:.1f} a call)\n",
+                       "", t.kernel_median_ns / 1e3, t.kernel_p10_ns / 1e3, t.kernel_p90_ns / 1e3,
+                       static_cast<double>(t.kernels) / t.reps);
+  };
   std::string s = fmt::format("{} case {} (verified: {})\n", task, case_name, LevelName(verdict.level));
-  s += row(candidate);
-  s += row(baseline) + fmt::format("  baseline: {}\n", baseline.kind);
+  s += row(candidate) + kernel_row(candidate);
+  s += row(baseline) + kernel_row(baseline) + fmt::format("  baseline: {}\n", baseline.kind);
   s += fmt::format("  speedup over baseline: {:.2f}x\n", speedup);
   if (engine_mean_ns > 0)
     s += fmt::format("  by the engine's clock: {:.2f} us per call (candidate's mean {:.2f} us)\n", engine_mean_ns / 1e3,
                      candidate.timing.mean_ns / 1e3);
   if (ceilings.present)
-    s += fmt::format("  roofline: {}-bound floor {:.2f} us; candidate reaches {:.1f}% of it, baseline {:.1f}%\n", bound,
-                     floor_seconds * 1e6, 100 * roofline_fraction, 100 * baseline_roofline_fraction);
+    s +=
+        fmt::format("  roofline: {}-bound floor {:.2f} us; candidate reaches {:.1f}% of it, baseline {:.1f}% (by {})\n",
+                    bound, floor_seconds * 1e6, 100 * roofline_fraction, 100 * baseline_roofline_fraction,
+                    candidate.timing.kernels > 0 ? "kernel time" : "event time");
   else
     s += "  roofline: no calibrated ceilings for this device (run 'kforge device calibrate')\n";
   if (!diagnosis.findings.empty()) s += "  diagnosis: " + diagnosis.Text() + "\n";

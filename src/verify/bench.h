@@ -100,6 +100,9 @@ struct BenchReport {
 /// missing. Work skipped on calls whose outputs are not checked is what the sampled calls
 /// are for; the engine's clock only bounds the loop as a whole.
 double EngineMeanNanos(const KernelTiming& candidate, const KernelTiming& baseline);
+/// The time the roofline judges, in seconds: the median kernel time where CUPTI recorded
+/// the calls' kernels, else the median event time.
+double RooflineSeconds(const CaseTiming& t);
 /// The harness's work per timed call by the engine's clock, from the baseline's run.
 double HarnessNanos(const KernelTiming& baseline);
 

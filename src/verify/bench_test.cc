@@ -142,6 +142,29 @@ TEST(BenchJudgeTest, EventTimesBeyondTheWallClockAreSuspect) {
   EXPECT_NE(r.suspects.back().find("wall clock"), std::string::npos);
 }
 
+// Where CUPTI recorded the calls' kernels, the roofline judges their own time (no launch
+// overhead, no gaps); the speedup stays the event times' ratio, and both figures are shown.
+TEST(BenchJudgeTest, TheRooflineJudgesTheKernelTimeWhereCuptiRecordedIt) {
+  BenchReport r = Report(1e9, 4e9, 2500, 4000);  // events: 2.5 ms a call
+  CaseTiming& t = r.candidate.timing;
+  t.kernels = 200;  // two kernels a call over 100 calls
+  t.kernel_min_ns = t.kernel_p10_ns = 1900e3;
+  t.kernel_median_ns = t.kernel_mean_ns = 2000e3;  // 2 ms of the device's own work
+  t.kernel_p90_ns = t.kernel_max_ns = 2100e3;
+  JudgeTiming(H200Like(), false, &r);
+  EXPECT_NEAR(r.roofline_fraction, 0.5, 1e-9);  // the 1 ms floor against 2 ms, not 2.5
+  EXPECT_NEAR(r.speedup, 4000.0 / 2500.0, 1e-9);
+  EXPECT_NEAR(RooflineSeconds(r.baseline.timing), 4e-3, 1e-12);  // no kernel time: its events
+  r.timed = true;
+  nlohmann::json j = r.ToJson();
+  EXPECT_EQ(j["roofline"]["judged_by"], "kernel_time");
+  EXPECT_DOUBLE_EQ(j["candidate"]["kernel_time"]["median_us"].get<double>(), 2000.0) << j["candidate"].dump();
+  EXPECT_DOUBLE_EQ(j["candidate"]["kernel_time"]["kernels_per_call"].get<double>(), 2.0);
+  EXPECT_TRUE(j["baseline"]["kernel_time"].is_null());
+  EXPECT_NE(r.Text().find("kernels (CUPTI) median    2000.00 us"), std::string::npos) << r.Text();
+  EXPECT_NE(r.Text().find("(by kernel time)"), std::string::npos) << r.Text();
+}
+
 TEST(BenchJudgeTest, NoCeilingsNoRoofline) {
   BenchReport r = Report(1e9, 4e9, 2000, 4000);
   JudgeTiming(DeviceCeilings{}, false, &r);

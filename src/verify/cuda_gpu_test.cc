@@ -116,6 +116,12 @@ TEST_F(CudaTest, CalibrateThenBenchReportsSpeedupAndRoofline) {
   EXPECT_GT(r.speedup, 0);
   EXPECT_GT(r.roofline_fraction, 0.05) << r.Text();
   EXPECT_LE(r.roofline_fraction, 1.1) << r.Text();
+  // CUPTI recorded the timed calls' kernels (one a call for this ReLU): their own time is at
+  // most the events' (which add the launch), and it is what the roofline judged.
+  EXPECT_EQ(r.candidate.timing.kernels, 20) << r.Text();
+  EXPECT_GT(r.candidate.timing.kernel_median_ns, 0);
+  EXPECT_LE(r.candidate.timing.kernel_median_ns, r.candidate.timing.median_ns) << r.Text();
+  EXPECT_NEAR(r.roofline_fraction, r.floor_seconds / (r.candidate.timing.kernel_median_ns * 1e-9), 1e-9);
   ASSERT_EQ(r.sampled_calls.size(), 3u);
   for (const auto& a : r.sample_agreement) EXPECT_TRUE(a.passed());
   // A wrong kernel is never timed.

@@ -12,6 +12,7 @@ constexpr size_t kBufferBytes = 1 << 20;
 uint32_t g_stream_id = 0;
 std::atomic<int> g_on_stream{0};
 std::atomic<int> g_off_stream{0};
+std::atomic<int64_t> g_busy_ns{0};
 
 void CUPTIAPI BufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
   *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, kBufferBytes));
@@ -25,6 +26,7 @@ void CUPTIAPI BufferCompleted(CUcontext, uint32_t, uint8_t* buffer, size_t, size
     if (record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && record->kind != CUPTI_ACTIVITY_KIND_KERNEL) continue;
     const auto* kernel = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
     (kernel->streamId == g_stream_id ? g_on_stream : g_off_stream)++;
+    if (kernel->end > kernel->start) g_busy_ns += static_cast<int64_t>(kernel->end - kernel->start);
   }
   std::free(buffer);
 }
@@ -50,12 +52,7 @@ bool StartLaunchCounting(cudaStream_t stream, std::string* error) {
 
 KernelCounts TakeKernelCounts() {
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-  return KernelCounts{g_on_stream.exchange(0), g_off_stream.exchange(0)};
-}
-
-void StopLaunchCounting() {
-  cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  return KernelCounts{g_on_stream.exchange(0), g_off_stream.exchange(0), g_busy_ns.exchange(0)};
 }
 
 }  // namespace kforge

@@ -10,8 +10,9 @@
 namespace kforge {
 
 struct KernelCounts {
-  int on_stream = 0;   ///< kernels on the stream kforge_run was given
-  int off_stream = 0;  ///< kernels on any other stream (legacy default, private streams)
+  int on_stream = 0;    ///< kernels on the stream kforge_run was given
+  int off_stream = 0;   ///< kernels on any other stream (legacy default, private streams)
+  int64_t busy_ns = 0;  ///< the kernels' own durations (CUPTI's start to end), every stream, summed
 };
 
 /// Starts CUPTI kernel activity recording. Call before the candidate is loaded. Returns
@@ -20,7 +21,5 @@ bool StartLaunchCounting(cudaStream_t stream, std::string* error);
 /// Drains the activity buffers (after the device was synchronised) and returns the kernels
 /// recorded since the previous call.
 KernelCounts TakeKernelCounts();
-/// Stops recording (timing runs: activity records cost a little per launch).
-void StopLaunchCounting();
 
 }  // namespace kforge
