@@ -420,6 +420,7 @@ void CopyReply(const RunReply& reply, CaseRun* out) {
                            t.p10_ns,
                            t.p90_ns,
                            t.loop_wall_ns,
+                           static_cast<int>(t.kernel_calls),
                            static_cast<int>(t.kernels),
                            t.kernel_median_ns,
                            t.kernel_mean_ns,

@@ -30,8 +30,9 @@ struct CaseTiming {
   uint64_t flush_bytes = 0;
   double median_ns = 0, mean_ns = 0, min_ns = 0, max_ns = 0, p10_ns = 0, p90_ns = 0;
   int64_t loop_wall_ns = 0;
-  /// GPU: the kernels CUPTI recorded over the timed calls (0: none recorded) and the calls'
-  /// kernel times (each call's kernels' own durations, summed).
+  /// GPU: the kernel-time pass's calls, the kernels CUPTI recorded in them (0: none) and the
+  /// calls' kernel times (each call's kernels' own durations, summed).
+  int kernel_calls = 0;
   int kernels = 0;
   double kernel_median_ns = 0, kernel_mean_ns = 0, kernel_min_ns = 0, kernel_max_ns = 0, kernel_p10_ns = 0,
          kernel_p90_ns = 0;

@@ -400,11 +400,17 @@ LoopQuantiles QuantilesOf(std::vector<double>& ns) {
   return q;
 }
 
+/// Calls of the kernel-time pass (BenchOnGpu), at most.
+constexpr uint32_t kKernelTimeCalls = 20;
+
 /// L3 timing (RunOp::kBench), see WireTiming. Inputs are the arena's; every timed call is
 /// bracketed by CUDA events on the given stream and followed by a device-wide synchronise,
-/// so no call overlaps the next one's timing and no stream is left running. Where CUPTI
-/// records kernel activity, each call's kernels' own durations (every stream) are summed
-/// beside its event time: the kernel time, without launch overhead or gaps.
+/// so no call overlaps the next one's timing and no stream is left running. Before it, where
+/// CUPTI records kernel activity, a pass of its own (after the warm-up, before the engine's
+/// go, with the same L2 thrash and synchronise a call) sums each call's kernels' own
+/// durations on every stream: the kernel time, without launch overhead or gaps. Not in the
+/// event-timed loop: CUPTI's records slow every launch (on an H100, relu's event median went
+/// from ~235 us to 420-610 us with recording on, its spread from <1% to ~50%).
 void BenchOnGpu(RunFn fn, const RunRequest& req, char* host, int* rc, RunReply* done) {
   cudaDeviceProp prop{};
   cudaGetDeviceProperties(&prop, 0);
@@ -435,11 +441,24 @@ void BenchOnGpu(RunFn fn, const RunRequest& req, char* host, int* rc, RunReply* 
   *rc = 0;
   for (uint32_t w = 0; w < req.warmup && *rc == 0; ++w) *rc = call(w % rotations);
   if ((e = cudaDeviceSynchronize()) != cudaSuccess) DieCuda(e, "during warm-up");
-  if (g_counting_launches) TakeKernelCounts();  // the warm-up's records: not timed
-  AwaitGo(req.case_id);
-  std::vector<float> ms;
   std::vector<double> kernel_ns;
   uint32_t kernels = 0;
+  if (g_counting_launches) {
+    TakeKernelCounts();  // the warm-up's records
+    const uint32_t calls = std::min(req.reps, kKernelTimeCalls);
+    for (uint32_t i = 0; i < calls && *rc == 0; ++i) {
+      cudaCtxResetPersistingL2Cache();
+      cudaMemsetAsync(flush, static_cast<int>(i & 0xff), flush_bytes, g_stream);
+      *rc = call(i % rotations);
+      if ((e = cudaDeviceSynchronize()) != cudaSuccess) DieCuda(e, "while timing kernels");
+      KernelCounts k = TakeKernelCounts();
+      kernel_ns.push_back(static_cast<double>(k.busy_ns));
+      kernels += static_cast<uint32_t>(k.on_stream + k.off_stream);
+    }
+  }
+  StopLaunchCounting();
+  AwaitGo(req.case_id);
+  std::vector<float> ms;
   cudaEvent_t start, stop;
   cudaEventCreate(&start);
   cudaEventCreate(&stop);
@@ -465,11 +484,6 @@ void BenchOnGpu(RunFn fn, const RunRequest& req, char* host, int* rc, RunReply* 
     float t = 0;
     cudaEventElapsedTime(&t, start, stop);
     ms.push_back(t);
-    if (g_counting_launches) {
-      KernelCounts k = TakeKernelCounts();
-      kernel_ns.push_back(static_cast<double>(k.busy_ns));
-      kernels += static_cast<uint32_t>(k.on_stream + k.off_stream);
-    }
     if (sample_host) {
       if ((e = cudaMemcpy(sample_host, arenas[r], req.arena_bytes, cudaMemcpyDeviceToHost)) != cudaSuccess)
         DieCuda(e, "copying sample outputs");
@@ -501,6 +515,7 @@ void BenchOnGpu(RunFn fn, const RunRequest& req, char* host, int* rc, RunReply* 
   if (kernels == 0) return;  // CUPTI recorded none: no kernel time
   const LoopQuantiles k = QuantilesOf(kernel_ns);
   t.kernels = kernels;
+  t.kernel_calls = static_cast<uint32_t>(kernel_ns.size());
   t.kernel_median_ns = k.median;
   t.kernel_p10_ns = k.p10;
   t.kernel_p90_ns = k.p90;

@@ -131,8 +131,10 @@ struct WireTiming {
   uint64_t flush_bytes = 0;  ///< written before each call to evict L2
   double median_ns = 0, mean_ns = 0, min_ns = 0, max_ns = 0, p10_ns = 0, p90_ns = 0;
   int64_t loop_wall_ns = 0;  ///< host wall clock over the timed loop (a plausibility bound)
-  /// The kernels CUPTI recorded in the timed calls (GPU; 0: not recorded) and each call's
-  /// kernel time: its kernels' own durations summed, on every stream.
+  /// The kernel-time pass (GPU, before the event-timed loop): its calls, the kernels CUPTI
+  /// recorded in them (0: not recorded) and each call's kernel time: its kernels' own
+  /// durations summed, on every stream.
+  uint32_t kernel_calls = 0;
   uint32_t kernels = 0;
   double kernel_median_ns = 0, kernel_mean_ns = 0, kernel_min_ns = 0, kernel_max_ns = 0, kernel_p10_ns = 0,
          kernel_p90_ns = 0;

@@ -67,7 +67,8 @@ std::string CheckTiming(const WireTiming& t) {
   if (t.reps > 0 &&
       !(t.min_ns <= t.p10_ns && t.p10_ns <= t.median_ns && t.median_ns <= t.p90_ns && t.p90_ns <= t.max_ns))
     return "timing quantiles out of order";
-  if (t.kernels > 100000u * 1024u) return "kernel count out of range";
+  if (t.kernels > 100000u * 1024u || t.kernel_calls > t.reps || (t.kernels > 0 && t.kernel_calls == 0))
+    return "kernel count out of range";
   for (double v :
        {t.kernel_median_ns, t.kernel_mean_ns, t.kernel_min_ns, t.kernel_max_ns, t.kernel_p10_ns, t.kernel_p90_ns})
     if (!NonNegativeFinite(v)) return "kernel times are negative or not finite";

@@ -99,12 +99,20 @@ TEST(RunnerReplyTest, EveryForgedFieldIsAReasonNotACrash) {
       {"kernel time", [](RunReply* r) { r->timing.kernel_p90_ns = NAN; }, "kernel times"},
       {"kernel order",
        [](RunReply* r) {
+         r->timing.reps = 3;
+         r->timing.kernel_calls = 3;
          r->timing.kernels = 3;
          r->timing.kernel_min_ns = 5;
          r->timing.kernel_max_ns = 1;
        },
        "kernel time quantiles"},
       {"kernel count", [](RunReply* r) { r->timing.kernels = 0xffffffffu; }, "kernel count"},
+      {"kernel calls beyond the reps",
+       [](RunReply* r) {
+         r->timing.reps = 2;
+         r->timing.kernel_calls = 3;
+       },
+       "kernel count"},
   };
   for (const auto& f : forgeries) {
     RunReply r = Done(7);

@@ -121,9 +121,10 @@ KernelTiming TimeKernel(Machine& machine, const std::string& label, const std::s
 
 /// The calls' kernel time from CUPTI (null when none was recorded: the CPU, or no CUPTI).
 nlohmann::json KernelTimeJson(const CaseTiming& t) {
-  if (t.kernels <= 0 || t.reps <= 0) return nullptr;
+  if (t.kernels <= 0 || t.kernel_calls <= 0) return nullptr;
   return {{"source", "cupti"},
-          {"kernels_per_call", static_cast<double>(t.kernels) / t.reps},
+          {"calls", t.kernel_calls},
+          {"kernels_per_call", static_cast<double>(t.kernels) / t.kernel_calls},
           {"median_us", t.kernel_median_ns / 1e3},
           {"mean_us", t.kernel_mean_ns / 1e3},
           {"min_us", t.kernel_min_ns / 1e3},
@@ -396,10 +397,11 @@ std::string BenchReport::Text() const {
   };
   auto kernel_row = [](const KernelTiming& k) {
     const CaseTiming& t = k.timing;
-    if (t.kernels <= 0 || t.reps <= 0) return std::string();
-    return fmt::format("  {:<10} kernels (CUPTI) median {:>10.2f} us  p10 {:>10.2f}  p90 {:>10.2f}  ({:.1f} a call)\n",
-                       "", t.kernel_median_ns / 1e3, t.kernel_p10_ns / 1e3, t.kernel_p90_ns / 1e3,
-                       static_cast<double>(t.kernels) / t.reps);
+    if (t.kernels <= 0 || t.kernel_calls <= 0) return std::string();
+    return fmt::format(
+        "  {:<10} kernels (CUPTI) median {:>10.2f} us  p10 {:>10.2f}  p90 {:>10.2f}  ({:.1f} a call, {} calls)\n", "",
+        t.kernel_median_ns / 1e3, t.kernel_p10_ns / 1e3, t.kernel_p90_ns / 1e3,
+        static_cast<double>(t.kernels) / t.kernel_calls, t.kernel_calls);
   };
   std::string s = fmt::format("{} case {} (verified: {})\n", task, case_name, LevelName(verdict.level));
   s += row(candidate) + kernel_row(candidate);

@@ -9,8 +9,8 @@
 // (found by trying every size): the engine once passed the count to vector::assign and
 // died on the exception.
 extern "C" int kforge_run(const DLTensor*, int, DLTensor*, int, void*) {
-  unsigned char buf[720] = {};  // a reply: fixed fields, 448-byte message, probe at 512
-  uint32_t head[4] = {0x6b666f72, 5, 5 /*probe*/, 0};
+  unsigned char buf[776] = {};  // a reply: fixed fields, 448-byte message, probe at 512
+  uint32_t head[4] = {0x6b666f72, 6, 5 /*probe*/, 0};
   std::memcpy(buf, head, sizeof head);
   uint64_t case_id = 1;
   std::memcpy(buf + 16, &case_id, sizeof case_id);

@@ -15,7 +15,7 @@ struct Probe {
   float sample[8];
 };
 struct Reply {
-  uint32_t magic = 0x6b666f72, version = 5, kind = 5 /*probe*/, fatal = 0;
+  uint32_t magic = 0x6b666f72, version = 6, kind = 5 /*probe*/, fatal = 0;
   uint64_t case_id = 1;
   int32_t rc = 0, signal = 0, syscall_nr = -1, threads_after = 0;
   uint32_t layers = 0, flags = 0;
@@ -23,14 +23,14 @@ struct Reply {
   int64_t elapsed_ns = 0;
   char message[448] = {};
   Probe probe = {"keepalive", 1, 0, 0, 0, 0, 0, 0, {}};
-  unsigned char timing[72] = {};
+  unsigned char timing[128] = {};
 };
 }  // namespace
 
 extern "C" int kforge_run(const DLTensor*, int, DLTensor*, int, void*) {
   Reply r;
   for (;;) {
-    static_assert(sizeof r == 720);
+    static_assert(sizeof r == 776);
     syscall(SYS_sendto, 3, &r, sizeof r, 0, nullptr, 0);
     usleep(200000);
   }

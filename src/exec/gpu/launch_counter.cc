@@ -55,4 +55,9 @@ KernelCounts TakeKernelCounts() {
   return KernelCounts{g_on_stream.exchange(0), g_off_stream.exchange(0), g_busy_ns.exchange(0)};
 }
 
+void StopLaunchCounting() {
+  cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+}
+
 }  // namespace kforge

@@ -21,5 +21,7 @@ bool StartLaunchCounting(cudaStream_t stream, std::string* error);
 /// Drains the activity buffers (after the device was synchronised) and returns the kernels
 /// recorded since the previous call.
 KernelCounts TakeKernelCounts();
+/// Stops recording (the event-timed loop: activity records slow every launch).
+void StopLaunchCounting();
 
 }  // namespace kforge
