@@ -31,18 +31,19 @@
 #include <cstring>
 #include <new>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "exec/runner/arena_mapping.h"
 #include "exec/runner/confine.h"
+#include "exec/runner/quantiles.h"
 #include "exec/runner_protocol.h"
 
 #ifdef KFORGE_GPU_RUNNER
 #include <cuda_runtime.h>
 
-#include <nlohmann/json.hpp>
-
 #include "exec/gpu/calibrate.h"
+#include "exec/gpu/device_description.h"
 #include "exec/gpu/launch_counter.h"
 #endif
 
@@ -380,26 +381,6 @@ void AwaitGo(uint64_t case_id) {
     DieWith(FatalKind::kProtocol, 0, -1, "malformed go from the engine");
 }
 
-/// The quantiles of one timed loop's per-call figures (nanoseconds), sorted in place.
-struct LoopQuantiles {
-  double median = 0, mean = 0, min = 0, max = 0, p10 = 0, p90 = 0;
-};
-LoopQuantiles QuantilesOf(std::vector<double>& ns) {
-  LoopQuantiles q;
-  if (ns.empty()) return q;
-  std::sort(ns.begin(), ns.end());
-  auto at = [&](double f) { return ns[static_cast<size_t>(f * (ns.size() - 1) + 0.5)]; };
-  double sum = 0;
-  for (double v : ns) sum += v;
-  q.median = at(0.5);
-  q.p10 = at(0.1);
-  q.p90 = at(0.9);
-  q.min = ns.front();
-  q.max = ns.back();
-  q.mean = sum / ns.size();
-  return q;
-}
-
 /// Calls of the kernel-time pass (BenchOnGpu), at most.
 constexpr uint32_t kKernelTimeCalls = 20;
 
@@ -506,48 +487,14 @@ void BenchOnGpu(RunFn fn, const RunRequest& req, char* host, int* rc, RunReply* 
   std::vector<double> event_ns;
   for (float v : ms) event_ns.push_back(1e6 * v);
   const LoopQuantiles ev = QuantilesOf(event_ns);
-  t.median_ns = ev.median;
-  t.p10_ns = ev.p10;
-  t.p90_ns = ev.p90;
-  t.min_ns = ev.min;
-  t.max_ns = ev.max;
-  t.mean_ns = ev.mean;
+  std::tie(t.median_ns, t.mean_ns, t.min_ns, t.max_ns, t.p10_ns, t.p90_ns) =
+      std::tie(ev.median, ev.mean, ev.min, ev.max, ev.p10, ev.p90);
   if (kernels == 0) return;  // CUPTI recorded none: no kernel time
   const LoopQuantiles k = QuantilesOf(kernel_ns);
   t.kernels = kernels;
   t.kernel_calls = static_cast<uint32_t>(kernel_ns.size());
-  t.kernel_median_ns = k.median;
-  t.kernel_p10_ns = k.p10;
-  t.kernel_p90_ns = k.p90;
-  t.kernel_min_ns = k.min;
-  t.kernel_max_ns = k.max;
-  t.kernel_mean_ns = k.mean;
-}
-
-int PrintDevice() {
-  cudaDeviceProp p{};
-  cudaGetDeviceProperties(&p, 0);
-  int driver = 0, runtime = 0, count = 0;
-  cudaDriverGetVersion(&driver);
-  cudaRuntimeGetVersion(&runtime);
-  cudaGetDeviceCount(&count);
-  char uuid[33];
-  for (int i = 0; i < 16; ++i) std::snprintf(uuid + 2 * i, 3, "%02x", static_cast<unsigned char>(p.uuid.bytes[i]));
-  char arch[16], cc[16];
-  std::snprintf(arch, sizeof arch, "sm_%d%d", p.major, p.minor);
-  std::snprintf(cc, sizeof cc, "%d.%d", p.major, p.minor);
-  nlohmann::json j = {{"name", std::string(p.name, strnlen(p.name, sizeof p.name))},
-                      {"uuid", uuid},
-                      {"l2_bytes", p.l2CacheSize},
-                      {"compute_capability", cc},
-                      {"arch", arch},
-                      {"memory_bytes", p.totalGlobalMem},
-                      {"multiprocessors", p.multiProcessorCount},
-                      {"driver_version", driver},
-                      {"runtime_version", runtime},
-                      {"device_count", count}};
-  std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
-  return 0;
+  std::tie(t.kernel_median_ns, t.kernel_mean_ns, t.kernel_min_ns, t.kernel_max_ns, t.kernel_p10_ns, t.kernel_p90_ns) =
+      std::tie(k.median, k.mean, k.min, k.max, k.p10, k.p90);
 }
 
 /// Modes `device` and `calibrate`: the GPU's description or its measured ceilings as JSON on
@@ -558,7 +505,7 @@ int DescribeGpu(bool calibrate, const std::string& cublas) {
     std::fprintf(stderr, "%s\n", error.c_str());
     return 3;
   }
-  return calibrate ? CalibrateDevice(cublas) : PrintDevice();
+  return calibrate ? CalibrateDevice(cublas) : PrintDeviceDescription();
 }
 
 #endif
