@@ -20,12 +20,13 @@ for k in relu gelu silu; do
   n=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['params']['n'])" "$OUT/bench_$k.json") || continue
   /usr/local/cuda/bin/nvcc -O3 -arch=sm_90 -shared -Xcompiler -fPIC $inc "$src" -o "$work/$k.so"
   libs=$(for _ in $(seq 20); do printf '%s ' "$work/$k.so"; done)
-  # shellcheck disable=SC2086
-  "$ncu" --csv --print-units base --clock-control none --cache-control all --metrics gpu__time_duration.sum \
-    "$work/ncu_driver" "$n" $libs >"$OUT/ncu_$k.csv" 2>"$OUT/ncu_$k.err"
-  python3 - "$k" "$OUT/bench_$k.json" "$OUT/ncu_$k.csv" >>"$OUT/cupti_vs_ncu.txt" <<'PY'
+  for cache in all none; do
+    # shellcheck disable=SC2086
+    "$ncu" --csv --print-units base --clock-control none --cache-control $cache --metrics gpu__time_duration.sum \
+      "$work/ncu_driver" "$n" $libs >"$OUT/ncu_${k}_$cache.csv" 2>"$OUT/ncu_${k}_$cache.err"
+    python3 - "$k" "$OUT/bench_$k.json" "$OUT/ncu_${k}_$cache.csv" "$cache" >>"$OUT/cupti_vs_ncu.txt" <<'PY'
 import csv, json, statistics, sys
-name, bench, ncu = sys.argv[1:]
+name, bench, ncu, cache = sys.argv[1:]
 b = json.load(open(bench))
 kt = b["candidate"].get("kernel_time")
 rows = [r for r in csv.DictReader(l for l in open(ncu) if l.startswith('"')) if r.get("Metric Name") == "gpu__time_duration.sum"]
@@ -39,7 +40,8 @@ diff = 100 * (cupti_us - ncu_us) / ncu_us
 verdict = "PASS" if abs(diff) <= 2 else "FAIL"
 print(f"{name} n={b['params']['n']}: CUPTI kernel median {cupti_us:.2f} us (p10 {kt['p10_us']:.2f}, p90 {kt['p90_us']:.2f}, "
       f"{kt['kernels_per_call']:.0f} a call), events median {b['candidate']['median_us']:.2f} us, "
-      f"ncu gpu__time_duration median {ncu_us:.2f} us over {len(ns)} launches: {diff:+.2f}% {verdict}")
+      f"ncu (--cache-control {cache}) gpu__time_duration median {ncu_us:.2f} us over {len(ns)} launches: {diff:+.2f}% {verdict}")
 PY
+  done
 done
 cat "$OUT/cupti_vs_ncu.txt"

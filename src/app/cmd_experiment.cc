@@ -231,8 +231,8 @@ int RunOneCell(Service& service, ExperimentDir& dir, const ExperimentArgs& a, Ca
   if (dir.State(*c) == CellState::kDone) return 0;  // it finished while we waited for the lock
   auto progress = [](const std::string& line) { std::cerr << line << "\n"; };
   CellResult r = RunCell(service, dir, *c, a.device, interrupt, progress);
-  if (interrupt.cancelled() && r.outcome.empty()) return 130;
-  return r.outcome == "error" ? 2 : 0;
+  if (interrupt.cancelled() && !r.outcome) return 130;
+  return r.outcome == CellOutcome::kError ? 2 : 0;
 }
 
 }  // namespace

@@ -52,6 +52,7 @@ CommandAction SetupServe(CLI::App& sub, Service& service, CancellationToken& int
     int workers = 2;
     int64_t queue = 10000, per_client = 1000;
     double job_timeout_s = 1800, max_memory_gib = 16;
+    uint64_t seed = 0;
   };
   auto a = std::make_shared<Args>();
   sub.add_option("--listen", a->listen, "address to serve on, HOST:PORT (loopback by default; port 0: any free one)");
@@ -78,13 +79,16 @@ CommandAction SetupServe(CLI::App& sub, Service& service, CancellationToken& int
       ->check(CLI::Range(0.25, 1024.0));
   sub.add_option("--job-timeout", a->job_timeout_s, "wall-clock limit of one job's verifier, in seconds")
       ->check(CLI::Range(1.0, 86400.0));
+  auto* seed = sub.add_option("--seed", a->seed,
+                              "the seed of jobs that give none (default: drawn at start and printed); jobs on one "
+                              "seed share their reference's outputs, a job's \"fresh_seed\": true draws its own");
   sub.add_flag("--one-shot", a->one_shot,
                "run each job as a `kforge verify` process of its own instead of in the slot's warm verifier");
   sub.footer(
       "Serves kforge verify's verdicts over HTTP/JSON: POST /v1/verdicts, GET /v1/verdicts/ID[/events], "
       "/healthz, /metrics (docs/serve.md). SIGTERM or Ctrl-C drains: running jobs finish, "
       "queued ones wait in the job store for the next start.");
-  return [a, &service, &interrupt]() -> int {
+  return [a, seed, &service, &interrupt]() -> int {
     ServeHttpOptions http;
     ParseListen(a->listen, &http);
     if (!a->token_file.empty()) http.token = ReadToken(a->token_file);
@@ -108,6 +112,7 @@ CommandAction SetupServe(CLI::App& sub, Service& service, CancellationToken& int
     options.per_client = a->per_client;
     options.job_timeout_ms = static_cast<int64_t>(a->job_timeout_s * 1000);
     options.warm = !a->one_shot;
+    if (*seed) options.seed = a->seed;
     VerdictService verdicts(service.env(), options);
     ServeHttp server(verdicts, http);
     const int port = server.Bind();
@@ -116,7 +121,8 @@ CommandAction SetupServe(CLI::App& sub, Service& service, CancellationToken& int
     WriteFileAtomic(a->dir + "/address", address + "\n");
     verdicts.Start();
     std::cerr << "kforge serve: listening on http://" << address << " (" << options.slots.size()
-              << (options.cuda ? " GPUs" : " CPU workers") << ", jobs in " << a->dir << "/jobs.db"
+              << (options.cuda ? " GPUs" : " CPU workers") << ", jobs in " << a->dir << "/jobs.db, seed "
+              << verdicts.seed()
               << (verdicts.recovered() ? ", " + std::to_string(verdicts.recovered()) + " jobs taken up again" : "")
               << ")" << std::endl;
     std::atomic<bool> stopped{false};

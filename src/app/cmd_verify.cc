@@ -50,8 +50,8 @@ namespace {
 
 struct VerifyArgs {
   std::string task, candidate, backend = "cpu", dist, policy = "benchmark", procedure = "main";
-  bool full = false, certified_only = false, json = false, forensics = false, probes = false, sanitize = false,
-       determinism = false;
+  bool full = false, certified_only = false, fresh_reference = false, json = false, forensics = false, probes = false,
+       sanitize = false, determinism = false;
   uint64_t seed = 0;
   std::string json_file;
   bool die_with_parent = false;
@@ -73,6 +73,11 @@ VerifyRequest RequestOf(const VerifyArgs& a, bool seeded) {
     throw UsageError("--certified-only applies to KernelBench files (a ModelNew .py); " + a.candidate +
                      " is a native candidate, which has no KernelBench-compatible verdict to leave out");
   opts.kernelbench_trials = !a.certified_only;
+  if (a.fresh_reference && !IsKernelBenchFile(a.candidate))
+    throw UsageError(
+        "--fresh-reference applies to KernelBench files (a ModelNew .py); a native candidate's "
+        "reference is computed for each of its cases");
+  opts.reuse_reference = !a.fresh_reference;
   KernelBenchPolicy policy;
   KernelBenchProcedure procedure;
   if (!TryParseKernelBenchPolicy(a.policy, &policy))
@@ -111,6 +116,9 @@ CommandAction SetupVerify(CLI::App& sub, Service& service, CancellationToken& in
   sub.add_flag("--certified-only", a->certified_only,
                "KernelBench files: give kforge's certified verdict only, without KernelBench's own five trials "
                "(at KernelBench's sizes they draw gigabytes of inputs on the host)");
+  sub.add_flag("--fresh-reference", a->fresh_reference,
+               "KernelBench files: run the reference again even when its outputs for these trials are kept from "
+               "an earlier verdict (they are kept in the cache directory and reused by default)");
   sub.add_option("--kernelbench-policy", a->policy,
                  "KernelBench files: what the certified verdict lets forward run outside the candidate's kernels: "
                  "benchmark (KernelBench's rules: PyTorch ops and cuBLAS/cuDNN calls beside the custom kernels are "

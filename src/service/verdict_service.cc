@@ -57,7 +57,8 @@ json ValidateOptions(const json& options) {
     } else if (key == "seed") {
       ok = v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0);
       takes = "a non-negative integer";
-    } else if (key == "full" || key == "certified_only" || key == "forensics") {
+    } else if (key == "full" || key == "certified_only" || key == "forensics" || key == "fresh_seed" ||
+               key == "fresh_reference") {
       ok = v.is_boolean();
       takes = "true or false";
     } else if (key == "kernelbench_policy") {
@@ -74,11 +75,14 @@ json ValidateOptions(const json& options) {
       takes = "GiB from 0.25 to 1024";
     } else {
       throw UsageError("a job's option \"" + key +
-                       "\" is not one kforge serve takes; it takes backend, seed, full, certified_only, forensics, "
-                       "kernelbench_policy, kernelbench_procedure, timeout_s and memory_gib");
+                       "\" is not one kforge serve takes; it takes backend, seed, fresh_seed, full, certified_only, "
+                       "forensics, fresh_reference, kernelbench_policy, kernelbench_procedure, timeout_s and "
+                       "memory_gib");
     }
     if (!ok) throw UsageError("a job's option \"" + key + "\" takes " + takes + ", not " + v.dump());
   }
+  if (options.contains("seed") && options.value("fresh_seed", false))
+    throw UsageError("a job names a \"seed\" and asks for a \"fresh_seed\"; give one or the other");
   return options;
 }
 
@@ -176,6 +180,7 @@ std::vector<std::string> VerifyCommand(const std::string& kforge, const json& jo
   if (o.value("full", false)) argv.push_back("--full");
   if (o.value("certified_only", false)) argv.push_back("--certified-only");
   if (o.value("forensics", false)) argv.push_back("--forensics");
+  if (o.value("fresh_reference", false)) argv.push_back("--fresh-reference");
   if (o.contains("kernelbench_policy"))
     argv.insert(argv.end(), {"--kernelbench-policy", o["kernelbench_policy"].get<std::string>()});
   if (o.contains("kernelbench_procedure"))
@@ -188,6 +193,7 @@ std::vector<std::string> VerifyCommand(const std::string& kforge, const json& jo
 VerdictService::VerdictService(Env& env, VerdictServiceOptions options)
     : env_(env), options_(std::move(options)), buckets_(std::size(kBucketBounds) + 1, 0) {
   if (options_.slots.empty()) throw UsageError("the verdict service needs at least one worker slot");
+  if (!options_.seed) options_.seed = env_.entropy().FreshSeed();
   MakeDirs(options_.dir + "/jobs");
   std::filesystem::permissions(options_.dir, std::filesystem::perms::owner_all, std::filesystem::perm_options::replace);
   lock_ = ScopedFd(::open((options_.dir + "/lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
@@ -228,6 +234,8 @@ SubmitResult VerdictService::Submit(const std::string& client, const json& jobs)
                          " GiB; this service gives a candidate at most " + json(options_.max_memory_gib).dump() +
                          " (kforge serve --max-memory-gib)");
       if (!o.contains("memory_gib") && options_.max_memory_gib < 4) o["memory_gib"] = options_.max_memory_gib;
+      if (!o.contains("seed")) o["seed"] = o.value("fresh_seed", false) ? env_.entropy().FreshSeed() : seed();
+      o.erase("fresh_seed");
       rows.emplace_back(client, std::move(job));
     } catch (const UsageError& e) {
       throw UsageError(list.size() == 1 ? std::string(e.what())

@@ -11,7 +11,7 @@ using nlohmann::json;
 
 constexpr const char* kMeasurements[] = {
     "attribution",   "launches",     "extensions", "extensions_resolved_by_running",
-    "worker_stages", "worker_steps", "timing"};
+    "worker_stages", "worker_steps", "timing",     "reference_reuse"};
 
 }  // namespace
 
@@ -85,6 +85,9 @@ std::string KernelBenchVerdict::SummaryLines() const {
         if (ops.size() < 200) ops += (ops.empty() ? "" : ", ") + name;
     s += "  policy: " + policy + (ops.empty() ? "" : "; framework compute in forward: " + ops) + "\n";
   }
+  const json reuse = measurements.value("reference_reuse", json::object());
+  if (reuse.is_object() && reuse.value("trials", "") == "reused")
+    s += "  reference: its outputs on these trials kept from an earlier verdict (--fresh-reference runs it again)\n";
   return s;
 }
 

@@ -35,7 +35,8 @@ struct KernelBenchVerdict {
   double judge_seconds = 0;
   /// The measurements, each the document its unit writes: "attribution" (attribution.h),
   /// "launches", "extensions", "extensions_resolved_by_running", "worker_stages",
-  /// "worker_steps", "timing".
+  /// "worker_steps", "timing", "reference_reuse" (per set of trials: "reused", "ran", or why
+  /// the reference's outputs are not kept: verify/kernelbench/reference_store.h).
   nlohmann::json measurements = nlohmann::json::object();
 
   nlohmann::json ToJson() const;

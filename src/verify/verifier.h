@@ -34,6 +34,9 @@ struct VerifyOptions {
   /// compatible verdict follows.
   KernelBenchPolicy kernelbench_policy = KernelBenchPolicy::kBenchmark;
   KernelBenchProcedure kernelbench_procedure = KernelBenchProcedure::kMain;
+  /// KernelBench files: judge against the reference's kept outputs when the same reference
+  /// ran the same trials before (verify/kernelbench/reference_store.h); false runs it again.
+  bool reuse_reference = true;
   std::optional<uint64_t> seed;                    ///< run seed; fresh from Entropy when unset
   std::optional<Distribution> force_distribution;  ///< debugging: draw every case from this
   int64_t case_timeout_ms = 10000;                 ///< wall-clock limit for one kforge_run call

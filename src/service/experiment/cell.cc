@@ -109,7 +109,7 @@ CellResult RunCell(Service& service, const ExperimentDir& dir, const ExperimentC
     // too) fails however it fails: it stays pending and resumes from its log.
     if (cancel.cancelled()) return r;
     // Refused or stopped by the environment: recorded, so the report shows the cell and why.
-    r.outcome = "error";
+    r.outcome = CellOutcome::kError;
     r.error = e.what();
     r.wall_s = (clock.MonotonicNanos() - started) / 1e9;
     r.ended_us = clock.WallMicros();
@@ -119,7 +119,10 @@ CellResult RunCell(Service& service, const ExperimentDir& dir, const ExperimentC
   const RunState& s = run.state;
   if (s.cancelled || cancel.cancelled()) return r;  // no result: the cell is pending, and resumes from its log
   r.success = s.success;
-  r.outcome = s.environment_error ? "error" : s.success ? "repaired" : "not_repaired";
+  r.outcome = s.environment_error ? CellOutcome::kError
+              : !s.success        ? CellOutcome::kNotRepaired
+              : s.round == 0      ? CellOutcome::kAlreadyCorrect  // certified before any repair round
+                                  : CellOutcome::kRepaired;
   r.finish_reason = s.finish_reason;
   r.rounds = s.round;
   r.validations = s.iterations;

@@ -29,7 +29,13 @@ std::optional<json> ReadJson(const std::string& path) {
 
 }  // namespace
 
+constexpr NameEntry<CellOutcome> kCellOutcomeNames[] = {{CellOutcome::kAlreadyCorrect, "already_correct"},
+                                                        {CellOutcome::kRepaired, "repaired"},
+                                                        {CellOutcome::kNotRepaired, "not_repaired"},
+                                                        {CellOutcome::kError, "error"}};
+
 std::string_view CellStateName(CellState s) { return NameIn(kCellStateNames, s); }
+std::string_view CellOutcomeName(CellOutcome o) { return NameIn(kCellOutcomeNames, o); }
 
 json CellResult::ToJson() const {
   json j = {{"cell", cell},
@@ -37,7 +43,7 @@ json CellResult::ToJson() const {
             {"arm", arm},
             {"seed", seed},
             {"sample", sample},
-            {"outcome", outcome},
+            {"outcome", outcome ? json(CellOutcomeName(*outcome)) : json(nullptr)},
             {"success", success},
             {"finish_reason", finish_reason},
             {"error", error},
@@ -68,7 +74,10 @@ CellResult CellResult::FromJson(const json& j) {
   r.arm = j.value("arm", "");
   r.seed = j.value("seed", uint64_t{0});
   r.sample = j.value("sample", 0);
-  r.outcome = j.value("outcome", "error");
+  CellOutcome outcome = CellOutcome::kError;  // an unknown word: read as the error it may be
+  if (j.contains("outcome") && j["outcome"].is_string())
+    ParseIn(kCellOutcomeNames, j["outcome"].get<std::string>(), &outcome);
+  r.outcome = outcome;
   r.success = j.value("success", false);
   r.finish_reason = j.value("finish_reason", "");
   r.error = j.value("error", "");
@@ -209,7 +218,7 @@ std::optional<CellResult> ExperimentDir::Result(const ExperimentCell& c) const {
     if (!FileExists(path)) return std::nullopt;
     CellResult bad;  // a damaged result counts as an error the report shows, never a crash
     bad.cell = c.name;
-    bad.outcome = "error";
+    bad.outcome = CellOutcome::kError;
     bad.error = path + " is not a JSON object; remove it to run the cell again";
     return bad;
   }
@@ -218,7 +227,7 @@ std::optional<CellResult> ExperimentDir::Result(const ExperimentCell& c) const {
   } catch (const json::exception& e) {
     CellResult bad;
     bad.cell = c.name;
-    bad.outcome = "error";
+    bad.outcome = CellOutcome::kError;
     bad.error = path + " has a field of the wrong type (" + e.what() + "); remove it to run the cell again";
     return bad;
   }
@@ -231,7 +240,7 @@ CellResult ExperimentDir::ErrorResult(const ExperimentCell& c, std::string error
   r.arm = plan().arms[c.arm].name;
   r.seed = c.seed;
   r.sample = c.sample;
-  r.outcome = "error";
+  r.outcome = CellOutcome::kError;
   r.error = std::move(error);
   return r;
 }

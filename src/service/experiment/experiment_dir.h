@@ -28,12 +28,19 @@
 
 namespace kforge {
 
+/// What a finished cell came to: its starting candidate certified as it was (no repair
+/// round), certified after repair, not certified within its budget, or stopped by the
+/// environment (a refusal, a machine that failed it).
+enum class CellOutcome { kAlreadyCorrect, kRepaired, kNotRepaired, kError };
+/// "already_correct", "repaired", "not_repaired", "error": the result file's words.
+std::string_view CellOutcomeName(CellOutcome o);
+
 /// What a finished cell came to.
 struct CellResult {
   std::string cell, task, arm;
   uint64_t seed = 0;
   int sample = 0;
-  std::string outcome;  ///< "repaired", "not_repaired", "error"
+  std::optional<CellOutcome> outcome;  ///< none: the cell did not finish (it stays pending)
   bool success = false;
   std::string finish_reason, error;
   int rounds = 0, validations = 0, model_calls = 0;

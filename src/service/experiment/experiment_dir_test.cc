@@ -18,6 +18,22 @@ ExperimentPlan SmallPlan() {
                    "/", "test");
 }
 
+// A cell's outcome is one of four words in its result file, read back as the enum; a word
+// kforge does not write reads as an error, never as a success.
+TEST(ExperimentDirTest, OutcomesRoundTripAndAnUnknownWordIsAnError) {
+  for (CellOutcome o :
+       {CellOutcome::kAlreadyCorrect, CellOutcome::kRepaired, CellOutcome::kNotRepaired, CellOutcome::kError}) {
+    CellResult r;
+    r.outcome = o;
+    const json j = r.ToJson();
+    EXPECT_EQ(j["outcome"], CellOutcomeName(o));
+    EXPECT_EQ(CellResult::FromJson(j).outcome, o);
+  }
+  EXPECT_EQ(CellOutcomeName(CellOutcome::kAlreadyCorrect), "already_correct");
+  EXPECT_EQ(CellResult::FromJson({{"outcome", "certified!"}}).outcome, CellOutcome::kError);
+  EXPECT_EQ(CellResult().ToJson()["outcome"], nullptr);  // not finished
+}
+
 TEST(ExperimentDirTest, DamagedFilesAreErrorsOrAbsentNeverCrashes) {
   TempDir tmp("kforge-experiment-dir");
   ExperimentDir dir = ExperimentDir::Create(tmp.path() + "/e", SmallPlan());
@@ -26,10 +42,10 @@ TEST(ExperimentDirTest, DamagedFilesAreErrorsOrAbsentNeverCrashes) {
   MakeDirs(dir.CellDir(c));
   WriteFileAtomic(dir.CellDir(c) + "/result.json", "[1, 2");
   ASSERT_TRUE(dir.Result(c));
-  EXPECT_EQ(dir.Result(c)->outcome, "error");
+  EXPECT_EQ(dir.Result(c)->outcome, CellOutcome::kError);
   EXPECT_NE(dir.Result(c)->error.find("not a JSON object"), std::string::npos);
   WriteFileAtomic(dir.CellDir(c) + "/result.json", R"({"success": "yes"})");
-  EXPECT_EQ(dir.Result(c)->outcome, "error");
+  EXPECT_EQ(dir.Result(c)->outcome, CellOutcome::kError);
   WriteFileAtomic(dir.CellDir(c) + "/lease.json", R"({"pid": "one"})");
   EXPECT_FALSE(dir.Lease(c));
   // A damaged index is refused with a sentence.

@@ -99,7 +99,7 @@ std::string ProgressLine(const ExperimentDir& dir, double seconds_per_cell, int 
     ++all_done;
     auto r = dir.Result(c);
     if (r && r->success) ++ok[c.arm];
-    if (r && r->outcome == "error") ++errors;
+    if (r && r->outcome == CellOutcome::kError) ++errors;
   }
   std::string arms;
   for (size_t a = 0; a < plan.arms.size(); ++a)
@@ -178,7 +178,7 @@ LocalRunSummary RunLocal(Machine& machine, const ExperimentDir& dir, const Local
         ++summary.finished;
         cell_seconds += seconds;
         ++cells_timed;
-        if (dir.Result(*r.cell)->outcome == "error") ++summary.errors;
+        if (dir.Result(*r.cell)->outcome == CellOutcome::kError) ++summary.errors;
       } else if (status.kind == ExitStatus::Kind::kExited && status.code == kCellBusyExit) {
         // Another process holds the cell (one a killed driver left): try it again later.
         pending.push_back(r.cell);

@@ -23,7 +23,7 @@ std::vector<const ExperimentCell*> ReplaySample(const ExperimentDir& dir, int ce
   std::vector<std::vector<const ExperimentCell*>> by_arm(dir.plan().arms.size());
   for (const auto& c : dir.cells()) {
     auto r = dir.Result(c);
-    if (r && r->outcome != "error") by_arm[c.arm].push_back(&c);
+    if (r && r->outcome != CellOutcome::kError) by_arm[c.arm].push_back(&c);
   }
   std::vector<const ExperimentCell*> out;
   for (size_t i = 0;; ++i) {

@@ -36,10 +36,10 @@ TEST(ReplaysTest, TheSampleTakesFinishedCellsInTurnFromEachArmAndLeavesErrorsOut
   ASSERT_EQ(a.size(), 2u);
   ASSERT_EQ(b.size(), 2u);
   CellResult ok;
-  ok.outcome = "repaired";
+  ok.outcome = CellOutcome::kRepaired;
   ok.success = true;
   CellResult error;
-  error.outcome = "error";
+  error.outcome = CellOutcome::kError;
   dir.WriteResult(*a[0], ok);
   dir.WriteResult(*a[1], ok);
   dir.WriteResult(*b[0], error);  // ended in an error: nothing to replay

@@ -69,7 +69,7 @@ Collected Collect(const ExperimentDir& dir, ExperimentReport* rep) {
     if (!r) continue;
     if (auto rs = dir.Replays(cell); !rs.empty()) c.replays[cell.arm].push_back(std::move(rs));
     ++rep->done;
-    if (r->outcome == "error") ++rep->errors;
+    if (r->outcome == CellOutcome::kError) ++rep->errors;
     c.results[cell.arm][cell.task].push_back(*r);
     c.paired[{cell.task, cell.seed, cell.sample}][cell.arm] = r->success;
   }
@@ -84,7 +84,7 @@ std::optional<FastPReport> ArmFastP(const ExperimentPlan& plan, const std::vecto
   for (size_t t = 0; t < plan.tasks.size(); ++t) {
     if (!IsKernelBenchFile(plan.tasks[t].task)) continue;
     for (const auto& r : runs_of[t]) {
-      if (r.outcome == "error") continue;  // ended by the environment: not a sample
+      if (r.outcome == CellOutcome::kError) continue;  // ended by the environment: not a sample
       ++f.cells;
       // A weakened arm's success counts as correct only if the full verdict agreed.
       const bool correct = r.success && r.full_engine_passed.value_or(true);
@@ -179,7 +179,8 @@ ArmReport SummariseArm(const ExperimentPlan& plan, size_t a, const std::vector<s
     for (const auto& r : runs) {
       ++ar.done;
       ok += r.success;
-      ar.errors += r.outcome == "error";
+      ar.errors += r.outcome == CellOutcome::kError;
+      ar.already_correct += r.outcome == CellOutcome::kAlreadyCorrect;
       ar.uncached_tokens += r.prompt_tokens - r.cached_prompt_tokens + r.completion_tokens;
       ar.cached_tokens += r.cached_prompt_tokens;
       ar.wall_hours += r.wall_s / 3600;
@@ -342,6 +343,7 @@ json ExperimentReport::ToJson() const {
                          {"planned", a.planned},
                          {"done", a.done},
                          {"successes", a.successes},
+                         {"already_correct", a.already_correct},
                          {"errors", a.errors},
                          {"pass_at_k", pass},
                          {"tasks", a.tasks},
@@ -407,8 +409,10 @@ std::string ExperimentReport::Markdown() const {
   for (const auto& a : arms) {
     std::string name =
         a.name + (a.ablations.empty() ? "" : " (without " + fmt::format("{}", fmt::join(a.ablations, ", ")) + ")");
-    md += fmt::format("| {} | {} | {} | {} | {}/{} | {} | {}/{} |", name, a.strategy, a.repairer,
-                      a.model.empty() ? "-" : a.model, a.done, a.planned, a.successes, a.tasks_solved, a.tasks);
+    md += fmt::format("| {} | {} | {} | {} | {}/{} | {}{} | {}/{} |", name, a.strategy, a.repairer,
+                      a.model.empty() ? "-" : a.model, a.done, a.planned, a.successes,
+                      a.already_correct ? fmt::format(" ({} already correct)", a.already_correct) : "", a.tasks_solved,
+                      a.tasks);
     for (size_t k = 0; k < max_k; ++k) md += k < a.pass_at_k.size() ? " " + Num(a.pass_at_k[k]) + " |" : " - |";
     md += fmt::format(" {:.0f} | {} | {:.3f} | {} |\n", a.tokens_per_task(),
                       a.tokens_per_success() ? fmt::format("{:.0f}", *a.tokens_per_success()) : "-", a.wall_hours,

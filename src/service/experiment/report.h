@@ -34,6 +34,7 @@ struct ArmReport {
   std::vector<std::string> ablations;
   std::string base;
   int planned = 0, done = 0, successes = 0, errors = 0;
+  int already_correct = 0;          ///< successes whose starting candidate was certified before any repair round
   std::vector<double> pass_at_k;    ///< [k-1], k up to the fewest runs any task of the arm has
   int tasks = 0, tasks_solved = 0;  ///< tasks with a finished run; with at least one success
   std::vector<std::string> solved;  ///< names of the tasks solved

@@ -26,7 +26,7 @@ ExperimentPlan TimedPlan(const json& timing) {
 
 CellResult Finished(bool success, std::optional<double> speedup, std::optional<double> over_compiled) {
   CellResult r;
-  r.outcome = success ? "repaired" : "not_repaired";
+  r.outcome = success ? CellOutcome::kRepaired : CellOutcome::kNotRepaired;
   r.success = success;
   r.speedup = speedup;
   r.speedup_over_compiled = over_compiled;
@@ -51,7 +51,7 @@ TEST(ExperimentReportTest, FastPIsOverTheKernelBenchCellsThatEndedOnTheirOwn) {
   TempDir tmp("kforge-report");
   ExperimentDir dir = ExperimentDir::Create(tmp.path() + "/e", TimedPlan({{"trials", 10}}));
   CellResult environment;
-  environment.outcome = "error";
+  environment.outcome = CellOutcome::kError;
   WriteResults(dir, {{{"kb_relu", 1}, Finished(true, 2.5, 1.2)},
                      {{"kb_relu", 2}, Finished(false, std::nullopt, std::nullopt)},
                      {{"kb_softmax", 1}, Finished(true, 0.8, 0.5)},
@@ -82,6 +82,24 @@ TEST(ExperimentReportTest, FastPIsOverTheKernelBenchCellsThatEndedOnTheirOwn) {
   EXPECT_NE(md.find("| debug | 3 | 0 | 0.667 | 0.333 | 0.333 | 0.333 | 0.667 | 0.333 | 0.000 | 0.000 |"),
             std::string::npos)
       << md;
+}
+
+// A success whose starting candidate was already certified counts as a success (Pass@k is
+// about the final candidate) and is said apart: the repairer did nothing for it.
+TEST(ExperimentReportTest, AlreadyCorrectCellsAreSuccessesCountedApart) {
+  TempDir tmp("kforge-report");
+  ExperimentDir dir = ExperimentDir::Create(tmp.path() + "/e", TimedPlan(json()));
+  CellResult already = Finished(true, std::nullopt, std::nullopt);
+  already.outcome = CellOutcome::kAlreadyCorrect;
+  WriteResults(dir, {{{"kb_relu", 1}, already},
+                     {{"kb_relu", 2}, Finished(true, std::nullopt, std::nullopt)},
+                     {{"relu", 1}, Finished(false, std::nullopt, std::nullopt)}});
+  ExperimentReport r = BuildReport(dir);
+  ASSERT_EQ(r.arms.size(), 1u);
+  EXPECT_EQ(r.arms[0].successes, 2);
+  EXPECT_EQ(r.arms[0].already_correct, 1);
+  EXPECT_EQ(r.ToJson()["arms"][0]["already_correct"], 1);
+  EXPECT_NE(r.Markdown().find("| 3/6 | 2 (1 already correct) |"), std::string::npos) << r.Markdown();
 }
 
 TEST(ExperimentReportTest, ASuccessWithoutATimeIsNotFastAndAMissingCompiledBaselineIsSaid) {

@@ -60,6 +60,54 @@ TEST(KernelBenchCertifiedOnlyTest, GivesTheCertifiedVerdictAloneAndSaysSo) {
   EXPECT_NE(native.err.find("--certified-only applies to KernelBench files"), std::string::npos) << native.err;
 }
 
+// Reference reuse: a second verdict on the same reference and trials judges against the
+// outputs the first kept, and reaches the verdict a fresh reference gives, for a correct
+// candidate and for a wrong one; --fresh-reference runs the reference again.
+TEST(KernelBenchReferenceReuseTest, AKeptReferenceGivesTheVerdictAFreshOneGives) {
+  std::string why;
+  if (!testing::HaveTorch(&why)) GTEST_SKIP() << why;
+  const std::string dir = testing::ExamplePath("kernelbench/");
+  auto verdict = [&](const std::string& reference, const std::string& candidate, std::vector<std::string> more) {
+    std::vector<std::string> args = {"verify", dir + reference, dir + candidate, "--json", "--seed", "8123"};
+    args.insert(args.end(), more.begin(), more.end());
+    auto r = testing::RunCli(args, "", 900);
+    nlohmann::json v = nlohmann::json::parse(r.out, nullptr, false);
+    EXPECT_TRUE(v.is_object()) << r.out << r.err;
+    return v.is_object() ? v : nlohmann::json::object();
+  };
+  // What a verdict concludes, without its times and process ids.
+  auto conclusion = [](const nlohmann::json& v) {
+    auto pick = [](const nlohmann::json& from, std::initializer_list<const char*> keys) {
+      nlohmann::json out = nlohmann::json::object();
+      for (const char* k : keys) out[k] = from.is_object() && from.contains(k) ? from[k] : nlohmann::json();
+      return out;
+    };
+    nlohmann::json out = pick(v, {"passed", "failure_class", "level", "message"});
+    out["cases"] = nlohmann::json::array();
+    for (const auto& c : v.value("cases", nlohmann::json::array()))
+      out["cases"].push_back(pick(c, {"name", "passed", "failure_class", "max_abs_err", "max_rel_err"}));
+    out["kernelbench"] = pick(v.value("kernelbench", nlohmann::json::object()), {"correct", "trials", "weights"});
+    return out;
+  };
+  for (auto [reference, candidate] : {std::pair<std::string, std::string>{"level1/19_ReLU.py", "cpu/relu.py"},
+                                      {"level1/23_Softmax.py", "cpu/softmax_max_init_zero.py"}}) {
+    const nlohmann::json fresh = verdict(reference, candidate, {"--fresh-reference"});
+    EXPECT_EQ(fresh["kernelbench"]["reference_reuse"]["trials"], "off (--fresh-reference)") << fresh.dump();
+    verdict(reference, candidate, {});  // runs the reference and keeps it (unless an earlier run did)
+    const nlohmann::json reused = verdict(reference, candidate, {});
+    EXPECT_EQ(reused["kernelbench"]["reference_reuse"]["trials"], "reused") << reused.dump();
+    EXPECT_EQ(reused["timing"]["reference_seconds"], 0.0);
+    EXPECT_EQ(conclusion(reused), conclusion(fresh)) << candidate;
+    EXPECT_FALSE(conclusion(fresh)["cases"].empty());
+  }
+  auto text = testing::RunCli({"verify", dir + "level1/19_ReLU.py", dir + "cpu/relu.py", "--seed", "8123"}, "", 900);
+  EXPECT_NE(text.out.find("reference: its outputs on these trials kept from an earlier verdict"), std::string::npos)
+      << text.out;
+  auto native = testing::RunCli({"verify", "relu", testing::ExamplePath("cpu/correct/relu.cc"), "--fresh-reference"});
+  EXPECT_EQ(native.exit_code, 2) << native.out << native.err;
+  EXPECT_NE(native.err.find("--fresh-reference applies to KernelBench files"), std::string::npos) << native.err;
+}
+
 // The certified verdict names its policy and what it reported; the compatible one names the
 // procedure it followed, chosen by an option; both options refuse what they do not know.
 TEST(KernelBenchPolicyTest, TheVerdictNamesItsPolicyAndProcedureAndBadNamesAreRefused) {

@@ -79,6 +79,9 @@ class WorkerFeed {
   void Offer(const nlohmann::json& progress, int64_t now_ns = 0);
   /// The worker has ended; `result` is its last report.
   void Finish(const nlohmann::json& result);
+  /// A worker that ran before (a kept reference, ReferenceStore): its sealed `result`, every
+  /// trial in it over, trial i having taken trial_ms[i] (TrialMillis), the worker ended.
+  void Replay(const nlohmann::json& result, const std::vector<int64_t>& trial_ms);
   /// Trial `i`'s entry once the worker reports it over (the entry as first seen over: later
   /// edits of a finished trial are not read) ("done", a later trial, or the worker
   /// past its trials); null when the worker ended without it. Waits in slices of `slice_ms`,

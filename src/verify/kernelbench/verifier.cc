@@ -338,6 +338,7 @@ KernelBenchVerifier::EndedWorkers KernelBenchVerifier::JudgeTrials(const std::ve
       JudgeKernelBenchTrial(set[i], reports, &kernelbench_trials_, &r.v);
       r.judge_seconds += (clock.MonotonicNanos() - judge_start) / 1e9;
     }
+    if (reference.recording && reference_on) reference.recording->Keep(reports.reference, reference.out_dir);
     RemoveTrialFiles(reference.out_dir, reports.reference);
     RemoveTrialFiles(candidate.out_dir, reports.candidate);
     reference.feed->Judged(i);
@@ -348,6 +349,11 @@ KernelBenchVerifier::EndedWorkers KernelBenchVerifier::JudgeTrials(const std::ve
   abandon.done = true;
   EndedWorkers ended;
   ended.reference = reference.run.get();
+  if (reference.recording && WorkerProblem(ended.reference).empty()) {
+    std::vector<int64_t> trial_ms;
+    for (size_t i = 0; i < set.size(); ++i) trial_ms.push_back(reference.feed->TrialMillis(i, clock.MonotonicNanos()));
+    reference.recording->Commit(ended.reference.result, trial_ms, set.size());
+  }
   ended.candidate = stopped_candidate ? std::move(*stopped_candidate) : candidate.run.get();
   return ended;
 }
@@ -535,8 +541,14 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
   auto offer_sizes = [&](std::vector<int64_t> nbytes) {
     std::call_once(sizes_once, [&] { reference_sizes.set_value(std::move(nbytes)); });
   };
-  LiveWorker early_reference = Start(
-      NewWorker(WorkerRole::kReference, trials, json::object(), json(), false),
+  // Kept on the CPU only: a GPU reference's outputs are judged in GPU memory (and depend on
+  // the device), so GPU verdicts run their reference each time.
+  if (options_.reuse_reference && options_.backend == BackendKind::kCpu)
+    r.references.emplace((options_.cache_dir.empty() ? machine_.config().cache_dir : options_.cache_dir) +
+                         "/kernelbench-reference");
+  r.reference_sha256 = v.task_sha256;
+  LiveWorker early_reference = StartReference(
+      trials, json::object(), "trials", r,
       [&](const json& progress) {
         std::vector<int64_t> nbytes;
         if (FirstOutputSizes(progress, &nbytes)) offer_sizes(nbytes);
@@ -591,7 +603,7 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
     if (!odd.empty()) {
       v.random_shapes.push_back({});
       for (auto& [name, value] : odd.items()) v.random_shapes.back()[name] = value.get<int64_t>();
-      LiveWorker reference = Start(NewWorker(WorkerRole::kReference, sized, odd, json(), false));
+      LiveWorker reference = StartReference(sized, odd, "sizes", r);
       std::shared_ptr<const WorkerFeed> pace = reference.feed;
       if (!RunSet(sized, SetKind::kSizes, std::move(reference),
                   Start(NewWorker(WorkerRole::kCandidate, sized, odd, json(), false), nullptr, nullptr, pace), r))
@@ -620,6 +632,7 @@ KernelBenchOptions KernelBenchOptionsFrom(const VerifyOptions& options) {
   kb.seed = options.seed.value();
   kb.call_timeout_ms = options.case_timeout_ms;
   kb.cache_dir = options.cache_dir;
+  kb.reuse_reference = options.reuse_reference;
   kb.limits = options.limits;
   kb.cancel = options.cancel;
   return kb;

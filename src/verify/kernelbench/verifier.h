@@ -59,6 +59,9 @@ struct KernelBenchOptions {
   /// and speedup_over_compiled; timing.compiled_error says why not, e.g. a torch before 2.0).
   bool timing_compiled = false;
   std::string cache_dir;
+  /// Judge against the reference's kept outputs when it ran the same trials before
+  /// (reference_store.h; outputs judged in GPU memory are never kept); false: run it again.
+  bool reuse_reference = true;
   /// On the GPU, outputs of at least this many bytes (float32) are handed to the engine in
   /// GPU memory and judged there by kforge-gpu-judge, not written to files; negative: never.
   int64_t device_output_bytes = int64_t{64} << 20;

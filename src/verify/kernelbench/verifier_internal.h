@@ -30,6 +30,7 @@
 #include "verify/kernelbench/extensions.h"
 #include "verify/kernelbench/judge.h"
 #include "verify/kernelbench/load_inline_build.h"
+#include "verify/kernelbench/reference_store.h"
 #include "verify/kernelbench/torch_worker.h"
 #include "verify/kernelbench/verifier.h"
 #include "verify/kernelbench/worker_progress.h"
@@ -82,7 +83,9 @@ class KernelBenchVerifier {
     json placement = json::array();  ///< compute in the framework or a library, found in the source
     double judge_seconds = 0;        ///< reading and comparing outputs, beside the workers
     int64_t start_ns = 0;
-    GpuJudge* gpu_judge = nullptr;  ///< judges outputs handed over in GPU memory; null: files only
+    GpuJudge* gpu_judge = nullptr;             ///< judges outputs handed over in GPU memory; null: files only
+    std::optional<ReferenceStore> references;  ///< kept reference outputs; none: the reference always runs
+    std::string reference_sha256;              ///< the reference's text, for the store's keys
   };
   /// A worker running on a thread of its own, its trials fed to the judge as it reports them.
   struct LiveWorker {
@@ -90,6 +93,10 @@ class KernelBenchVerifier {
     std::shared_ptr<ExportInbox> exports;  ///< null: it writes files only
     std::string out_dir;
     std::future<WorkerRun> run;
+    /// A reference's: its trials being kept as they are judged (null: not kept).
+    std::shared_ptr<ReferenceStore::Recording> recording;
+    /// A reference's that ran before: its kept outputs, in place of a worker.
+    std::shared_ptr<StoredReference> stored;
   };
   /// The workers of one set of trials once they have ended.
   struct EndedWorkers {
@@ -152,6 +159,15 @@ class KernelBenchVerifier {
   /// `on_end` (when given) once it has ended, however it ended.
   LiveWorker Start(WorkerRun run, std::function<void(const json&)> on_progress = nullptr,
                    std::function<void()> on_end = nullptr, std::shared_ptr<const WorkerFeed> reference = nullptr);
+  /// The reference's worker for `trials` at `constants` — or, when the store keeps its
+  /// outputs for them, those in its place (`on_progress` sees its sealed report and `on_end`
+  /// runs at once); a reference that runs is recorded for the store. Says which in
+  /// kernelbench.measurements.reference_reuse under `set_name`.
+  LiveWorker StartReference(const std::vector<KernelBenchTrial>& trials, const json& constants, const char* set_name,
+                            RunState& r, std::function<void(const json&)> on_progress = nullptr,
+                            std::function<void()> on_end = nullptr);
+  /// Everything the reference's outputs on `trials` at `constants` depend on: the store's key.
+  json ReferenceKeyParts(const std::vector<KernelBenchTrial>& trials, const json& constants, const RunState& r) const;
   /// Copies the built extensions into the worker's scratch; their entries as the worker sees them.
   json ProvideExtensions(ConfinedProgram* p);
   /// The built extensions (or, when `built` is false, word that there are none to run); the

@@ -202,6 +202,90 @@ KernelBenchVerifier::LiveWorker KernelBenchVerifier::Start(WorkerRun run, std::f
 
 namespace {
 
+/// What tells this machine's CPU apart from another's, for the store's keys: torch's CPU
+/// kernels pick their code by the instruction set (a cache shared over NFS between unlike
+/// nodes must not mix their references).
+std::string CpuIdentity() {
+  std::string text, why;
+  if (!ReadFileBeneath("/proc", "cpuinfo", size_t{4} << 20, &text, &why)) return "unknown";
+  std::string model, flags;
+  size_t at = 0;
+  while (at < text.size() && (model.empty() || flags.empty())) {
+    size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(at, end - at);
+    at = end + 1;
+    if (model.empty() && line.rfind("model name", 0) == 0) model = line;
+    if (flags.empty() && (line.rfind("flags", 0) == 0 || line.rfind("Features", 0) == 0)) flags = line;
+  }
+  return Sha256Hex(model + "\n" + flags).substr(0, 16);
+}
+
+std::string FileSha256(const std::string& path) {
+  std::string text, error;
+  return TryReadFile(path, &text, &error) ? Sha256Hex(text) : "unreadable: " + error;
+}
+
+}  // namespace
+
+json KernelBenchVerifier::ReferenceKeyParts(const std::vector<KernelBenchTrial>& trials, const json& constants,
+                                            const RunState& r) const {
+  json planned = json::array();
+  for (const auto& t : trials)
+    planned.push_back({t.name, t.distribution, t.seed, t.kernelbench_index, static_cast<int>(t.set)});
+  return {{"reference_sha256", r.reference_sha256},
+          {"trials", planned},
+          {"constants", constants},
+          {"kernelbench_trials", kKernelBenchTrials},
+          {"device", options_.backend == BackendKind::kCuda ? "cuda" : "cpu"},
+          {"cpu", CpuIdentity()},
+          {"worker", FileSha256(python_dir_ + "/kforge_torch_worker.py")},
+          {"eval_utils", FileSha256(python_dir_ + "/eval_utils.py")},
+          {"python", torch_.python},
+          {"torch", torch_.torch_version},
+          {"kforge", std::string(KforgeVersion())}};
+}
+
+KernelBenchVerifier::LiveWorker KernelBenchVerifier::StartReference(const std::vector<KernelBenchTrial>& trials,
+                                                                    const json& constants, const char* set_name,
+                                                                    RunState& r,
+                                                                    std::function<void(const json&)> on_progress,
+                                                                    std::function<void()> on_end) {
+  json& said = r.kb.measurements["reference_reuse"];
+  if (!r.references) {
+    said[set_name] = options_.reuse_reference ? "not kept on the GPU (its outputs are judged in GPU memory)"
+                                              : "off (--fresh-reference)";
+    return Start(NewWorker(WorkerRole::kReference, trials, constants, json(), false), std::move(on_progress),
+                 std::move(on_end));
+  }
+  const json key_parts = ReferenceKeyParts(trials, constants, r);
+  if (std::optional<StoredReference> found = r.references->Find(key_parts, machine_.config().temp_dir)) {
+    said[set_name] = "reused";
+    LiveWorker live;
+    live.stored = std::make_shared<StoredReference>(std::move(*found));
+    live.feed = std::make_shared<WorkerFeed>();
+    live.feed->Replay(live.stored->result, live.stored->trial_ms);
+    live.out_dir = live.stored->dir->path();
+    WorkerRun run;
+    run.role = WorkerRole::kReference;
+    run.result = live.stored->result;
+    run.out_dir = live.out_dir;
+    std::promise<WorkerRun> ran;
+    ran.set_value(std::move(run));
+    live.run = ran.get_future();
+    if (on_progress) on_progress(live.stored->result);
+    if (on_end) on_end();
+    return live;
+  }
+  said[set_name] = "ran";
+  LiveWorker live = Start(NewWorker(WorkerRole::kReference, trials, constants, json(), false), std::move(on_progress),
+                          std::move(on_end));
+  live.recording = r.references->Record(key_parts);
+  return live;
+}
+
+namespace {
+
 /// One timed worker's statistics as the verdict carries them, or none (with why) when they
 /// are not a timing of `trials` calls on `clock`: a worker's figures are its own report.
 std::optional<json> TimingStats(const json& t, int trials, const std::string& clock, std::string* why) {
