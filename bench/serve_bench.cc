@@ -7,8 +7,13 @@
 //     verifiers before, between and after.
 // With --one-shot the server runs each job as a `kforge verify` process of its own (serve
 // --one-shot): the same table for the service without warm verifiers.
+// With --kernelbench, KernelBench jobs instead (the bundled 19_ReLU reference and its CPU
+// ModelNew): the first verdict (its extension built, its reference run and kept); the
+// latency of a cached candidate with the reference reused, with a fresh reference, and
+// through the one-shot CLI both ways; 8 distinct candidates (each a new extension build)
+// through the service and through the CLI 2 at a time.
 //
-//   serve_bench [--out bench/results/serve_cpu.json] [--one-shot]
+//   serve_bench [--out bench/results/serve_cpu.json] [--one-shot] [--kernelbench]
 #include <fmt/format.h>
 #include <httplib.h>
 
@@ -57,15 +62,95 @@ int64_t WorkersRssKiB(pid_t server) {
 /// The bundled correct ReLU with a distinct constant: a distinct source, so a distinct build.
 std::string Distinct(const std::string& relu, int i) { return relu + "// variant " + std::to_string(i) + "\n"; }
 
+/// The --kernelbench table (the file's comment says what it measures); `submit`, `wait` and
+/// `cli_seconds` reach the running server and the CLI, `last` is the verdict `wait` saw last.
+template <class Submit, class Wait, class Cli>
+json KernelBenchRows(const std::string& work, Submit submit, Wait wait, const json& last, Cli cli_seconds) {
+  const std::string src = KFORGE_SOURCE_DIR;
+  std::string reference, candidate, error;
+  kforge::TryReadFile(src + "/examples/kernelbench/level1/19_ReLU.py", &reference, &error);
+  kforge::TryReadFile(src + "/examples/kernelbench/cpu/relu.py", &candidate, &error);
+  auto job = [&](const std::string& c, json options) {
+    return json{{"problem", {{"source", reference}, {"format", "kernelbench"}}},
+                {"candidate", c},
+                {"options", std::move(options)}};
+  };
+  // A distinct C++ source (a comment in the extension): a build of its own.
+  auto distinct = [&](int i) {
+    std::string c = candidate;
+    c.replace(c.find("torch::Tensor relu_forward"), 0, "// variant " + std::to_string(i) + "\n");
+    return c;
+  };
+  auto timed = [&](const json& j) {
+    auto start = Clock::now();
+    const int passed = wait(submit(j));
+    return std::make_pair(Since(start), passed);
+  };
+  const auto [first_s, first_passed] = timed(job(candidate, json::object()));  // the server's seed
+  const std::string seed = std::to_string(last.value("seed", uint64_t{0}));
+  std::vector<double> reused, fresh, cli_reused, cli_fresh;
+  int passed = first_passed;
+  for (int i = 0; i < 10; ++i) {
+    auto [s1, p1] = timed(job(candidate, json::object()));
+    auto [s2, p2] = timed(job(candidate, {{"fresh_reference", true}}));
+    reused.push_back(s1);
+    fresh.push_back(s2);
+    passed += p1 + p2;
+  }
+  const std::string ref_path = work + "/19_ReLU.py", cand_path = work + "/relu.py";
+  kforge::WriteFileAtomic(ref_path, reference);
+  kforge::WriteFileAtomic(cand_path, candidate);
+  for (int i = 0; i < 10; ++i) {
+    cli_reused.push_back(cli_seconds({"verify", ref_path, cand_path, "--json", "--seed", seed}));
+    cli_fresh.push_back(cli_seconds({"verify", ref_path, cand_path, "--json", "--seed", seed, "--fresh-reference"}));
+  }
+  constexpr int kDistinct = 8;
+  json batch = json::array();
+  for (int i = 0; i < kDistinct; ++i) batch.push_back(job(distinct(i), json::object()));
+  const auto [batch_s, batch_passed] = timed(batch);
+  auto start = Clock::now();
+  for (int i = 0; i < kDistinct; i += 2) {
+    std::vector<std::thread> pair;
+    for (int k = i; k < i + 2; ++k) {
+      const std::string path = work + "/c" + std::to_string(k) + ".py";
+      kforge::WriteFileAtomic(path, distinct(1000 + k));
+      pair.emplace_back([&, path] { cli_seconds({"verify", ref_path, path, "--json", "--seed", seed}); });
+    }
+    for (auto& t : pair) t.join();
+  }
+  const double cli_batch_s = Since(start);
+  fmt::print("{:<58} {:>10} {:>14}\n", "KernelBench 19_ReLU (16 x 16384), CPU", "serve", "one-shot CLI");
+  fmt::print("{:<58} {:>10.2f}\n", "first verdict: extension built, reference run, s", first_s);
+  fmt::print("{:<58} {:>10.2f} {:>14.2f}\n", "cached candidate, reference reused, median s", Median(reused),
+             Median(cli_reused));
+  fmt::print("{:<58} {:>10.2f} {:>14.2f}\n", "cached candidate, fresh reference, median s", Median(fresh),
+             Median(cli_fresh));
+  fmt::print("{:<58} {:>10.1f} {:>14.1f}\n", fmt::format("{} distinct candidates (new builds): verdicts/min", kDistinct),
+             kDistinct * 60 / batch_s, kDistinct * 60 / cli_batch_s);
+  fmt::print("{:<58} {:>10}\n", "certified (of 21 cached, of the distinct)", fmt::format("{} / {}", passed, batch_passed));
+  return {{"machine", "the 2-core CPU development machine (no GPU); serve with --workers 2 (warm verifiers)"},
+          {"problem", "examples/kernelbench/level1/19_ReLU.py with examples/kernelbench/cpu/relu.py"},
+          {"first_verdict_s", first_s},
+          {"cached_reference_reused_median_s", {{"serve", Median(reused)}, {"one_shot_cli", Median(cli_reused)}}},
+          {"cached_fresh_reference_median_s", {{"serve", Median(fresh)}, {"one_shot_cli", Median(cli_fresh)}}},
+          {"distinct_batch",
+           {{"candidates", kDistinct},
+            {"serve_per_min", kDistinct * 60 / batch_s},
+            {"one_shot_cli_2_at_a_time_per_min", kDistinct * 60 / cli_batch_s},
+            {"serve_certified", batch_passed}}},
+          {"certified_of_21_cached", passed}};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::string src = KFORGE_SOURCE_DIR;
   std::string out_path = src + "/bench/results/serve_cpu.json";
-  bool one_shot = false;
+  bool one_shot = false, kernelbench = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out_path = argv[++i];
     if (!std::strcmp(argv[i], "--one-shot")) one_shot = true;
+    if (!std::strcmp(argv[i], "--kernelbench")) kernelbench = true;
   }
   const std::string kforge = kforge::ExecutableDir() + "/kforge";
   kforge::LiveClock clock;
@@ -94,7 +179,9 @@ int main(int argc, char** argv) {
     for (const auto& id : answer["ids"]) ids.push_back(id);
     return ids;
   };
-  // Waits for every job; returns how many were certified (each run here should be).
+  // Waits for every job; returns how many were certified (each run here should be), and
+  // keeps the last verdict.
+  json last_verdict;
   auto wait = [&](const std::vector<std::string>& ids) {
     int passed = 0;
     for (const auto& id : ids)
@@ -103,12 +190,29 @@ int main(int argc, char** argv) {
         const json j = r ? json::parse(r->body, nullptr, false) : json();
         if (j.is_object() && j["state"] == "done") {
           passed += j.contains("verdict") && j["verdict"].value("passed", false);
+          if (j.contains("verdict")) last_verdict = j["verdict"];
           break;
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
       }
     return passed;
   };
+  auto cli_seconds = [&](const std::vector<std::string>& args) {
+    kforge::SpawnOptions cli;
+    cli.argv = {kforge};
+    cli.argv.insert(cli.argv.end(), args.begin(), args.end());
+    cli.add_env = {cache};
+    auto start = Clock::now();
+    kforge::Subprocess::Start(cli, clock)->Wait(900000);
+    return Since(start);
+  };
+  if (kernelbench) {
+    const json rows = KernelBenchRows(work.path(), submit, wait, last_verdict, cli_seconds);
+    server->Kill();
+    kforge::WriteFileAtomic(out_path, rows.dump(2) + "\n");
+    fmt::print("wrote {}\n", out_path);
+    return 0;
+  }
   auto job = [&](const std::string& candidate, int seed) {
     return json{{"problem", "relu"}, {"candidate", candidate}, {"options", {{"seed", seed}}}};
   };

@@ -4,6 +4,9 @@
 
 #include <cmath>
 #include <cstring>
+#include <regex>
+
+#include "testing/testing.h"
 
 namespace kforge {
 namespace {
@@ -144,6 +147,24 @@ TEST(RunnerReplyTest, DescribeSignalNeverFails) {
   EXPECT_EQ(DescribeSignal(11).rfind("SIGSEGV", 0), 0u);
   for (int sig : {-1, 0, 40, 64, 65, 999}) EXPECT_FALSE(DescribeSignal(sig).empty()) << sig;
   EXPECT_EQ(DescribeSignal(999), "signal 999");
+}
+
+// The hostile candidates that forge runner replies (examples/cpu/hostile) write the reply's
+// size and version by hand, as a candidate would: at an old size they are refused for it,
+// not by the check each aims at (two CLI hostile tests once passed that way). They move
+// with the protocol.
+TEST(RunnerReplyTest, TheHostileForgeriesSpeakTheCurrentProtocol) {
+  const std::regex head("0x6b666f72,\\s*(version = )?(\\d+)");
+  for (const char* name :
+       {"forged_crash_reply.cc", "forged_probe_reply.cc", "forged_timing_ready.cc", "probe_keepalive_hang.cc"}) {
+    const std::string text = testing::ReadText(testing::ExamplePath("cpu/hostile/") + name);
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(text, m, head)) << name << " has no reply header";
+    EXPECT_EQ(m[2].str(), std::to_string(kRunnerProtocolVersion)) << name;
+    EXPECT_NE(text.find(std::to_string(sizeof(RunReply))), std::string::npos)
+        << name << " does not write a " << sizeof(RunReply) << "-byte reply";
+  }
+  EXPECT_EQ(kRunnerMagic, 0x6b666f72u);
 }
 
 }  // namespace
