@@ -125,9 +125,11 @@ json KernelBenchRows(const std::string& work, Submit submit, Wait wait, const js
              Median(cli_reused));
   fmt::print("{:<58} {:>10.2f} {:>14.2f}\n", "cached candidate, fresh reference, median s", Median(fresh),
              Median(cli_fresh));
-  fmt::print("{:<58} {:>10.1f} {:>14.1f}\n", fmt::format("{} distinct candidates (new builds): verdicts/min", kDistinct),
-             kDistinct * 60 / batch_s, kDistinct * 60 / cli_batch_s);
-  fmt::print("{:<58} {:>10}\n", "certified (of 21 cached, of the distinct)", fmt::format("{} / {}", passed, batch_passed));
+  fmt::print("{:<58} {:>10.1f} {:>14.1f}\n",
+             fmt::format("{} distinct candidates (new builds): verdicts/min", kDistinct), kDistinct * 60 / batch_s,
+             kDistinct * 60 / cli_batch_s);
+  fmt::print("{:<58} {:>10}\n", "certified (of 21 cached, of the distinct)",
+             fmt::format("{} / {}", passed, batch_passed));
   return {{"machine", "the 2-core CPU development machine (no GPU); serve with --workers 2 (warm verifiers)"},
           {"problem", "examples/kernelbench/level1/19_ReLU.py with examples/kernelbench/cpu/relu.py"},
           {"first_verdict_s", first_s},
