@@ -10,7 +10,7 @@ inc="-I devbuild/dlpack-include"
 for c in degenerate/relu_one_block correct/relu; do
   /usr/local/cuda/bin/nvcc -O3 -arch=sm_90 -shared -Xcompiler -fPIC $inc "examples/cuda/$c.cu" -o "$work/$(basename $c).so"
 done
-/usr/local/cuda/bin/nvcc -O2 $inc scripts/ncu_driver.cc -o "$work/ncu_driver" -ldl
+/usr/local/cuda/bin/nvcc -O2 $inc -arch=sm_90 scripts/ncu_driver.cu -o "$work/ncu_driver" -ldl
 metrics="gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,\
 sm__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active,\
 sm__maximum_warps_per_active_cycle_pct,launch__grid_size,launch__block_size,launch__registers_per_thread,\
