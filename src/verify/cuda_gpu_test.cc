@@ -116,11 +116,14 @@ TEST_F(CudaTest, CalibrateThenBenchReportsSpeedupAndRoofline) {
   EXPECT_GT(r.speedup, 0);
   EXPECT_GT(r.roofline_fraction, 0.05) << r.Text();
   EXPECT_LE(r.roofline_fraction, 1.1) << r.Text();
-  // CUPTI recorded the timed calls' kernels (one a call for this ReLU): their own time is at
-  // most the events' (which add the launch), and it is what the roofline judged.
+  // CUPTI recorded the timed calls' kernels (one a call for this ReLU), and their time is what
+  // the roofline judged. It is not below the events' here: before Blackwell CUPTI times a
+  // kernel by instrumenting it, which costs this 262,144-block grid ~6% (248.0 against the
+  // events' 234.4 us on an H100, whose ncu gives 229.2 us after the same L2 thrash), so the
+  // bound is the events' plus 10%.
   EXPECT_EQ(r.candidate.timing.kernels, 20) << r.Text();
   EXPECT_GT(r.candidate.timing.kernel_median_ns, 0);
-  EXPECT_LE(r.candidate.timing.kernel_median_ns, r.candidate.timing.median_ns) << r.Text();
+  EXPECT_LE(r.candidate.timing.kernel_median_ns, 1.10 * r.candidate.timing.median_ns) << r.Text();
   EXPECT_NEAR(r.roofline_fraction, r.floor_seconds / (r.candidate.timing.kernel_median_ns * 1e-9), 1e-9);
   ASSERT_EQ(r.sampled_calls.size(), 3u);
   for (const auto& a : r.sample_agreement) EXPECT_TRUE(a.passed());
@@ -156,8 +159,12 @@ TEST_F(CudaTest, CalibrateThenBenchReportsSpeedupAndRoofline) {
   for (const auto& s : patched.suspects) accused |= s.find("engine's clock") != std::string::npos;
   EXPECT_TRUE(accused) << patched.Text();
   // The honest relu's time by the engine's clock is its events' time, give or take the
-  // harness: within the suspect margin.
-  EXPECT_GT(r.engine_mean_ns, 0) << r.Text();
+  // harness: within the suspect margin. (Not asserted above 0: over 20 calls the harness's
+  // share of each, the three sampled calls' 512 MB copies and the copy back, is ~30 ms
+  // against a 0.23 ms kernel, and its noise between the two processes can exceed the kernel:
+  // on an H100 the difference came out below 0, clamped to 0. Both clocks were read.)
+  EXPECT_GT(r.candidate.engine_call_ns, 0) << r.Text();
+  EXPECT_GT(r.baseline.engine_call_ns, 0) << r.Text();
   EXPECT_LT(r.engine_mean_ns,
             r.candidate.timing.mean_ns + kHiddenTimeFloorNs + kHarnessNoiseFraction * HarnessNanos(r.baseline))
       << r.Text();
