@@ -10,6 +10,7 @@
 #include "core/fs.h"
 #include "core/subprocess.h"
 #include "testing/fakes.h"
+#include "testing/kernelbench_cases.h"
 #include "testing/testing.h"
 
 namespace kforge {
@@ -181,6 +182,68 @@ TEST(ServeE2E, ABatchSurvivesTheServersDeathAndEveryJobGetsOneVerdict) {
   ExitStatus st = server.Terminate();
   EXPECT_TRUE(st.ok()) << st.Describe() << server.Log();
   EXPECT_NE(server.Log().find("stopped; 0 jobs queued"), std::string::npos) << server.Log();
+}
+
+// KernelBench jobs through warm verifiers: each verdict is the one-shot CLI's for the same
+// seed (the server's, as a job without one gets), for a correct candidate, a wrong one, a
+// cheat, a hostile and a malformed one; the reference's outputs, kept by the first verdict
+// on them, are reused by the rest, and /metrics counts it.
+TEST(ServeE2E, KernelBenchVerdictsAreTheCLIsAndTheReferenceRunsOnce) {
+  std::string why;
+  if (!testing::HaveTorch(&why)) GTEST_SKIP() << why;
+  TempDir dir("kforge-serve-e2e");
+  const std::string kb = testing::ExamplePath("kernelbench/");
+  struct Case {
+    std::string reference, candidate;
+    bool passed;
+  };
+  // Seed 7 is the KernelBench manifest's (testing/kernelbench_cases.cc): in a test run that
+  // has both, the extensions and references are built and run once.
+  const std::vector<Case> cases = {{"level1/19_ReLU.py", "cpu/relu.py", true},
+                                   {"level1/19_ReLU.py", "cpu/relu.py", true},
+                                   {"level1/23_Softmax.py", "cpu/softmax_max_init_zero.py", false},
+                                   {"level1/19_ReLU.py", "evasions/operator_overload.py", false},
+                                   {"level1/19_ReLU.py", "hostile/empty_reuse.py", false},
+                                   {"level1/19_ReLU.py", "malformed/syntax_error.py", false}};
+  Server server(dir.path() + "/service", {"--seed", "7"});
+  std::vector<std::string> ids;
+  for (const Case& c : cases) {  // one at a time: the second relu finds the first's reference kept
+    const json job = {{"problem", {{"source", testing::ReadText(kb + c.reference)}, {"format", "kernelbench"}}},
+                      {"candidate", testing::ReadText(kb + c.candidate)}};
+    auto r = server.Client().Post("/v1/verdicts", job.dump(), "application/json");
+    ASSERT_TRUE(r) << server.Log();
+    ASSERT_EQ(r->status, 202) << r->body;
+    ids.push_back(json::parse(r->body)["ids"][0]);
+    for (int i = 0; i < 9000 && Get(server, "/v1/verdicts/" + ids.back()).value("state", "") != "done"; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  // What a verdict concludes, without the times, paths and per-process figures that differ
+  // between any two runs.
+  auto comparable = [](json v) {
+    if (v.contains("kernelbench"))
+      for (const char* key : {"judge_seconds", "worker_stages", "worker_steps", "reference_reuse"})
+        v["kernelbench"].erase(key);
+    for (const char* key : {"task", "candidate"}) v.erase(key);
+    return ComparableVerdict(v);
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const json served = Get(server, "/v1/verdicts/" + ids[i]);
+    ASSERT_EQ(served.value("state", ""), "done") << cases[i].candidate << ": " << served.dump();
+    ASSERT_TRUE(served.contains("verdict")) << served.dump();
+    const json& v = served["verdict"];
+    EXPECT_EQ(v.value("passed", !cases[i].passed), cases[i].passed) << cases[i].candidate;
+    EXPECT_EQ(v["seed"], 7);
+    auto cli = RunCli({"verify", kb + cases[i].reference, kb + cases[i].candidate, "--json", "--seed", "7"}, "", 900);
+    const json local = json::parse(cli.out, nullptr, false);
+    ASSERT_TRUE(local.is_object()) << cli.out << cli.err;
+    EXPECT_EQ(comparable(local), comparable(v)) << cases[i].candidate;
+  }
+  // The second relu judged against the outputs the first (or an earlier test) kept.
+  EXPECT_EQ(Get(server, "/v1/verdicts/" + ids[1])["verdict"]["kernelbench"]["reference_reuse"]["trials"], "reused");
+  auto metrics = server.Client().Get("/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_NE(metrics->body.find("kforge_serve_kernelbench_references_total{reference=\"reused\"}"), std::string::npos)
+      << metrics->body;
 }
 
 TEST(ServeE2E, EventsStreamTheVerdictAndATokenGuardsEveryRouteButHealth) {

@@ -67,6 +67,12 @@ std::string MetricsText(const VerdictMetrics& m) {
   for (const auto& [cls, n] : m.verdicts)
     out += fmt::format("kforge_serve_verdicts_total{{class=\"{}\"}} {}\n", cls, n);
   out +=
+      "# HELP kforge_serve_kernelbench_references_total KernelBench verdicts by their reference: reused "
+      "(its kept outputs), ran, or not_kept.\n"
+      "# TYPE kforge_serve_kernelbench_references_total counter\n";
+  for (const auto& [how, n] : m.references)
+    out += fmt::format("kforge_serve_kernelbench_references_total{{reference=\"{}\"}} {}\n", how, n);
+  out +=
       "# HELP kforge_serve_worker_restarts_total Verifiers that died by a signal or their deadline.\n"
       "# TYPE kforge_serve_worker_restarts_total counter\n";
   out += fmt::format("kforge_serve_worker_restarts_total {}\n", m.restarts);

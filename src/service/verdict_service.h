@@ -94,8 +94,11 @@ struct VerdictMetrics {
   int64_t workers = 0, busy = 0;
   int64_t restarts = 0;                     ///< verifiers that died by a signal or their deadline
   std::map<std::string, int64_t> verdicts;  ///< by class: "pass", a failure class, or "error"
-  std::vector<double> bucket_bounds;        ///< seconds: the latency histogram's upper bounds
-  std::vector<int64_t> bucket_counts;       ///< cumulative, one per bound, then +Inf
+  /// KernelBench verdicts by what their reference was: "reused" (kept outputs), "ran", or
+  /// "not_kept" (a GPU reference, --fresh-reference)
+  std::map<std::string, int64_t> references;
+  std::vector<double> bucket_bounds;   ///< seconds: the latency histogram's upper bounds
+  std::vector<int64_t> bucket_counts;  ///< cumulative, one per bound, then +Inf
   double latency_sum_s = 0;
   int64_t latency_count = 0;
 };
@@ -154,7 +157,7 @@ class VerdictService {
   mutable std::mutex mu_;
   std::condition_variable wake_;
   int64_t busy_ = 0, restarts_ = 0;
-  std::map<std::string, int64_t> verdicts_;
+  std::map<std::string, int64_t> verdicts_, references_;
   std::vector<int64_t> buckets_;
   double latency_sum_s_ = 0;
   int64_t latency_count_ = 0;
