@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i < opened.cells().size(); i += 2) {
     kforge::CellResult r;
     r.cell = opened.cells()[i].name;
-    r.outcome = "repaired";
+    r.outcome = kforge::CellOutcome::kRepaired;
     r.success = true;
     opened.WriteResult(opened.cells()[i], r);
   }

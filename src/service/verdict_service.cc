@@ -234,7 +234,10 @@ SubmitResult VerdictService::Submit(const std::string& client, const json& jobs)
                          " GiB; this service gives a candidate at most " + json(options_.max_memory_gib).dump() +
                          " (kforge serve --max-memory-gib)");
       if (!o.contains("memory_gib") && options_.max_memory_gib < 4) o["memory_gib"] = options_.max_memory_gib;
-      if (!o.contains("seed")) o["seed"] = o.value("fresh_seed", false) ? env_.entropy().FreshSeed() : seed();
+      // A KernelBench job shares the server's seed (its reference's outputs are kept and
+      // reused); a native one, whose reference is computed per case anyway, gets its own.
+      if (!o.contains("seed"))
+        o["seed"] = o.value("fresh_seed", false) || !IsKernelBench(job) ? env_.entropy().FreshSeed() : seed();
       o.erase("fresh_seed");
       rows.emplace_back(client, std::move(job));
     } catch (const UsageError& e) {

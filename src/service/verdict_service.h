@@ -23,11 +23,13 @@
 //    started with --die-with-parent: a killed server leaves none running.
 //  - Drain (SIGTERM): no new job is taken; the running ones finish; queued jobs stay stored
 //    for the next start, which also queues again what a killed server left running.
-//  - One seed for the jobs that name none: the service's (`seed`, drawn when it starts unless
-//    given), written into each job as it is stored. So the candidates of one problem are
-//    judged on the same trials, and a KernelBench reference's outputs are computed once and
+//  - One seed for the KernelBench jobs that name none: the service's (`seed`, drawn when it
+//    starts unless given), written into each job as it is stored. So the candidates of one
+//    problem are judged on the same trials, and the reference's outputs are computed once and
 //    reused (verify/kernelbench/reference_store.h); a job's "fresh_seed": true draws a seed of
-//    its own instead. Either way the stored job names its seed: a restart judges it the same.
+//    its own instead. A native job, whose reference is computed for each case anyway, gets a
+//    fresh seed: its light trials' inputs are not the same for every job. Either way the
+//    stored job names its seed: a restart judges it the same.
 //  - Not yet: a zygote per device for KernelBench's torch workers (torch imported once, a
 //    fresh confined child per candidate); a KernelBench verdict still pays its candidate
 //    worker's torch import.
@@ -68,7 +70,8 @@ struct VerdictServiceOptions {
   /// Problems given as paths must resolve under this directory ("" = none: bundled task
   /// names and sources only). A client never names an arbitrary file of the server.
   std::string tasks_dir;
-  /// The seed of jobs that name none and do not ask for a fresh one; drawn at start when unset.
+  /// The seed of KernelBench jobs that name none and do not ask for a fresh one; drawn at
+  /// start when unset.
   std::optional<uint64_t> seed;
 };
 

@@ -225,10 +225,11 @@ TEST(VerdictService, AFullQueueABusyClientAndADrainingServiceRefuseWithWhenToRet
   EXPECT_EQ(service.Submit("b", Job("pass")).refusal, SubmitRefusal::kDraining);
 }
 
-// Jobs that name no seed are judged on the service's, so the candidates of one problem meet
-// the same trials and a KernelBench reference runs once for all of them; a job may ask for
-// a fresh seed instead. The stored job names its seed either way (a restart judges it alike).
-TEST(VerdictService, JobsWithoutASeedShareTheServicesAndAFreshSeedIsTheJobsOwn) {
+// KernelBench jobs that name no seed are judged on the service's, so the candidates of one
+// problem meet the same trials and the reference runs once for all of them; a job may ask for
+// a fresh seed instead, and a native job gets one. The stored job names its seed either way
+// (a restart judges it alike).
+TEST(VerdictService, KernelBenchJobsWithoutASeedShareTheServicesAndOthersGetTheirOwn) {
   TempDir dir("kforge-serve");
   ScriptedEnv e;  // FakeEntropy: 42, 43, ...
   VerdictService drawn(e.env, Options(dir.path()));
@@ -238,14 +239,21 @@ TEST(VerdictService, JobsWithoutASeedShareTheServicesAndAFreshSeedIsTheJobsOwn) 
   VerdictServiceOptions o = Options(dir2.path());
   o.seed = 7;
   VerdictService service(e.env, o);  // not started: jobs stay queued
-  SubmitResult r = service.Submit("c", json::array({Job("a"), Job("b", {{"seed", 5}}), Job("c", {{"fresh_seed", true}}),
-                                                    Job("d", {{"fresh_seed", false}, {"fresh_reference", true}})}));
-  ASSERT_EQ(r.ids.size(), 4u);
+  auto kb = [](json options) {
+    return json{{"problem", {{"source", "class Model: pass\n"}, {"format", "kernelbench"}}},
+                {"candidate", "class ModelNew: pass\n"},
+                {"options", std::move(options)}};
+  };
+  SubmitResult r =
+      service.Submit("c", json::array({kb(json::object()), kb({{"seed", 5}}), kb({{"fresh_seed", true}}),
+                                       kb({{"fresh_seed", false}, {"fresh_reference", true}}), Job("native")}));
+  ASSERT_EQ(r.ids.size(), 5u);
   auto options = [&](size_t i) { return service.Get(r.ids[i])->request["options"]; };
   EXPECT_EQ(options(0), json({{"seed", 7}}));
   EXPECT_EQ(options(1), json({{"seed", 5}}));
   EXPECT_EQ(options(2), json({{"seed", 43}}));  // its own, and the request says which
   EXPECT_EQ(options(3), json({{"seed", 7}, {"fresh_reference", true}}));
+  EXPECT_EQ(options(4), json({{"seed", 44}}));  // a native job's own
   const std::vector<std::string> command = VerifyCommand("k", service.Get(r.ids[3])->request, "/d");
   EXPECT_EQ(std::vector<std::string>(command.end() - 3, command.end()),
             (std::vector<std::string>{"--seed", "7", "--fresh-reference"}));

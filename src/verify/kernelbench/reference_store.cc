@@ -1,6 +1,7 @@
 #include "verify/kernelbench/reference_store.h"
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <system_error>
 
@@ -77,7 +78,8 @@ std::string ReferenceStore::Key(const json& key_parts) { return Sha256Hex(key_pa
 std::optional<StoredReference> ReferenceStore::Find(const json& key_parts, const std::string& temp_parent) const {
   const std::string key = Key(key_parts);
   const std::string dir = root_ + "/" + key;
-  if (!FileExists(dir + "/" + kReportName)) return std::nullopt;
+  std::error_code exists_ec;
+  if (!fs::exists(fs::symlink_status(dir, exists_ec))) return std::nullopt;
   std::string text, why;
   json report;
   if (ReadFileBeneath(dir, kReportName, size_t{64} << 20, &text, &why)) report = json::parse(text, nullptr, false);
@@ -108,10 +110,11 @@ std::optional<StoredReference> ReferenceStore::Find(const json& key_parts, const
   return stored;
 }
 
-std::unique_ptr<ReferenceStore::Recording> ReferenceStore::Record(const json& key_parts) const {
+std::unique_ptr<ReferenceStore::Recording> ReferenceStore::Record(const json& key_parts, bool replace) const {
   try {
     MakeDirs(root_);
     std::unique_ptr<Recording> recording(new Recording(this, key_parts));
+    recording->replace_ = replace;
     recording->staging_ = std::make_unique<TempDir>(".staging", root_);
     return recording;
   } catch (const std::exception&) {  // no store here: the verdict runs its reference, as without one
@@ -152,8 +155,14 @@ bool ReferenceStore::Recording::Commit(const json& result, const std::vector<int
   } catch (const std::exception&) {
     return false;
   }
+  const std::string entry = store_->root_ + "/" + Key(key_parts_);
   std::error_code ec;
-  fs::rename(staging_->path(), store_->root_ + "/" + Key(key_parts_), ec);
+  fs::rename(staging_->path(), entry, ec);
+  if (ec && replace_) {  // the one kept before steps aside, then goes
+    TempDir old(".replaced", store_->root_);
+    fs::rename(entry, old.path() + "/entry", ec);
+    if (!ec) fs::rename(staging_->path(), entry, ec);
+  }
   if (ec) return false;  // another verdict kept the same entry first: theirs stands
   staging_->Keep();
   store_->Prune();
@@ -169,9 +178,14 @@ void ReferenceStore::Prune() const {
   std::vector<Entry> entries;
   int64_t total = 0;
   std::error_code ec;
+  const auto stale = fs::file_time_type::clock::now() - std::chrono::hours(1);
   for (fs::directory_iterator it(root_, ec), end; !ec && it != end; it.increment(ec)) {
-    if (!it->is_directory() || it->path().filename().string().front() == '.') continue;
     std::error_code tec;
+    if (!it->is_directory(tec)) continue;
+    if (it->path().filename().string().front() == '.') {  // staging: a recording, or one that never finished
+      if (fs::last_write_time(it->path(), tec) < stale && !tec) RemoveTree(it->path().string());
+      continue;
+    }
     Entry e{fs::last_write_time(it->path(), tec), it->path(), TreeBytes(it->path())};
     total += e.bytes;
     entries.push_back(std::move(e));

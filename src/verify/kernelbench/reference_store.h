@@ -12,8 +12,8 @@
 //   <name>...     the output files the report's trials name (outputs and reference64)
 // An entry is written into <root>/.staging-XXXXXX and renamed into place whole; it is used
 // only when its report parses, names its own key, and every file it lists is there, a
-// regular file of the recorded size. The key is the SHA-256 of `key_parts` (the reference's
-// text, the trials and their seeds, the size constants, the device, torch, kforge's worker
+// regular file of the recorded size (an entry without its report is damaged: removed). The key is the SHA-256 of
+// `key_parts` (the reference's text, the trials and their seeds, the size constants, the device, torch, kforge's worker
 // scripts and version): a reference whose outputs could differ has another key.
 //
 // Trust: the store lives in the engine's cache directory, which no confined process can
@@ -72,6 +72,7 @@ class ReferenceStore {
     Recording(const ReferenceStore* store, nlohmann::json key_parts);
     const ReferenceStore* store_;
     nlohmann::json key_parts_;
+    bool replace_ = false;
     std::unique_ptr<TempDir> staging_;
     nlohmann::json files_ = nlohmann::json::object();
     int64_t bytes_ = 0;
@@ -79,13 +80,16 @@ class ReferenceStore {
     bool dropped_ = false;
   };
   /// A recording of a reference about to run; null when the store cannot take one (its
-  /// directory cannot be made).
-  std::unique_ptr<Recording> Record(const nlohmann::json& key_parts) const;
+  /// directory cannot be made). With `replace`, its entry takes the place of one kept before
+  /// (a reference run again on purpose: --fresh-reference); else the first kept stands.
+  std::unique_ptr<Recording> Record(const nlohmann::json& key_parts, bool replace = false) const;
 
   const std::string& root() const { return root_; }
 
  private:
-  /// Removes the oldest entries (by last use) until at most max_total_bytes_ remain.
+  /// Removes the staging directories of recordings that never finished (a verdict killed
+  /// while recording) once they are an hour old, then the oldest entries (by last use) until
+  /// at most max_total_bytes_ remain.
   void Prune() const;
 
   std::string root_;

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 
 #include "core/fs.h"
@@ -136,6 +137,62 @@ TEST(ReferenceStoreTest, ADamagedEntryIsNotUsedAndIsRemoved) {
   WriteFileAtomic(report + "/report.json", "{not json", Sync::kNo);
   EXPECT_FALSE(store.Find(Parts("report"), temp.path()));
   EXPECT_FALSE(std::filesystem::exists(report));
+}
+
+// An entry without its report (a removal cut short) is damaged, not "someone else's": it is
+// removed, so the next reference that runs is kept again.
+TEST(ReferenceStoreTest, AnEntryWithoutItsReportIsRemovedAndKeptAgain) {
+  TempDir root("kforge-store"), temp("kforge-store-use");
+  ReferenceStore store(root.path());
+  FakeReference ref(1);
+  auto first = store.Record(Parts("r"));
+  ref.KeepAll(first.get());
+  ASSERT_TRUE(first->Commit(ref.result, {1}, 1));
+  std::filesystem::remove(root.path() + "/" + ReferenceStore::Key(Parts("r")) + "/report.json");
+  EXPECT_FALSE(store.Find(Parts("r"), temp.path()));
+  auto again = store.Record(Parts("r"));
+  ref.KeepAll(again.get());
+  EXPECT_TRUE(again->Commit(ref.result, {2}, 1));
+  auto found = store.Find(Parts("r"), temp.path());
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->trial_ms, (std::vector<int64_t>{2}));
+}
+
+// A reference run again on purpose (--fresh-reference) replaces what was kept.
+TEST(ReferenceStoreTest, AReplacingRecordingTakesThePlaceOfTheKeptOne) {
+  TempDir root("kforge-store"), temp("kforge-store-use");
+  ReferenceStore store(root.path());
+  FakeReference ref(1);
+  auto first = store.Record(Parts("r"));
+  ref.KeepAll(first.get());
+  ASSERT_TRUE(first->Commit(ref.result, {1}, 1));
+  auto fresh = store.Record(Parts("r"), /*replace=*/true);
+  ref.KeepAll(fresh.get());
+  ASSERT_TRUE(fresh->Commit(ref.result, {9}, 1));
+  auto found = store.Find(Parts("r"), temp.path());
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->trial_ms, (std::vector<int64_t>{9}));
+  size_t dirs = 0;  // the replaced entry is gone, not set aside
+  for (const auto& e : std::filesystem::directory_iterator(root.path())) dirs += e.is_directory();
+  EXPECT_EQ(dirs, 1u);
+}
+
+// A verdict killed while recording leaves its staging directory; once it is an hour old the
+// next entry kept removes it (a live recording's is younger).
+TEST(ReferenceStoreTest, AStagingDirectoryLeftByAKilledVerdictGoesWhenStale) {
+  TempDir root("kforge-store"), temp("kforge-store-use");
+  ReferenceStore store(root.path());
+  FakeReference ref(1);
+  const std::string left = root.path() + "/.staging-left", live = root.path() + "/.staging-live";
+  MakeDirs(left);
+  MakeDirs(live);
+  WriteFileAtomic(left + "/o0_0.bin", std::string(16, 'x'), Sync::kNo);
+  std::filesystem::last_write_time(left, std::filesystem::file_time_type::clock::now() - std::chrono::hours(2));
+  auto recording = store.Record(Parts("r"));
+  ref.KeepAll(recording.get());
+  ASSERT_TRUE(recording->Commit(ref.result, {1}, 1));
+  EXPECT_FALSE(std::filesystem::exists(left));
+  EXPECT_TRUE(std::filesystem::exists(live));
 }
 
 TEST(ReferenceStoreTest, TheFirstOfTwoRecordingsOfOneReferenceStands) {

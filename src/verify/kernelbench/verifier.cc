@@ -28,11 +28,13 @@ ConfinedProgram* KernelBenchVerifier::Prepare(ConfinedProgram* p, bool with_cand
   p->Provide(python_dir_ + "/kforge_torch_worker.py", "run_and_check.py");
   // The candidate's process gets the reference without its Model (the checker's
   // inputs_source): it draws its inputs from it and has no reference to run.
+  // The files' texts as Begin read them, never the files again: what runs is what the
+  // verdict names (task.sha256), and what a kept reference was kept under.
   if (with_candidate && !reference_inputs_.empty())
     p->Write(kReferenceFile, reference_inputs_);
   else
-    p->Provide(reference_, "ref_arch.py");
-  if (with_candidate && !candidate_.empty()) p->Provide(candidate_, "custom_model.py");
+    p->Write(kReferenceFile, reference_text_);
+  if (with_candidate && !candidate_.empty()) p->Write(kCandidateFile, candidate_text_);
   return p;
 }
 
@@ -473,6 +475,8 @@ void KernelBenchVerifier::Begin(const std::string& reference_path, const std::st
   v.task_sha256 = Sha256Hex(reference_text);
   v.candidate_path = candidate_path;
   v.candidate_sha256 = Sha256Hex(candidate_text);
+  reference_text_ = std::move(reference_text);
+  candidate_text_ = std::move(candidate_text);
   python_dir_ = PythonDir(machine_);
   torch_ = FindTorch(machine_);
   KernelBenchVerdict& kb = r.kb;
@@ -543,7 +547,7 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
   };
   // Kept on the CPU only: a GPU reference's outputs are judged in GPU memory (and depend on
   // the device), so GPU verdicts run their reference each time.
-  if (options_.reuse_reference && options_.backend == BackendKind::kCpu)
+  if (options_.backend == BackendKind::kCpu)
     r.references.emplace((options_.cache_dir.empty() ? machine_.config().cache_dir : options_.cache_dir) +
                          "/kernelbench-reference");
   r.reference_sha256 = v.task_sha256;

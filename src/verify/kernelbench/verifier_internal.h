@@ -186,6 +186,9 @@ class KernelBenchVerifier {
   Machine& machine_;
   KernelBenchOptions options_;
   std::string python_dir_, reference_, candidate_;
+  /// The reference's and the candidate's text, read once (Begin): every process gets these
+  /// bytes, so a file changed during the verdict changes nothing in it.
+  std::string reference_text_, candidate_text_;
   std::string reference_inputs_;  ///< the reference without Model, for the candidate's process
   TorchToolchain torch_;
   json extensions_ = json::object();  ///< key -> {path: the built module's host path, binding, functions}

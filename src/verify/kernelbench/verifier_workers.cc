@@ -221,6 +221,17 @@ std::string CpuIdentity() {
   return Sha256Hex(model + "\n" + flags).substr(0, 16);
 }
 
+/// Which file `path` is: where it resolves, its size and its last change (a rebuilt package
+/// of the same version is another file).
+std::string FileIdentity(const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::path real = std::filesystem::canonical(path, ec);
+  if (ec) return "missing";
+  const auto size = std::filesystem::file_size(real, ec);
+  const auto changed = std::filesystem::last_write_time(real, ec).time_since_epoch().count();
+  return fmt::format("{}:{}:{}", real.string(), ec ? 0 : size, ec ? 0 : changed);
+}
+
 std::string FileSha256(const std::string& path) {
   std::string text, error;
   return TryReadFile(path, &text, &error) ? Sha256Hex(text) : "unreadable: " + error;
@@ -241,8 +252,18 @@ json KernelBenchVerifier::ReferenceKeyParts(const std::vector<KernelBenchTrial>&
           {"cpu", CpuIdentity()},
           {"worker", FileSha256(python_dir_ + "/kforge_torch_worker.py")},
           {"eval_utils", FileSha256(python_dir_ + "/eval_utils.py")},
-          {"python", torch_.python},
+          {"python", FileIdentity(torch_.python)},
           {"torch", torch_.torch_version},
+          {"torch_library",
+           [&] {
+             json libs = json::array();
+             for (const std::string& dir : torch_.library_paths)
+               for (const char* lib : {"libtorch_cpu.so", "libc10.so"}) libs.push_back(FileIdentity(dir + "/" + lib));
+             return libs;
+           }()},
+          {"blas",  // Debian's alternatives choose the BLAS torch's CPU kernels call
+           {FileIdentity("/usr/lib/x86_64-linux-gnu/libblas.so.3"),
+            FileIdentity("/usr/lib/aarch64-linux-gnu/libblas.so.3")}},
           {"kforge", std::string(KforgeVersion())}};
 }
 
@@ -253,13 +274,14 @@ KernelBenchVerifier::LiveWorker KernelBenchVerifier::StartReference(const std::v
                                                                     std::function<void()> on_end) {
   json& said = r.kb.measurements["reference_reuse"];
   if (!r.references) {
-    said[set_name] = options_.reuse_reference ? "not kept on the GPU (its outputs are judged in GPU memory)"
-                                              : "off (--fresh-reference)";
+    said[set_name] = "not kept on the GPU (its outputs are judged in GPU memory)";
     return Start(NewWorker(WorkerRole::kReference, trials, constants, json(), false), std::move(on_progress),
                  std::move(on_end));
   }
   const json key_parts = ReferenceKeyParts(trials, constants, r);
-  if (std::optional<StoredReference> found = r.references->Find(key_parts, machine_.config().temp_dir)) {
+  std::optional<StoredReference> found;
+  if (options_.reuse_reference) found = r.references->Find(key_parts, machine_.config().temp_dir);
+  if (found) {
     said[set_name] = "reused";
     LiveWorker live;
     live.stored = std::make_shared<StoredReference>(std::move(*found));
@@ -277,10 +299,12 @@ KernelBenchVerifier::LiveWorker KernelBenchVerifier::StartReference(const std::v
     if (on_end) on_end();
     return live;
   }
-  said[set_name] = "ran";
+  // Run again on purpose (--fresh-reference), it replaces what was kept: a way to mend an
+  // entry that should not stand.
+  said[set_name] = options_.reuse_reference ? "ran" : "ran (--fresh-reference)";
   LiveWorker live = Start(NewWorker(WorkerRole::kReference, trials, constants, json(), false), std::move(on_progress),
                           std::move(on_end));
-  live.recording = r.references->Record(key_parts);
+  live.recording = r.references->Record(key_parts, /*replace=*/!options_.reuse_reference);
   return live;
 }
 
