@@ -143,8 +143,12 @@ void ReferenceStore::Recording::Keep(const json& entry, const std::string& dir) 
 
 bool ReferenceStore::Recording::Commit(const json& result, const std::vector<int64_t>& trial_ms, size_t trials) {
   if (dropped_ || !staging_ || kept_ != trials || trial_ms.size() != trials || !result.is_object() ||
-      !JsonTrue(result, "ok"))
+      !JsonTrue(result, "ok") || !result.contains("trials") || !result["trials"].is_array())
     return false;
+  // A trial the reference failed may have failed for a reason of the moment (a full disk):
+  // only a reference that ran every trial is kept.
+  for (const auto& t : result["trials"])
+    if (!JsonTrue(t, "ok")) return false;
   json report = {{"format", kStoreFormat},
                  {"key_parts", key_parts_},
                  {"result", result},

@@ -64,7 +64,8 @@ class ReferenceStore {
     /// file's, a missing file or one past the entry's limit drops the recording.
     void Keep(const nlohmann::json& entry, const std::string& dir);
     /// Keeps the entry when every one of `trials` trials was kept and `result` (the worker's
-    /// sealed report) is whole; returns whether it did. Anything else leaves no entry.
+    /// sealed report) is whole, every trial in it ok; returns whether it did. Anything else
+    /// leaves no entry.
     bool Commit(const nlohmann::json& result, const std::vector<int64_t>& trial_ms, size_t trials);
 
    private:

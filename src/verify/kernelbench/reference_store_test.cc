@@ -83,6 +83,13 @@ TEST(ReferenceStoreTest, AnIncompleteOrFailedReferenceIsNotKept) {
     EXPECT_FALSE(recording->Commit(failed, {1, 1, 1}, 3));
   }
   {
+    auto recording = store.Record(Parts("a trial failed"));
+    ref.KeepAll(recording.get());
+    json failed = ref.result;
+    failed["trials"][1]["ok"] = false;  // e.g. its outputs could not be written
+    EXPECT_FALSE(recording->Commit(failed, {1, 1, 1}, 3));
+  }
+  {
     auto recording = store.Record(Parts("gpu"));
     json entry = ref.result["trials"][0];
     entry["outputs"][0] = {{"device", true}, {"dtype", "float32"}, {"shape", {4}}};  // in GPU memory
@@ -104,7 +111,7 @@ TEST(ReferenceStoreTest, AnIncompleteOrFailedReferenceIsNotKept) {
     ref.KeepAll(recording.get());
     EXPECT_FALSE(recording->Commit(ref.result, {1, 1, 1}, 3));
   }
-  for (const char* name : {"fewer", "failed", "gpu", "bad name", "missing"})
+  for (const char* name : {"fewer", "failed", "a trial failed", "gpu", "bad name", "missing"})
     EXPECT_FALSE(store.Find(Parts(name), temp.path())) << name;
   // Nothing left behind: no entry, no staging directory.
   EXPECT_TRUE(std::filesystem::is_empty(root.path()));
