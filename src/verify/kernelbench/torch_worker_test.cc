@@ -287,6 +287,21 @@ TEST(WorkerFeedTest, TimesEachTrialByTheReportsTheEngineRead) {
   EXPECT_EQ(feed.TrialMillis(2, 9000 * kMs), 0);
 }
 
+// A kept reference (ReferenceStore) replayed: every trial handed over at once, each taking
+// the time recorded when it ran, and the worker ended (no trial past its last).
+TEST(WorkerFeedTest, AReplayedWorkerHandsOverItsTrialsWithTheirRecordedTimes) {
+  WorkerFeed feed;
+  const json sealed = {{"ok", true},
+                       {"stage", "done"},
+                       {"trials", {{{"name", "a"}, {"done", true}}, {{"name", "b"}, {"done", true}}}}};
+  feed.Replay(sealed, {5, 7});
+  EXPECT_EQ(feed.Trial(0, 1, nullptr)["name"], "a");
+  EXPECT_EQ(feed.Trial(1, 1, nullptr)["name"], "b");
+  EXPECT_TRUE(feed.Trial(2, 1, nullptr).is_null());
+  EXPECT_EQ(feed.TrialMillis(0, int64_t{1} << 50), 5);  // whatever the time now
+  EXPECT_EQ(feed.TrialMillis(1, int64_t{1} << 50), 7);
+}
+
 // A worker may say it waits for the judge (and so escape its trial's deadline) only while a
 // trial before its current one is not judged yet.
 TEST(WorkerFeedTest, AWorkerMayWaitOnlyForTrialsNotYetJudged) {
