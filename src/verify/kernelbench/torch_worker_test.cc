@@ -291,9 +291,8 @@ TEST(WorkerFeedTest, TimesEachTrialByTheReportsTheEngineRead) {
 // the time recorded when it ran, and the worker ended (no trial past its last).
 TEST(WorkerFeedTest, AReplayedWorkerHandsOverItsTrialsWithTheirRecordedTimes) {
   WorkerFeed feed;
-  const json sealed = {{"ok", true},
-                       {"stage", "done"},
-                       {"trials", {{{"name", "a"}, {"done", true}}, {{"name", "b"}, {"done", true}}}}};
+  const json sealed = {
+      {"ok", true}, {"stage", "done"}, {"trials", {{{"name", "a"}, {"done", true}}, {{"name", "b"}, {"done", true}}}}};
   feed.Replay(sealed, {5, 7});
   EXPECT_EQ(feed.Trial(0, 1, nullptr)["name"], "a");
   EXPECT_EQ(feed.Trial(1, 1, nullptr)["name"], "b");
