@@ -80,8 +80,9 @@ CommandAction SetupServe(CLI::App& sub, Service& service, CancellationToken& int
   sub.add_option("--job-timeout", a->job_timeout_s, "wall-clock limit of one job's verifier, in seconds")
       ->check(CLI::Range(1.0, 86400.0));
   auto* seed = sub.add_option("--seed", a->seed,
-                              "the seed of jobs that give none (default: drawn at start and printed); jobs on one "
-                              "seed share their reference's outputs, a job's \"fresh_seed\": true draws its own");
+                              "the seed of KernelBench jobs that give none (default: drawn at start and printed): "
+                              "they share their reference's outputs; a job's \"fresh_seed\": true draws its own, "
+                              "and other jobs get their own");
   sub.add_flag("--one-shot", a->one_shot,
                "run each job as a `kforge verify` process of its own instead of in the slot's warm verifier");
   sub.footer(

@@ -87,7 +87,7 @@ std::optional<StoredReference> ReferenceStore::Find(const json& key_parts, const
     RemoveTree(dir);  // made again by the next reference that runs
     return std::nullopt;
   };
-  if (!report.is_object() || report.value("format", 0) != kStoreFormat ||
+  if (!report.is_object() || !report.contains("format") || report["format"] != kStoreFormat ||
       report.value("key_parts", json()) != key_parts || !report.contains("result") || !report["result"].is_object() ||
       !report.contains("files") || !report["files"].is_object() || !report.contains("trial_ms") ||
       !report["trial_ms"].is_array())

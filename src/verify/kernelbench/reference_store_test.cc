@@ -35,6 +35,16 @@ struct FakeReference {
 
 json Parts(const std::string& reference) { return {{"reference_sha256", reference}, {"trials", {1, 2, 3}}}; }
 
+/// Records `ref` under `name` as a verdict does (every trial kept, then committed with
+/// `trial_ms`); whether the store kept it.
+bool KeptAs(const ReferenceStore& store, const FakeReference& ref, const std::string& name,
+            const std::vector<int64_t>& trial_ms, bool replace = false) {
+  auto recording = store.Record(Parts(name), replace);
+  if (!recording) return false;
+  ref.KeepAll(recording.get());
+  return recording->Commit(ref.result, trial_ms, ref.result["trials"].size());
+}
+
 std::string KeptText(const std::string& path) {
   std::string text, error;
   EXPECT_TRUE(TryReadFile(path, &text, &error)) << error;
@@ -121,9 +131,7 @@ TEST(ReferenceStoreTest, AnEntryOverItsLimitIsNotKept) {
   TempDir root("kforge-store"), temp("kforge-store-use");
   ReferenceStore store(root.path(), /*max_entry_bytes=*/40);
   FakeReference ref(3);  // 48 bytes
-  auto recording = store.Record(Parts("big"));
-  ref.KeepAll(recording.get());
-  EXPECT_FALSE(recording->Commit(ref.result, {1, 1, 1}, 3));
+  EXPECT_FALSE(KeptAs(store, ref, "big", {1, 1, 1}));
   EXPECT_FALSE(store.Find(Parts("big"), temp.path()));
 }
 
@@ -131,17 +139,17 @@ TEST(ReferenceStoreTest, ADamagedEntryIsNotUsedAndIsRemoved) {
   TempDir root("kforge-store"), temp("kforge-store-use");
   ReferenceStore store(root.path());
   FakeReference ref(2);
-  for (const char* name : {"truncated", "report"}) {
-    auto recording = store.Record(Parts(name));
-    ref.KeepAll(recording.get());
-    ASSERT_TRUE(recording->Commit(ref.result, {1, 1}, 2));
-  }
+  for (const char* name : {"truncated", "report"}) ASSERT_TRUE(KeptAs(store, ref, name, {1, 1}));
   const std::string truncated = root.path() + "/" + ReferenceStore::Key(Parts("truncated"));
   WriteFileAtomic(truncated + "/o1_0.bin", "short", Sync::kNo);
   EXPECT_FALSE(store.Find(Parts("truncated"), temp.path()));
   EXPECT_FALSE(std::filesystem::exists(truncated));
   const std::string report = root.path() + "/" + ReferenceStore::Key(Parts("report"));
   WriteFileAtomic(report + "/report.json", "{not json", Sync::kNo);
+  EXPECT_FALSE(store.Find(Parts("report"), temp.path()));
+  EXPECT_FALSE(std::filesystem::exists(report));
+  ASSERT_TRUE(KeptAs(store, ref, "report", {1, 1}));
+  WriteFileAtomic(report + "/report.json", R"({"format": "one"})", Sync::kNo);  // a field of another type
   EXPECT_FALSE(store.Find(Parts("report"), temp.path()));
   EXPECT_FALSE(std::filesystem::exists(report));
 }
@@ -152,14 +160,10 @@ TEST(ReferenceStoreTest, AnEntryWithoutItsReportIsRemovedAndKeptAgain) {
   TempDir root("kforge-store"), temp("kforge-store-use");
   ReferenceStore store(root.path());
   FakeReference ref(1);
-  auto first = store.Record(Parts("r"));
-  ref.KeepAll(first.get());
-  ASSERT_TRUE(first->Commit(ref.result, {1}, 1));
+  ASSERT_TRUE(KeptAs(store, ref, "r", {1}));
   std::filesystem::remove(root.path() + "/" + ReferenceStore::Key(Parts("r")) + "/report.json");
   EXPECT_FALSE(store.Find(Parts("r"), temp.path()));
-  auto again = store.Record(Parts("r"));
-  ref.KeepAll(again.get());
-  EXPECT_TRUE(again->Commit(ref.result, {2}, 1));
+  EXPECT_TRUE(KeptAs(store, ref, "r", {2}));
   auto found = store.Find(Parts("r"), temp.path());
   ASSERT_TRUE(found);
   EXPECT_EQ(found->trial_ms, (std::vector<int64_t>{2}));
@@ -170,12 +174,8 @@ TEST(ReferenceStoreTest, AReplacingRecordingTakesThePlaceOfTheKeptOne) {
   TempDir root("kforge-store"), temp("kforge-store-use");
   ReferenceStore store(root.path());
   FakeReference ref(1);
-  auto first = store.Record(Parts("r"));
-  ref.KeepAll(first.get());
-  ASSERT_TRUE(first->Commit(ref.result, {1}, 1));
-  auto fresh = store.Record(Parts("r"), /*replace=*/true);
-  ref.KeepAll(fresh.get());
-  ASSERT_TRUE(fresh->Commit(ref.result, {9}, 1));
+  ASSERT_TRUE(KeptAs(store, ref, "r", {1}));
+  ASSERT_TRUE(KeptAs(store, ref, "r", {9}, /*replace=*/true));
   auto found = store.Find(Parts("r"), temp.path());
   ASSERT_TRUE(found);
   EXPECT_EQ(found->trial_ms, (std::vector<int64_t>{9}));
@@ -195,9 +195,7 @@ TEST(ReferenceStoreTest, AStagingDirectoryLeftByAKilledVerdictGoesWhenStale) {
   MakeDirs(live);
   WriteFileAtomic(left + "/o0_0.bin", std::string(16, 'x'), Sync::kNo);
   std::filesystem::last_write_time(left, std::filesystem::file_time_type::clock::now() - std::chrono::hours(2));
-  auto recording = store.Record(Parts("r"));
-  ref.KeepAll(recording.get());
-  ASSERT_TRUE(recording->Commit(ref.result, {1}, 1));
+  ASSERT_TRUE(KeptAs(store, ref, "r", {1}));
   EXPECT_FALSE(std::filesystem::exists(left));
   EXPECT_TRUE(std::filesystem::exists(live));
 }
@@ -221,9 +219,7 @@ TEST(ReferenceStoreTest, TheLeastRecentlyUsedEntriesGoWhenTheStoreIsFull) {
   ReferenceStore store(root.path(), /*max_entry_bytes=*/1000, /*max_total_bytes=*/2000);
   FakeReference ref(1);  // 16 bytes of outputs and a report of a few hundred bytes an entry
   const int64_t entry_bytes = [&] {
-    auto recording = store.Record(Parts("probe"));
-    ref.KeepAll(recording.get());
-    EXPECT_TRUE(recording->Commit(ref.result, {1}, 1));
+    EXPECT_TRUE(KeptAs(store, ref, "probe", {1}));
     int64_t total = 0;
     for (const auto& f : std::filesystem::directory_iterator(root.path() + "/" + ReferenceStore::Key(Parts("probe"))))
       total += static_cast<int64_t>(f.file_size());
@@ -235,17 +231,13 @@ TEST(ReferenceStoreTest, TheLeastRecentlyUsedEntriesGoWhenTheStoreIsFull) {
   // Last used hours ago, e1 first; "probe" (kept first) was used since.
   const auto now = std::filesystem::file_time_type::clock::now();
   for (int i = 1; i < fits; ++i) {
-    auto recording = store.Record(Parts("e" + std::to_string(i)));
-    ref.KeepAll(recording.get());
-    ASSERT_TRUE(recording->Commit(ref.result, {1}, 1));
+    ASSERT_TRUE(KeptAs(store, ref, "e" + std::to_string(i), {1}));
     std::filesystem::last_write_time(root.path() + "/" + ReferenceStore::Key(Parts("e" + std::to_string(i))),
                                      now - std::chrono::hours(10) + std::chrono::seconds(i));
   }
   std::filesystem::last_write_time(root.path() + "/" + ReferenceStore::Key(Parts("probe")),
                                    now - std::chrono::hours(1));
-  auto recording = store.Record(Parts("newest"));
-  ref.KeepAll(recording.get());
-  ASSERT_TRUE(recording->Commit(ref.result, {1}, 1));
+  ASSERT_TRUE(KeptAs(store, ref, "newest", {1}));
   EXPECT_TRUE(store.Find(Parts("probe"), temp.path()));
   EXPECT_TRUE(store.Find(Parts("newest"), temp.path()));
   EXPECT_FALSE(store.Find(Parts("e1"), temp.path()));  // the least recently used

@@ -550,7 +550,6 @@ Verdict KernelBenchVerifier::Run(const std::string& reference_path, const std::s
   if (options_.backend == BackendKind::kCpu)
     r.references.emplace((options_.cache_dir.empty() ? machine_.config().cache_dir : options_.cache_dir) +
                          "/kernelbench-reference");
-  r.reference_sha256 = v.task_sha256;
   LiveWorker early_reference = StartReference(
       trials, json::object(), "trials", r,
       [&](const json& progress) {

@@ -85,7 +85,6 @@ class KernelBenchVerifier {
     int64_t start_ns = 0;
     GpuJudge* gpu_judge = nullptr;             ///< judges outputs handed over in GPU memory; null: files only
     std::optional<ReferenceStore> references;  ///< kept reference outputs; none: the reference always runs
-    std::string reference_sha256;              ///< the reference's text, for the store's keys
   };
   /// A worker running on a thread of its own, its trials fed to the judge as it reports them.
   struct LiveWorker {

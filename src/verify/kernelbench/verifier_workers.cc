@@ -205,7 +205,7 @@ namespace {
 /// What tells this machine's CPU apart from another's, for the store's keys: torch's CPU
 /// kernels pick their code by the instruction set (a cache shared over NFS between unlike
 /// nodes must not mix their references).
-std::string CpuIdentity() {
+std::string ReadCpuIdentity() {
   std::string text, why;
   if (!ReadFileBeneath("/proc", "cpuinfo", size_t{4} << 20, &text, &why)) return "unknown";
   std::string model, flags;
@@ -219,6 +219,12 @@ std::string CpuIdentity() {
     if (flags.empty() && (line.rfind("flags", 0) == 0 || line.rfind("Features", 0) == 0)) flags = line;
   }
   return Sha256Hex(model + "\n" + flags).substr(0, 16);
+}
+
+/// Read once a process: the CPU does not change under it.
+const std::string& CpuIdentity() {
+  static const std::string identity = ReadCpuIdentity();
+  return identity;
 }
 
 /// Which file `path` is: where it resolves, its size and its last change (a rebuilt package
@@ -244,7 +250,7 @@ json KernelBenchVerifier::ReferenceKeyParts(const std::vector<KernelBenchTrial>&
   json planned = json::array();
   for (const auto& t : trials)
     planned.push_back({t.name, t.distribution, t.seed, t.kernelbench_index, static_cast<int>(t.set)});
-  return {{"reference_sha256", r.reference_sha256},
+  return {{"reference_sha256", r.v.task_sha256},
           {"trials", planned},
           {"constants", constants},
           {"kernelbench_trials", kKernelBenchTrials},
