@@ -36,7 +36,10 @@ The job (JSON, written by the engine):
                     (and the reference's float64 forms of them) are handed over on it in GPU
                     memory (DeviceExports), described {"device": true, "dtype", "shape"}
     launches        (GPU, candidate) warm the profiler up while the extensions build
-    out             directory for result.json and the output files
+    out             directory for result.json and the output files ("out" for a warm worker)
+A warm worker (kforge serve starts it before its job is known) finds no JOB.json at its start:
+it imports torch, then waits for the engine to write the job there (stage "wait_job"), and
+goes on as any worker.
 The result (out/result.json), rewritten as the worker goes (stages in order: the engine ends
 a worker whose report goes back, src/verify/kernelbench/worker_progress.h). Once it says "done" the
 worker waits for the engine to end it: that report is sealed, and nothing run at exit
@@ -1196,15 +1199,45 @@ def install_cpp_extension(torch: types.ModuleType, extensions: list[dict[str, An
     torch.utils.cpp_extension = stand_in
 
 
+WARM_IDLE_SECONDS = 3600  # a warm worker no verdict took by then ends (the engine starts another)
+
+
+def wait_for_job(path: str) -> None:
+    """A warm worker's wait: until the engine writes the job, as long as the process that
+    started it lives (one killed without its destructors would leave it waiting forever)."""
+    parent, deadline = os.getppid(), time.monotonic() + WARM_IDLE_SECONDS
+    while not os.path.exists(path):
+        if os.getppid() != parent or time.monotonic() > deadline:
+            os._exit(0)
+        time.sleep(0.005)
+
+
+def read_job(path: str) -> dict[str, Any]:
+    with open(path) as f:
+        job: dict[str, Any] = json.load(f)
+    os.remove(path)  # the candidate's code has no business with the job
+    return job
+
+
 def main() -> None:
     global out_dir
-    with open(sys.argv[1]) as f:
-        job = json.load(f)
-    os.remove(sys.argv[1])  # the candidate's code has no business with the job
-    out_dir = job["out"]
+    warm = not os.path.exists(sys.argv[1])
+    if warm:  # the job comes once torch is imported (the engine writes it whole)
+        out_dir = "out"
+        enter("import_torch")
+        import torch
+
+        enter("wait_job")
+        wait_for_job(sys.argv[1])
+        job = read_job(sys.argv[1])
+        if job["out"] != out_dir:
+            raise RuntimeError("a warm worker's job must write to out/")
+    else:
+        job = read_job(sys.argv[1])
+        out_dir = job["out"]
+        enter("import_torch")
+        import torch
     role, device = job["role"], job["device"]
-    enter("import_torch")
-    import torch
 
     result["torch"] = torch.__version__
     if device == "cuda" and not torch.cuda.is_available():

@@ -92,6 +92,9 @@ CommandAction SetupVerifyWorker(CLI::App& sub, Service& service, CancellationTok
     ::signal(SIGTERM, SIG_IGN);
     // Nothing this process starts (compilers, runners, their sandboxes) inherits the socket.
     ::fcntl(kVerifyWorkerFd, F_SETFD, FD_CLOEXEC);
+    // Jobs come one after another: KernelBench verdicts take workers started (confined,
+    // importing torch) while the verdicts before them ran; two, for a reference and a candidate.
+    service.KeepWarmWorkers(2);
     Clock& clock = service.env().clock();
     for (;;) {
       Frame frame;

@@ -57,11 +57,13 @@ std::string ConfinedProgram::Provide(const std::string& host, const std::string&
                         std::filesystem::copy_options::recursive | std::filesystem::copy_options::overwrite_existing,
                         ec);
   if (ec) throw EnvironmentError("cannot copy " + host + " for the worker: " + ec.message());
+  if (uid_value_ != 0) ChownTree(scratch_ + "/eval/" + name, uid_value_);  // after Start
   return "eval/" + name;
 }
 
 std::string ConfinedProgram::Write(const std::string& name, const std::string& text) {
   WriteFileAtomic(scratch_ + "/" + name, text);
+  if (uid_value_ != 0) ChownTree(scratch_ + "/" + name, uid_value_);  // after Start
   return name;
 }
 
@@ -145,9 +147,15 @@ ExitStatus ConfinedProgram::AwaitExit(Subprocess& child, int64_t timeout_ms, con
 
 ExitStatus ConfinedProgram::Run(const std::vector<std::string>& argv, const std::vector<std::string>& env,
                                 int64_t timeout_ms, const std::function<bool()>& keep_going) {
+  Start(argv, env);
+  return Await(timeout_ms, keep_going);
+}
+
+void ConfinedProgram::Start(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
+  KF_CHECK(!child_);
   SandboxMode mode = machine_.Sandbox();
   bool bwrap = mode == SandboxMode::kBubblewrap;
-  SandboxSpec spec(mode, jail_, scratch_);
+  spec_ = std::make_unique<SandboxSpec>(mode, jail_, scratch_);
   // Temporary files go to scratch: the program can write nowhere else, and compilers it
   // starts (gcc under Triton) abort when no temporary directory is writable.
   MakeDirs(scratch_ + "/tmp");
@@ -155,44 +163,57 @@ ExitStatus ConfinedProgram::Run(const std::vector<std::string>& argv, const std:
   env_and_tmp.push_back("TMPDIR=" + (bwrap ? std::string("/scratch") : scratch_) + "/tmp");
   for (const auto& e : env_and_tmp) {
     size_t eq = e.find('=');
-    if (eq != std::string::npos) spec.SetEnv(e.substr(0, eq), e.substr(eq + 1));
+    if (eq != std::string::npos) spec_->SetEnv(e.substr(0, eq), e.substr(eq + 1));
   }
-  spec.AddReadOnly(machine_.RunnerPath(), "/kforge/kforge-runner");
+  spec_->AddReadOnly(machine_.RunnerPath(), "/kforge/kforge-runner");
   SandboxLimits limits = limits_;
   if (gpu_) {
-    spec.AllowGpu();
+    spec_->AllowGpu();
     AddReadOnly("/usr/local/cuda");
     limits.address_space_bytes = 0;  // the CUDA driver reserves large virtual ranges
   }
-  for (const auto& path : read_only_) spec.AddReadOnly(path, path);
+  for (const auto& path : read_only_) spec_->AddReadOnly(path, path);
   const unsigned uid = LeaseUid();
   std::vector<std::string> cmd = ConfineCommand(argv, limits, bwrap, uid);
 
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0)
     throw EnvironmentError(std::string("cannot create a pipe: ") + std::strerror(errno));
-  ScopedFd ours(fds[0]), theirs(fds[1]);
+  layers_pipe_.Reset(fds[0]);
+  ScopedFd theirs(fds[1]);
   SpawnOptions opts;
-  opts.argv = spec.Wrap(cmd);
+  opts.argv = spec_->Wrap(cmd);
   opts.output_path = dir_->path() + "/program.log";
   opts.inherit_fds = {{theirs.get(), kLayersFd}};
   if (pids_) opts.inherit_fds.push_back({pids_->procs_fd(), kProgramCgroupFd});
   for (const auto& [fd, as] : passed_) opts.inherit_fds.push_back({fd.get(), as});
   opts.env = env_and_tmp;
   opts.replace_env = true;
-  std::unique_ptr<Subprocess> child = machine_.env().processes().Start(opts);
-  pid_ = child->pid();
+  child_ = machine_.env().processes().Start(opts);
+  pid_ = child_->pid();
+  uid_value_ = uid;
   theirs.Reset();
   passed_.clear();  // the program holds them now
-  ExitStatus status = AwaitExit(*child, timeout_ms, keep_going);
+}
+
+bool ConfinedProgram::Running() const {
+  if (!child_) return false;
+  pollfd p{child_->exit_fd(), POLLIN, 0};
+  return ::poll(&p, 1, 0) == 0;
+}
+
+ExitStatus ConfinedProgram::Await(int64_t timeout_ms, const std::function<bool()>& keep_going) {
+  KF_CHECK(child_);
+  ExitStatus status = AwaitExit(*child_, timeout_ms, keep_going);
   // The runner wrote its layers (a few bytes) before the program started; nothing else can
   // write to this pipe but the program, which had it closed on exec.
   char buf[32] = {};
-  ssize_t n = ::read(ours.get(), buf, sizeof buf - 1);
+  ssize_t n = ::read(layers_pipe_.get(), buf, sizeof buf - 1);
   uint32_t layers = n > 0 ? static_cast<uint32_t>(std::strtoul(buf, nullptr, 10)) : 0;
-  layers_ = SandboxLayerNames(mode, layers);
+  layers_ = SandboxLayerNames(spec_->mode(), layers);
   Clock& clock = machine_.env().clock();
-  escapes_ = spec.ScanJail(clock.MonotonicNanos() + int64_t{10} * 1000000000, clock);
+  escapes_ = spec_->ScanJail(clock.MonotonicNanos() + int64_t{10} * 1000000000, clock);
+  child_.reset();
   return status;
 }
 

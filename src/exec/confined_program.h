@@ -47,6 +47,15 @@ class ConfinedProgram {
   /// it cannot start.
   ExitStatus Run(const std::vector<std::string>& argv, const std::vector<std::string>& env, int64_t timeout_ms,
                  const std::function<bool()>& keep_going = {});
+  /// Run in two halves, for a program started before its work is known (a warm worker that
+  /// waits for its job file): Start confines and starts it; Await is the rest of Run, its
+  /// time limit counted from Await. Files written or provided after Start reach it (they are
+  /// handed to its user).
+  void Start(const std::vector<std::string>& argv, const std::vector<std::string>& env);
+  ExitStatus Await(int64_t timeout_ms, const std::function<bool()>& keep_going = {});
+  /// Whether a started program has not exited yet.
+  bool Running() const;
+  bool started() const { return child_ != nullptr; }
 
   /// Host path of scratch/`name`.
   std::string ScratchPath(const std::string& name) const { return scratch_ + "/" + name; }
@@ -82,6 +91,12 @@ class ConfinedProgram {
   std::unique_ptr<CandidateUid> uid_;
   std::unique_ptr<PidsCgroup> pids_;
   std::vector<std::pair<ScopedFd, int>> passed_;
+  // Between Start and Await: the child, the pipe its runner writes its layers to, the
+  // sandbox it runs in.
+  std::unique_ptr<Subprocess> child_;
+  ScopedFd layers_pipe_;
+  std::unique_ptr<SandboxSpec> spec_;
+  unsigned uid_value_ = 0;
 };
 
 }  // namespace kforge

@@ -4,7 +4,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/frames.h"
@@ -29,6 +31,28 @@ TEST(ConfinedProgramTest, ADescriptorPassedInReachesTheProgramAtItsNumber) {
   char buf[64];
   for (ssize_t n; (n = ::read(ours.get(), buf, sizeof buf)) > 0;) got.append(buf, static_cast<size_t>(n));
   EXPECT_EQ(got, "hello");
+}
+
+// Started before its work is known (a warm worker): what is written to its scratch after
+// Start reaches it (handed to its user where it runs as one), and Await ends the run.
+TEST(ConfinedProgramTest, AProgramStartedFirstReadsWhatIsWrittenAfterItsStart) {
+  ConfinedProgram program(testing::LiveMachine(), SandboxLimits{}, false);
+  ScopedFd ours, theirs;
+  StreamSocketPair(&ours, &theirs);
+  program.PassFd(std::move(theirs), 5);
+  program.Start({"/bin/sh", "-c", "while [ ! -f job ]; do sleep 0.01; done; cat job >&5"}, {"PATH=/usr/bin:/bin"});
+  EXPECT_TRUE(program.started());
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_TRUE(program.Running());  // it waits for its job
+  program.Write("job", "the job");
+  ExitStatus status = program.Await(60000);
+  ASSERT_TRUE(status.ok()) << status.Describe() << "\n" << program.OutputTail(2000);
+  EXPECT_FALSE(program.started());
+  EXPECT_FALSE(program.layers().empty());
+  std::string got;
+  char buf[64];
+  for (ssize_t n; (n = ::read(ours.get(), buf, sizeof buf)) > 0;) got.append(buf, static_cast<size_t>(n));
+  EXPECT_EQ(got, "the job");
 }
 
 bool Has(const std::vector<std::string>& layers, const char* layer) {

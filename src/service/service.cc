@@ -27,6 +27,7 @@
 #include "service/repair_env.h"
 #include "verify/kernelbench/task.h"
 #include "verify/kernelbench/verifier.h"
+#include "verify/kernelbench/warm_workers.h"
 #include "verify/reference.h"
 #include "verify/static_checks.h"
 #include "verify/task_verifier.h"
@@ -61,6 +62,8 @@ std::string TaskText(const Task& task) {
 Service::Service(Machine& machine) : machine_(machine) {}
 Service::Service(Env& env) : owned_(std::make_unique<Machine>(env)), machine_(*owned_) {}
 Service::~Service() = default;
+
+void Service::KeepWarmWorkers(int per_spec) { warm_workers_ = std::make_unique<WarmWorkers>(machine_, per_spec); }
 Env& Service::env() const { return machine_.env(); }
 const Config& Service::config() const { return machine_.config(); }
 
@@ -141,6 +144,7 @@ VerifyResult Service::Verify(const VerifyRequest& request, const CancellationTok
     if (!opts.seed) opts.seed = machine_.env().entropy().FreshSeed();
     opts.cancel = &cancel;
     KernelBenchOptions kb = KernelBenchOptionsFrom(opts);
+    kb.warm = warm_workers_.get();
     r.verdict = VerifyKernelBench(machine_, request.task, request.candidate_path, kb);
     return r;
   }
@@ -397,6 +401,7 @@ VerifyResult Service::BenchKernelBench(const BenchRequest& request, BackendKind 
   kb.timing_trials = request.options.reps;
   kb.timing_warmup = request.options.warmup;
   kb.timing_compiled = request.options.compiled_baseline;
+  kb.warm = warm_workers_.get();
   VerifyResult r;
   r.verdict = VerifyKernelBench(machine_, request.task, request.candidate_path, kb);
   return r;

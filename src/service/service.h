@@ -47,6 +47,7 @@ namespace kforge {
 class CancellationToken;
 class Env;
 class Machine;
+class WarmWorkers;
 struct Config;
 
 /// One `validated` event of a run.
@@ -312,6 +313,11 @@ class Service {
   /// Appends a record to the kernel database at `db_path`, stamped with the clock.
   void RecordKernel(const std::string& db_path, KernelRecord record) const;
 
+  /// From now on, KernelBench verdicts take workers started before their jobs, up to
+  /// `per_spec` of them kept waiting (verify/kernelbench/warm_workers.h): kforge serve's
+  /// verifiers, which run one verdict after another.
+  void KeepWarmWorkers(int per_spec);
+
   Machine& machine() { return machine_; }
   Env& env() const;
   const Config& config() const;
@@ -327,6 +333,7 @@ class Service {
                        const BetweenRoundsFn& between_rounds);
   std::unique_ptr<Machine> owned_;  ///< set by Service(Env&); declared before machine_
   Machine& machine_;
+  std::unique_ptr<WarmWorkers> warm_workers_;  ///< KeepWarmWorkers
 };
 
 }  // namespace kforge

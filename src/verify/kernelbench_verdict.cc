@@ -10,8 +10,8 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* kMeasurements[] = {
-    "attribution",   "launches",     "extensions", "extensions_resolved_by_running",
-    "worker_stages", "worker_steps", "timing",     "reference_reuse"};
+    "attribution",  "launches", "extensions",     "extensions_resolved_by_running", "worker_stages", "worker_steps",
+    "worker_start", "timing",   "reference_reuse"};
 
 }  // namespace
 

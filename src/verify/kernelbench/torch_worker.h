@@ -44,6 +44,7 @@ struct WorkerRun {
   std::string out_dir;                   ///< host path of its outputs
   std::unique_ptr<ExportInbox> exports;  ///< the outputs it hands over in GPU memory (null: files only)
   std::unique_ptr<ConfinedProgram> program;
+  bool warm = false;  ///< the program was started before its job (WarmWorkers)
   double seconds = 0;
 };
 

@@ -24,8 +24,7 @@ std::string ReadSource(const std::string& path, const char* what) {
 }  // namespace
 
 ConfinedProgram* KernelBenchVerifier::Prepare(ConfinedProgram* p, bool with_candidate) {
-  p->Provide(python_dir_ + "/eval_utils.py", "eval_utils.py");
-  p->Provide(python_dir_ + "/kforge_torch_worker.py", "run_and_check.py");
+  if (!p->started()) ProvideWorkerScripts(p, python_dir_);  // a warm worker has them
   // The candidate's process gets the reference without its Model (the checker's
   // inputs_source): it draws its inputs from it and has no reference to run.
   // The files' texts as Begin read them, never the files again: what runs is what the
@@ -371,6 +370,7 @@ bool KernelBenchVerifier::ConcludeSet(SetKind kind, size_t before, EndedWorkers 
   v.reference_seconds += ref.seconds;
   if (kind == SetKind::kTrials) {
     measured["worker_stages"] = {{"reference", StageTimes(ref.result)}, {"candidate", StageTimes(cand.result)}};
+    measured["worker_start"] = {{"reference", WorkerStart(ref)}, {"candidate", WorkerStart(cand)}};
     measured["worker_steps"] = {{"reference", StepTotals(ref.result)}, {"candidate", StepTotals(cand.result)}};
   }
   if (std::string why = WorkerProblem(ref); !why.empty()) {

@@ -36,6 +36,7 @@ namespace kforge {
 
 class CancellationToken;
 class Machine;
+class WarmWorkers;
 struct VerifyOptions;
 
 struct KernelBenchOptions {
@@ -69,6 +70,9 @@ struct KernelBenchOptions {
   /// more than it uses) and files may reach 16 GiB (outputs come back as files).
   SandboxLimits limits;
   const CancellationToken* cancel = nullptr;
+  /// Workers started before their jobs (kforge serve's verifiers keep them): a worker of
+  /// this verdict's spec is taken from here when one waits (warm_workers.h); null: none.
+  WarmWorkers* warm = nullptr;
 };
 
 /// The candidate's launches, as the worker's profiler reported them over every judged forward,

@@ -33,6 +33,7 @@
 #include "verify/kernelbench/reference_store.h"
 #include "verify/kernelbench/torch_worker.h"
 #include "verify/kernelbench/verifier.h"
+#include "verify/kernelbench/warm_workers.h"
 #include "verify/kernelbench/worker_progress.h"
 #include "verify/verifier.h"
 
@@ -207,6 +208,13 @@ constexpr const char* kJobFile = "config.json";
 
 /// The environment of every worker and of the checks' confined programs.
 std::vector<std::string> WorkerEnv(bool gpu);
+/// Every worker's command line, warm or not: the isolated interpreter, the script, the job.
+std::vector<std::string> WorkerArgv(const std::string& python);
+/// Copies the worker's scripts into its scratch.
+void ProvideWorkerScripts(ConfinedProgram* p, const std::string& python_dir);
+/// How a worker came to run a verdict's job: "warm" (started before it, WarmWorkers),
+/// "started" (for it), "none" (no process: the reference's kept outputs).
+const char* WorkerStart(const WorkerRun& run);
 /// How many bytes of not-yet-judged outputs a worker may leave on disk before it waits for
 /// the judge: an eighth of the free space where they go (two workers share it), from 256 MiB
 /// to 16 GiB. Trials of small outputs never wait; a worker always has one trial's outputs on

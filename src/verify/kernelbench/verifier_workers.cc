@@ -19,6 +19,18 @@ std::vector<std::string> WorkerEnv(bool gpu) {
   return env;
 }
 
+std::vector<std::string> WorkerArgv(const std::string& python) { return {python, "-I", kWorkerScript, kJobFile}; }
+
+void ProvideWorkerScripts(ConfinedProgram* p, const std::string& python_dir) {
+  p->Provide(python_dir + "/eval_utils.py", "eval_utils.py");
+  p->Provide(python_dir + "/kforge_torch_worker.py", "run_and_check.py");
+}
+
+const char* WorkerStart(const WorkerRun& run) {
+  if (!run.program) return "none";
+  return run.warm ? "warm" : "started";
+}
+
 /// How many bytes of not-yet-judged outputs a worker may leave on disk before it waits for
 /// the judge: an eighth of the free space where they go (two workers share it), from 256 MiB
 /// to 16 GiB. Trials of small outputs never wait; a worker always has one trial's outputs on
@@ -64,7 +76,11 @@ WorkerRun KernelBenchVerifier::NewWorker(WorkerRole role, const std::vector<Kern
   run.role = role;
   run.timeout_ms = options_.worker_timeout_ms;
   bool gpu = options_.backend == BackendKind::kCuda;
-  run.program = std::make_unique<ConfinedProgram>(machine_, options_.limits, gpu);
+  WarmWorker warm;
+  if (options_.warm != nullptr)
+    warm = options_.warm->Take(WarmWorkerSpec{gpu, torch_.python, python_dir_, options_.limits});
+  run.warm = warm.program != nullptr;
+  run.program = run.warm ? std::move(warm.program) : std::make_unique<ConfinedProgram>(machine_, options_.limits, gpu);
   ConfinedProgram* p = run.program.get();
   Prepare(p, run.role == WorkerRole::kCandidate);
   MakeDirs(p->ScratchPath("out"));  // before PaceBytes asks how much room it has
@@ -78,9 +94,11 @@ WorkerRun KernelBenchVerifier::NewWorker(WorkerRole role, const std::vector<Kern
               {"trials", json::array()}};
   if (!timing.is_null()) job["timing"] = timing;
   if (gpu && options_.device_output_bytes >= 0 && timing.is_null()) {
-    ScopedFd ours, theirs;
-    StreamSocketPair(&ours, &theirs);
-    p->PassFd(std::move(theirs), kExportsFd);
+    ScopedFd ours = std::move(warm.exports), theirs;
+    if (!run.warm) {
+      StreamSocketPair(&ours, &theirs);
+      p->PassFd(std::move(theirs), kExportsFd);
+    }
     run.exports = std::make_unique<ExportInbox>(std::move(ours), machine_.env().clock());
     job["output_socket"] = kExportsFd;
     job["device_output_bytes"] = options_.device_output_bytes;
@@ -155,7 +173,8 @@ void KernelBenchVerifier::RunWorker(WorkerRun* run, const std::function<void(con
     if (feed != nullptr) feed->Offer(r, now);
     return true;
   };
-  run->status = p->Run({torch_.python, "-I", kWorkerScript, kJobFile}, WorkerEnv(gpu), run->timeout_ms, keep_going);
+  run->status = p->started() ? p->Await(run->timeout_ms, keep_going)
+                             : p->Run(WorkerArgv(torch_.python), WorkerEnv(gpu), run->timeout_ms, keep_going);
   run->seconds = (clock.MonotonicNanos() - start) / 1e9;
   run->violation = progress.violation();
   if (!progress.sealed().is_null()) {

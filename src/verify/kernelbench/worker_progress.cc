@@ -14,6 +14,7 @@ using nlohmann::json;
 constexpr std::pair<const char*, WorkerStage> kStages[] = {
     {"start", WorkerStage::kStart},
     {"import_torch", WorkerStage::kImportTorch},
+    {"wait_job", WorkerStage::kWaitJob},
     {"load_reference", WorkerStage::kLoadReference},
     {"warm_up", WorkerStage::kWarmUp},
     {"wait_build", WorkerStage::kWaitBuild},

@@ -22,6 +22,7 @@ namespace kforge {
 enum class WorkerStage {
   kStart,
   kImportTorch,
+  kWaitJob,  ///< a warm worker's wait for its job (kforge serve starts it before the job is known)
   kLoadReference,
   kWarmUp,
   kWaitBuild,
