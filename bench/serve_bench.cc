@@ -11,14 +11,16 @@
 // ModelNew): the first verdict (its extension built, its reference run and kept); the
 // latency of a cached candidate with the reference reused, with a fresh reference, and
 // through the one-shot CLI both ways; 8 distinct candidates (each a new extension build)
-// through the service and through the CLI 2 at a time.
+// through the service and through the CLI 2 at a time. With --cuda (a GPU machine), the
+// CUDA ModelNew on GPU 0 (serve --devices 0): one job at a time, the CLI one at a time.
 //
-//   serve_bench [--out bench/results/serve_cpu.json] [--one-shot] [--kernelbench]
+//   serve_bench [--out bench/results/serve_cpu.json] [--one-shot] [--kernelbench [--cuda]]
 #include <fmt/format.h>
 #include <httplib.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -59,18 +61,29 @@ int64_t WorkersRssKiB(pid_t server) {
   return total;
 }
 
+/// The source tree: KFORGE_SOURCE_DIR in the environment (a build carried to another
+/// machine), else where this was built.
+std::string SourceDir() {
+  const char* dir = std::getenv("KFORGE_SOURCE_DIR");
+  return dir != nullptr && *dir != '\0' ? dir : KFORGE_SOURCE_DIR;
+}
+
 /// The bundled correct ReLU with a distinct constant: a distinct source, so a distinct build.
 std::string Distinct(const std::string& relu, int i) { return relu + "// variant " + std::to_string(i) + "\n"; }
 
 /// The --kernelbench table (the file's comment says what it measures); `submit`, `wait` and
 /// `cli_seconds` reach the running server and the CLI, `last` is the verdict `wait` saw last.
 template <class Submit, class Wait, class Cli>
-json KernelBenchRows(const std::string& work, Submit submit, Wait wait, const json& last, Cli cli_seconds) {
-  const std::string src = KFORGE_SOURCE_DIR;
+json KernelBenchRows(const std::string& work, bool cuda, Submit submit, Wait wait, const json& last, const int& warm,
+                     Cli cli_seconds) {
+  const std::string src = SourceDir();
+  const std::string backend = cuda ? "cuda" : "cpu";
+  const int reps = cuda ? 5 : 10;  // a GPU machine's call is limited: fewer repetitions there
   std::string reference, candidate, error;
   kforge::TryReadFile(src + "/examples/kernelbench/level1/19_ReLU.py", &reference, &error);
-  kforge::TryReadFile(src + "/examples/kernelbench/cpu/relu.py", &candidate, &error);
+  kforge::TryReadFile(src + "/examples/kernelbench/" + backend + "/relu.py", &candidate, &error);
   auto job = [&](const std::string& c, json options) {
+    options["backend"] = backend;
     return json{{"problem", {{"source", reference}, {"format", "kernelbench"}}},
                 {"candidate", c},
                 {"options", std::move(options)}};
@@ -81,6 +94,7 @@ json KernelBenchRows(const std::string& work, Submit submit, Wait wait, const js
     c.replace(c.find("torch::Tensor relu_forward"), 0, "// variant " + std::to_string(i) + "\n");
     return c;
   };
+  const std::vector<std::string> on = {"--backend", backend};
   auto timed = [&](const json& j) {
     auto start = Clock::now();
     const int passed = wait(submit(j));
@@ -90,69 +104,90 @@ json KernelBenchRows(const std::string& work, Submit submit, Wait wait, const js
   const std::string seed = std::to_string(last.value("seed", uint64_t{0}));
   std::vector<double> reused, fresh, cli_reused, cli_fresh;
   int passed = first_passed;
-  for (int i = 0; i < 10; ++i) {
+  for (int i = 0; i < reps; ++i) {
     auto [s1, p1] = timed(job(candidate, json::object()));
     auto [s2, p2] = timed(job(candidate, {{"fresh_reference", true}}));
     reused.push_back(s1);
     fresh.push_back(s2);
     passed += p1 + p2;
   }
+  // The same after a pause, the server idle: its workers for the next verdict have imported
+  // torch (back to back on 2 cores, each verdict shares the CPU with its successor's import).
+  std::vector<double> after_pause;
+  for (int i = 0; i < reps; ++i) {
+    std::this_thread::sleep_for(std::chrono::seconds(4));
+    auto [s, p] = timed(job(candidate, json::object()));
+    after_pause.push_back(s);
+    passed += p;
+  }
   const std::string ref_path = work + "/19_ReLU.py", cand_path = work + "/relu.py";
   kforge::WriteFileAtomic(ref_path, reference);
   kforge::WriteFileAtomic(cand_path, candidate);
-  for (int i = 0; i < 10; ++i) {
-    cli_reused.push_back(cli_seconds({"verify", ref_path, cand_path, "--json", "--seed", seed}));
-    cli_fresh.push_back(cli_seconds({"verify", ref_path, cand_path, "--json", "--seed", seed, "--fresh-reference"}));
+  for (int i = 0; i < reps; ++i) {
+    cli_reused.push_back(cli_seconds({"verify", ref_path, cand_path, "--json", "--seed", seed}, on));
+    cli_fresh.push_back(
+        cli_seconds({"verify", ref_path, cand_path, "--json", "--seed", seed, "--fresh-reference"}, on));
   }
-  constexpr int kDistinct = 8;
+  const int kDistinct = cuda ? 4 : 8;
   json batch = json::array();
   for (int i = 0; i < kDistinct; ++i) batch.push_back(job(distinct(i), json::object()));
   const auto [batch_s, batch_passed] = timed(batch);
+  const int at_once = cuda ? 1 : 2;  // as many as the server's slots
   auto start = Clock::now();
-  for (int i = 0; i < kDistinct; i += 2) {
+  for (int i = 0; i < kDistinct; i += at_once) {
     std::vector<std::thread> pair;
-    for (int k = i; k < i + 2; ++k) {
+    for (int k = i; k < i + at_once; ++k) {
       const std::string path = work + "/c" + std::to_string(k) + ".py";
       kforge::WriteFileAtomic(path, distinct(1000 + k));
-      pair.emplace_back([&, path] { cli_seconds({"verify", ref_path, path, "--json", "--seed", seed}); });
+      pair.emplace_back([&, path] { cli_seconds({"verify", ref_path, path, "--json", "--seed", seed}, on); });
     }
     for (auto& t : pair) t.join();
   }
   const double cli_batch_s = Since(start);
-  fmt::print("{:<58} {:>10} {:>14}\n", "KernelBench 19_ReLU (16 x 16384), CPU", "serve", "one-shot CLI");
+  fmt::print("{:<58} {:>10} {:>14}\n", fmt::format("KernelBench 19_ReLU (16 x 16384), {}", cuda ? "GPU 0" : "CPU"),
+             "serve", "one-shot CLI");
   fmt::print("{:<58} {:>10.2f}\n", "first verdict: extension built, reference run, s", first_s);
   fmt::print("{:<58} {:>10.2f} {:>14.2f}\n", "cached candidate, reference reused, median s", Median(reused),
              Median(cli_reused));
   fmt::print("{:<58} {:>10.2f} {:>14.2f}\n", "cached candidate, fresh reference, median s", Median(fresh),
              Median(cli_fresh));
+  fmt::print("{:<58} {:>10.2f} {:>14.2f}\n", "cached, reference reused, server idle before, median s",
+             Median(after_pause), Median(cli_reused));
   fmt::print("{:<58} {:>10.1f} {:>14.1f}\n",
              fmt::format("{} distinct candidates (new builds): verdicts/min", kDistinct), kDistinct * 60 / batch_s,
              kDistinct * 60 / cli_batch_s);
-  fmt::print("{:<58} {:>10}\n", "certified (of 21 cached, of the distinct)",
+  fmt::print("{:<58} {:>10}\n", fmt::format("certified (of {} cached, of the distinct)", 1 + 3 * reps),
              fmt::format("{} / {}", passed, batch_passed));
-  return {{"machine", "the 2-core CPU development machine (no GPU); serve with --workers 2 (warm verifiers)"},
-          {"problem", "examples/kernelbench/level1/19_ReLU.py with examples/kernelbench/cpu/relu.py"},
+  fmt::print("{:<58} {:>10}\n", "served verdicts whose candidate's worker was warm", warm);
+  return {{"machine", cuda ? "a GPU machine; serve --devices 0 (warm verifiers and workers)"
+                           : "the 2-core CPU development machine (no GPU); serve with --workers 2 (warm verifiers "
+                             "and workers)"},
+          {"problem", "examples/kernelbench/level1/19_ReLU.py with examples/kernelbench/" + backend + "/relu.py"},
+          {"warm_candidate_workers", warm},
           {"first_verdict_s", first_s},
           {"cached_reference_reused_median_s", {{"serve", Median(reused)}, {"one_shot_cli", Median(cli_reused)}}},
           {"cached_fresh_reference_median_s", {{"serve", Median(fresh)}, {"one_shot_cli", Median(cli_fresh)}}},
+          {"cached_reference_reused_after_idle_median_s", Median(after_pause)},
           {"distinct_batch",
            {{"candidates", kDistinct},
             {"serve_per_min", kDistinct * 60 / batch_s},
             {"one_shot_cli_2_at_a_time_per_min", kDistinct * 60 / cli_batch_s},
             {"serve_certified", batch_passed}}},
-          {"certified_of_21_cached", passed}};
+          {"cached_verdicts", 1 + 3 * reps},
+          {"certified_cached", passed}};
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string src = KFORGE_SOURCE_DIR;
+  const std::string src = SourceDir();
   std::string out_path = src + "/bench/results/serve_cpu.json";
-  bool one_shot = false, kernelbench = false;
+  bool one_shot = false, kernelbench = false, cuda = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out_path = argv[++i];
     if (!std::strcmp(argv[i], "--one-shot")) one_shot = true;
     if (!std::strcmp(argv[i], "--kernelbench")) kernelbench = true;
+    if (!std::strcmp(argv[i], "--cuda")) cuda = true;
   }
   const std::string kforge = kforge::ExecutableDir() + "/kforge";
   kforge::LiveClock clock;
@@ -163,7 +198,8 @@ int main(int argc, char** argv) {
   const std::string cache = "KFORGE_CACHE_DIR=" + work.path() + "/cache";
 
   kforge::SpawnOptions spawn;
-  spawn.argv = {kforge, "serve", "--listen", "127.0.0.1:0", "--dir", work.path() + "/service", "--workers", "2"};
+  spawn.argv = {kforge, "serve", "--listen", "127.0.0.1:0", "--dir", work.path() + "/service"};
+  spawn.argv.insert(spawn.argv.end(), {cuda ? "--devices" : "--workers", cuda ? "0" : "2"});
   if (one_shot) spawn.argv.push_back("--one-shot");
   spawn.output_path = work.path() + "/serve.log";
   spawn.add_env = {cache};
@@ -184,6 +220,7 @@ int main(int argc, char** argv) {
   // Waits for every job; returns how many were certified (each run here should be), and
   // keeps the last verdict.
   json last_verdict;
+  int warm = 0;  // verdicts whose candidate's worker was started before the job
   auto wait = [&](const std::vector<std::string>& ids) {
     int passed = 0;
     for (const auto& id : ids)
@@ -193,23 +230,26 @@ int main(int argc, char** argv) {
         if (j.is_object() && j["state"] == "done") {
           passed += j.contains("verdict") && j["verdict"].value("passed", false);
           if (j.contains("verdict")) last_verdict = j["verdict"];
+          const json start = last_verdict.value("kernelbench", json::object()).value("worker_start", json::object());
+          warm += start.value("candidate", "") == "warm";
           break;
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
       }
     return passed;
   };
-  auto cli_seconds = [&](const std::vector<std::string>& args) {
+  auto cli_seconds = [&](const std::vector<std::string>& args, const std::vector<std::string>& more = {}) {
     kforge::SpawnOptions cli;
     cli.argv = {kforge};
     cli.argv.insert(cli.argv.end(), args.begin(), args.end());
+    cli.argv.insert(cli.argv.end(), more.begin(), more.end());
     cli.add_env = {cache};
     auto start = Clock::now();
     kforge::Subprocess::Start(cli, clock)->Wait(900000);
     return Since(start);
   };
   if (kernelbench) {
-    const json rows = KernelBenchRows(work.path(), submit, wait, last_verdict, cli_seconds);
+    const json rows = KernelBenchRows(work.path(), cuda, submit, wait, last_verdict, warm, cli_seconds);
     server->Kill();
     kforge::WriteFileAtomic(out_path, rows.dump(2) + "\n");
     fmt::print("wrote {}\n", out_path);

@@ -5,9 +5,9 @@
 # Then, on the GPU machine: bash scripts/device_gpu_check.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cmake --build build --target cuda_bench repair_bench  # the benchmarks are not in `all`
+cmake --build build --target cuda_bench repair_bench serve_bench  # the benchmarks are not in `all`
 rm -rf devbuild && mkdir -p devbuild/devlibs devbuild/dlpack-include
-bins=(kforge kforge-runner kforge-gpu-runner kforge-gpu-judge kforge_gpu_tests cuda_bench repair_bench)
+bins=(kforge kforge-runner kforge-gpu-runner kforge-gpu-judge kforge_gpu_tests cuda_bench repair_bench serve_bench)
 for b in "${bins[@]}"; do
   cp "build/$b" devbuild/ && strip devbuild/$b
 done
