@@ -131,6 +131,40 @@ int OpenDirNoFollow(int at, const char* name) {
 
 }  // namespace
 
+namespace {
+
+/// The directory holding `root`/`relative`'s last component, opened through no link, and that
+/// component; an invalid descriptor when a component is a link or missing, or the path is not
+/// plain (empty, ".", "..").
+ScopedFd OpenParentBeneath(const std::string& root, const std::string& relative, std::string* name) {
+  ScopedFd dir(OpenDirNoFollow(AT_FDCWD, root.c_str()));
+  size_t at = 0;
+  for (;;) {
+    const size_t slash = relative.find('/', at);
+    *name = relative.substr(at, slash == std::string::npos ? std::string::npos : slash - at);
+    if (name->empty() || *name == "." || *name == "..") return ScopedFd();
+    if (slash == std::string::npos || !dir.valid()) return dir;
+    dir = ScopedFd(OpenDirNoFollow(dir.get(), name->c_str()));
+    at = slash + 1;
+  }
+}
+
+}  // namespace
+
+void MoveBeneath(const std::string& staged, const std::string& root, const std::string& relative) {
+  std::string name;
+  ScopedFd dir = OpenParentBeneath(root, relative, &name);
+  if (!dir.valid() || ::renameat(AT_FDCWD, staged.c_str(), dir.get(), name.c_str()) != 0)
+    throw EnvironmentError("cannot deliver " + relative + " into " + root + ": " +
+                           (dir.valid() ? std::strerror(errno) : "not a plain path through no link"));
+}
+
+void RemoveFileBeneath(const std::string& root, const std::string& relative) {
+  std::string name;
+  ScopedFd dir = OpenParentBeneath(root, relative, &name);
+  if (dir.valid()) ::unlinkat(dir.get(), name.c_str(), 0);
+}
+
 bool ReadFileBeneath(const std::string& root, const std::string& relative, size_t max_bytes, std::string* out,
                      std::string* why) {
   ScopedFd dir(OpenDirNoFollow(AT_FDCWD, root.c_str()));

@@ -47,6 +47,15 @@ bool FileExists(const std::string& path);
 /// there would have the engine read whatever it can). False with `why` said otherwise.
 bool ReadFileBeneath(const std::string& root, const std::string& relative, size_t max_bytes, std::string* out,
                      std::string* why);
+/// Moves `staged` (a file or directory the engine made in a directory only it can write, on
+/// the same file system) to `root`/`relative`, reaching it through no symbolic link below
+/// `root` and replacing whatever entry is there (a link is replaced, never followed): for
+/// delivering files into a directory something untrusted can write, where a path would
+/// follow a link it planted. Throws EnvironmentError when it cannot.
+void MoveBeneath(const std::string& staged, const std::string& root, const std::string& relative);
+/// Removes the file `root`/`relative` reached through no symbolic link (ReadFileBeneath's
+/// rule); a link at the name is removed itself. Nothing there, or a path not plain: nothing.
+void RemoveFileBeneath(const std::string& root, const std::string& relative);
 enum class LockMode { kShared, kExclusive };
 /// An advisory lock (flock(2)) on `path`, created when missing, held while the returned fd
 /// is open; an invalid fd when another process holds it in a conflicting mode.

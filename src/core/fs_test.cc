@@ -7,6 +7,8 @@
 
 #include <cstdlib>
 
+#include "core/error.h"
+
 namespace kforge {
 namespace {
 
@@ -74,6 +76,31 @@ TEST(ReadFileBeneathTest, ReadsAPlainFileAndNothingThroughALink) {
   EXPECT_FALSE(ReadFileBeneath(root, "build/m.so", 3, &out, &why));
   EXPECT_NE(why.find("at most 3 bytes"), std::string::npos) << why;
   EXPECT_FALSE(ReadFileBeneath(root, "build", 1024, &out, &why));
+}
+
+// Delivering into a directory something untrusted can write: a link it planted at the name is
+// replaced, not followed, and a link on the way is refused; the target outside stays as it was.
+TEST(MoveBeneathTest, ReplacesALinkAtTheNameAndFollowsNoneOnTheWay) {
+  TempDir dir("kforge-move-beneath");
+  const std::string root = dir.path() + "/scratch", stage = dir.path() + "/stage", outside = dir.path() + "/outside";
+  MakeDirs(root + "/eval");
+  MakeDirs(stage);
+  MakeDirs(outside);
+  WriteFileAtomic(outside + "/sizes.json", "precious");
+  ASSERT_EQ(::symlink((outside + "/sizes.json").c_str(), (root + "/eval/sizes.json").c_str()), 0);
+  WriteFileAtomic(stage + "/a", "delivered");
+  MoveBeneath(stage + "/a", root, "eval/sizes.json");
+  std::string out, why;
+  ASSERT_TRUE(ReadFileBeneath(root, "eval/sizes.json", 1024, &out, &why)) << why;
+  EXPECT_EQ(out, "delivered");
+  ASSERT_TRUE(ReadFileBeneath(outside, "sizes.json", 1024, &out, &why)) << why;
+  EXPECT_EQ(out, "precious");
+  ASSERT_EQ(::symlink(outside.c_str(), (root + "/up").c_str()), 0);
+  WriteFileAtomic(stage + "/b", "delivered");
+  EXPECT_THROW(MoveBeneath(stage + "/b", root, "up/sizes.json"), EnvironmentError);
+  EXPECT_THROW(MoveBeneath(stage + "/b", root, "../outside/sizes.json"), EnvironmentError);
+  ASSERT_TRUE(ReadFileBeneath(outside, "sizes.json", 1024, &out, &why)) << why;
+  EXPECT_EQ(out, "precious");
 }
 
 }  // namespace

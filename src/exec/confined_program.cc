@@ -43,6 +43,8 @@ ConfinedProgram::ConfinedProgram(Machine& machine, const SandboxLimits& limits, 
   jail_ = dir_->path() + "/jail";
   MakeDirs(scratch_ + "/eval");
   MakeDirs(jail_);
+  MakeDirs(dir_->path() + "/stage");  // the engine's alone: what it delivers is made here first
+  std::filesystem::permissions(dir_->path() + "/stage", std::filesystem::perms::owner_all);
   // Nobody but the worker's user reaches its scratch: the two workers of a verification are
   // siblings under the same temporary directory.
   std::filesystem::permissions(scratch_, std::filesystem::perms::owner_all);
@@ -51,19 +53,24 @@ ConfinedProgram::ConfinedProgram(Machine& machine, const SandboxLimits& limits, 
 
 ConfinedProgram::~ConfinedProgram() = default;
 
+std::string ConfinedProgram::Staged() { return dir_->path() + "/stage/" + std::to_string(staged_++); }
+
 std::string ConfinedProgram::Provide(const std::string& host, const std::string& name) {
+  const std::string staged = Staged();
   std::error_code ec;
-  std::filesystem::copy(host, scratch_ + "/eval/" + name,
-                        std::filesystem::copy_options::recursive | std::filesystem::copy_options::overwrite_existing,
-                        ec);
+  std::filesystem::copy(host, staged, std::filesystem::copy_options::recursive, ec);
   if (ec) throw EnvironmentError("cannot copy " + host + " for the worker: " + ec.message());
-  if (uid_value_ != 0) ChownTree(scratch_ + "/eval/" + name, uid_value_);  // after Start
+  if (uid_value_ != 0) ChownTree(staged, uid_value_);  // after Start: its user's to read
+  MoveBeneath(staged, scratch_, "eval/" + name);
   return "eval/" + name;
 }
 
 std::string ConfinedProgram::Write(const std::string& name, const std::string& text) {
-  WriteFileAtomic(scratch_ + "/" + name, text);
-  if (uid_value_ != 0) ChownTree(scratch_ + "/" + name, uid_value_);  // after Start
+  const std::string staged = Staged();
+  WriteFileAtomic(staged, text, Sync::kNo);
+  if (uid_value_ != 0 && ::lchown(staged.c_str(), uid_value_, uid_value_) != 0)
+    throw EnvironmentError("cannot hand " + name + " to the worker's user: " + std::strerror(errno));
+  MoveBeneath(staged, scratch_, name);
   return name;
 }
 
@@ -72,6 +79,7 @@ std::string ConfinedProgram::OutputTail(size_t max_bytes) const {
 }
 
 void ConfinedProgram::AddReadOnly(const std::string& path) {
+  KF_CHECK(!child_);  // the sandbox is made at Start
   std::error_code ec;
   std::string real = std::filesystem::canonical(path, ec).string();
   if (ec) return;
@@ -80,7 +88,7 @@ void ConfinedProgram::AddReadOnly(const std::string& path) {
 }
 
 void ConfinedProgram::PassFd(ScopedFd fd, int as) {
-  KF_CHECK(as > kProgramCgroupFd);
+  KF_CHECK(as > kProgramCgroupFd && !child_);
   passed_.emplace_back(std::move(fd), as);
 }
 

@@ -4,9 +4,11 @@
 // the engine is root, pids cgroup or RLIMIT_NPROC, no capabilities, no_new_privs, Landlock,
 // seccomp), with child processes allowed because torch and Triton start compilers.
 //
-// Everything the program reads is copied into its scratch directory first (under kforge/),
-// so it is reachable in every mode and as any uid; it runs in scratch and is given relative
-// paths. What it writes there is read back by the engine as untrusted bytes.
+// Everything the program reads is copied into its scratch directory (under eval/), so it is
+// reachable in every mode and as any uid; it runs in scratch and is given relative paths.
+// What the engine delivers is made in a directory of its own and moved into scratch through
+// no link (the program, and a candidate it runs, can write there: a link it planted is
+// replaced, never followed); what the program writes there is read back as untrusted bytes.
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -30,10 +32,12 @@ class ConfinedProgram {
   ConfinedProgram(const ConfinedProgram&) = delete;
   ConfinedProgram& operator=(const ConfinedProgram&) = delete;
 
-  /// Copies a host file or directory to scratch/kforge/`name` before the run; returns the
-  /// path the program sees (relative to its working directory).
+  /// Copies a host file or directory to scratch/eval/`name` (before Start, or after it for a
+  /// program that waits for it); returns the path the program sees (relative to its working
+  /// directory).
   std::string Provide(const std::string& host, const std::string& name);
-  /// Writes `text` to scratch/`name`; returns the path the program sees.
+  /// Writes `text` to scratch/`name` (replacing what is there, whole); returns the path the
+  /// program sees.
   std::string Write(const std::string& name, const std::string& text);
   /// Lets the program read `path` (and what it links to), where it exists: a toolkit its
   /// compilers need. The GPU's program reads /usr/local/cuda.
@@ -63,10 +67,10 @@ class ConfinedProgram {
   std::string OutputTail(size_t max_bytes) const;
   /// The confinement layers that held (CandidateProcess::Layers' names).
   const std::vector<std::string>& layers() const { return layers_; }
-  /// What the program left outside scratch (bubblewrap mode), after Run.
+  /// What the program left outside scratch (bubblewrap mode), after Run or Await.
   const EscapeScan& escapes() const { return escapes_; }
-  /// The process id of the last Run's child (its confinement's outermost process; a trace-
-  /// layer value a run records), -1 before one ran.
+  /// The process id of the last started child (its confinement's outermost process; a trace-
+  /// layer value a run records), -1 before one started.
   int64_t pid() const { return pid_; }
 
  private:
@@ -76,6 +80,8 @@ class ConfinedProgram {
   /// kforge-runner confine's command line around `argv`, the pids cgroup created for it.
   std::vector<std::string> ConfineCommand(const std::vector<std::string>& argv, const SandboxLimits& limits, bool bwrap,
                                           unsigned uid);
+  /// A fresh path in the engine's own staging directory, beside scratch.
+  std::string Staged();
   /// Waits for the program's exit until `timeout_ms` or until `keep_going` says no: killed then.
   ExitStatus AwaitExit(Subprocess& child, int64_t timeout_ms, const std::function<bool()>& keep_going);
 
@@ -96,7 +102,8 @@ class ConfinedProgram {
   std::unique_ptr<Subprocess> child_;
   ScopedFd layers_pipe_;
   std::unique_ptr<SandboxSpec> spec_;
-  unsigned uid_value_ = 0;
+  unsigned uid_value_ = 0;  ///< the program's own user once started (0: the engine's)
+  int staged_ = 0;          ///< deliveries made so far (Staged)
 };
 
 }  // namespace kforge

@@ -254,9 +254,9 @@ void RemoveTrialFiles(const std::string& dir, const json& entry) {
     auto it = entry.find(list);
     if (it == entry.end() || !it->is_array()) continue;
     for (const auto& o : *it) {
+      // Through no link: the candidate's worker can swap out/ for one to a host directory.
       std::string name = o.is_object() ? JsonString(o, "file") : "";
-      std::error_code ec;
-      if (IsOutputFileName(name)) std::filesystem::remove(dir + "/" + name, ec);  // gone already: fine
+      if (IsOutputFileName(name)) RemoveFileBeneath(dir, name);  // gone already: fine
     }
   }
 }

@@ -343,6 +343,13 @@ TEST(WorkerFeedTest, RemoveTrialFilesDeletesOnlyWhatAWorkerMayName) {
   EXPECT_TRUE(FileExists(out + "/keep.bin"));
   EXPECT_TRUE(FileExists(dir.path() + "/outside.bin"));
   EXPECT_TRUE(FileExists("/etc/passwd"));
+  // out/ swapped for a link to another directory: nothing is removed through it.
+  MakeDirs(dir.path() + "/host");
+  WriteFileAtomic(dir.path() + "/host/o1_0.bin", "x");
+  std::filesystem::rename(out, dir.path() + "/out.real");
+  ASSERT_EQ(::symlink((dir.path() + "/host").c_str(), out.c_str()), 0);
+  RemoveTrialFiles(out, json{{"outputs", {{{"file", "o1_0.bin"}}}}});
+  EXPECT_TRUE(FileExists(dir.path() + "/host/o1_0.bin"));
 }
 
 // A paced worker (the job's "pace_bytes") writes a trial's outputs only once its earlier
