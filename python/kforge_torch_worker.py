@@ -37,9 +37,10 @@ The job (JSON, written by the engine):
                     memory (DeviceExports), described {"device": true, "dtype", "shape"}
     launches        (GPU, candidate) warm the profiler up while the extensions build
     out             directory for result.json and the output files ("out" for a warm worker)
-A warm worker (kforge serve starts it before its job is known) finds no JOB.json at its start:
-it imports torch, then waits for the engine to write the job there (stage "wait_job"), and
-goes on as any worker.
+A warm worker (kforge serve starts it before its job is known; it is given a pipe as
+descriptor 6) imports torch, then waits (stage "wait_job") for the engine's byte on the pipe,
+which comes once JOB.json is written, and goes on as any worker (the protocol:
+src/verify/kernelbench/warm_workers.h).
 The result (out/result.json), rewritten as the worker goes (stages in order: the engine ends
 a worker whose report goes back, src/verify/kernelbench/worker_progress.h). Once it says "done" the
 worker waits for the engine to end it: that report is sealed, and nothing run at exit
@@ -65,6 +66,8 @@ import importlib.util
 import json
 import math
 import os
+import select
+import stat
 import sys
 import time
 import traceback
@@ -1199,17 +1202,26 @@ def install_cpp_extension(torch: types.ModuleType, extensions: list[dict[str, An
     torch.utils.cpp_extension = stand_in
 
 
-WARM_IDLE_SECONDS = 3600  # a warm worker no verdict took by then ends (the engine starts another)
+WARM_FD = 6  # a warm worker's pipe from the engine (src/verify/kernelbench/warm_workers.h)
+WARM_IDLE_SECONDS = 7200  # the engine hands out none that waited an hour
 
 
-def wait_for_job(path: str) -> None:
-    """A warm worker's wait: until the engine writes the job, as long as the process that
-    started it lives (one killed without its destructors would leave it waiting forever)."""
-    parent, deadline = os.getppid(), time.monotonic() + WARM_IDLE_SECONDS
-    while not os.path.exists(path):
-        if os.getppid() != parent or time.monotonic() > deadline:
-            os._exit(0)
-        time.sleep(0.005)
+def wait_for_job() -> None:
+    """A warm worker's wait: one byte on WARM_FD once the engine has written the job; end of
+    file (the engine gone, or this worker no longer wanted) or two hours without ends it."""
+    ready, _, _ = select.select([WARM_FD], [], [], WARM_IDLE_SECONDS)
+    word = os.read(WARM_FD, 1) if ready else b""
+    os.close(WARM_FD)
+    if not word:
+        os._exit(0)
+
+
+def started_warm() -> bool:
+    """Whether the engine started this worker before its job: it gave it its pipe."""
+    try:
+        return stat.S_ISFIFO(os.fstat(WARM_FD).st_mode)
+    except OSError:
+        return False
 
 
 def read_job(path: str) -> dict[str, Any]:
@@ -1221,17 +1233,18 @@ def read_job(path: str) -> dict[str, Any]:
 
 def main() -> None:
     global out_dir
-    warm = not os.path.exists(sys.argv[1])
-    if warm:  # the job comes once torch is imported (the engine writes it whole)
+    if started_warm():  # the job comes once torch is imported (the engine writes it whole)
         out_dir = "out"
         enter("import_torch")
         import torch
 
         enter("wait_job")
-        wait_for_job(sys.argv[1])
+        wait_for_job()
         job = read_job(sys.argv[1])
         if job["out"] != out_dir:
             raise RuntimeError("a warm worker's job must write to out/")
+        if job["device"] == "cuda" and job.get("output_socket") is None:
+            os.close(5)  # the export socket a warm GPU worker is started with, unused here
     else:
         job = read_job(sys.argv[1])
         out_dir = job["out"]

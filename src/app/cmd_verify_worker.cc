@@ -93,7 +93,7 @@ CommandAction SetupVerifyWorker(CLI::App& sub, Service& service, CancellationTok
     // Nothing this process starts (compilers, runners, their sandboxes) inherits the socket.
     ::fcntl(kVerifyWorkerFd, F_SETFD, FD_CLOEXEC);
     // Jobs come one after another: KernelBench verdicts take workers started (confined,
-    // importing torch) while the verdicts before them ran; two, for a reference and a candidate.
+    // importing torch) after the verdicts before them; two, for a reference and a candidate.
     service.KeepWarmWorkers(2);
     Clock& clock = service.env().clock();
     for (;;) {
@@ -114,6 +114,7 @@ CommandAction SetupVerifyWorker(CLI::App& sub, Service& service, CancellationTok
         code = RunVerifyJob(args, service, interrupt);
       }
       if (!SendFrame(kVerifyWorkerFd, nlohmann::json{{"exit", code}}.dump())) return 2;
+      service.RefillWarmWorkers();  // between verdicts: the next job's workers import torch now
     }
   };
 }

@@ -81,6 +81,34 @@ json Get(const Server& s, const std::string& path) {
   return json::parse(r->body, nullptr, false);
 }
 
+// Malformed requests are refused whole, before anything is stored.
+void ExpectMalformedRequestsRefused(const Server& server) {
+  auto c = server.Client();
+  auto bad = c.Post("/v1/verdicts", "{not json", "application/json");
+  ASSERT_TRUE(bad) << server.Log();
+  EXPECT_EQ(bad->status, 400);
+  auto unknown = c.Post("/v1/verdicts", json{{"problem", "relu"}, {"candidate", "x"}, {"options", {{"gpu", 1}}}}.dump(),
+                        "application/json");
+  EXPECT_EQ(unknown->status, 400);
+  EXPECT_NE(unknown->body.find("\\\"gpu\\\" is not one kforge serve takes"), std::string::npos) << unknown->body;
+  EXPECT_EQ(c.Get("/v1/verdicts/424242")->status, 404);
+}
+
+// However loaded the machine, a batch drains while jobs keep finishing; the wait ends only
+// when none has finished for kStalledAfter polls (a server that stopped working).
+void WaitUntilDrained(const Server& server) {
+  constexpr int kStalledAfter = 1200;  // two minutes of 100 ms polls
+  for (int stalled = 0, left = -1; stalled < kStalledAfter; ++stalled) {
+    json h = Get(server, "/healthz");
+    if (h.is_object()) {
+      const int now = h.value("queued", 0) + h.value("running", 0);
+      if (now == 0) break;
+      if (now != left) stalled = 0, left = now;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
 TEST(ServeE2E, ABatchSurvivesTheServersDeathAndEveryJobGetsOneVerdict) {
   TempDir dir("kforge-serve-e2e");
   const std::string service_dir = dir.path() + "/service";
@@ -111,17 +139,7 @@ TEST(ServeE2E, ABatchSurvivesTheServersDeathAndEveryJobGetsOneVerdict) {
   {
     Server server(service_dir);
     auto c = server.Client();
-    // Malformed requests are refused whole, before anything is stored.
-    auto bad = c.Post("/v1/verdicts", "{not json", "application/json");
-    ASSERT_TRUE(bad) << server.Log();
-    EXPECT_EQ(bad->status, 400);
-    auto unknown =
-        c.Post("/v1/verdicts", json{{"problem", "relu"}, {"candidate", "x"}, {"options", {{"gpu", 1}}}}.dump(),
-               "application/json");
-    EXPECT_EQ(unknown->status, 400);
-    EXPECT_NE(unknown->body.find("\\\"gpu\\\" is not one kforge serve takes"), std::string::npos) << unknown->body;
-    EXPECT_EQ(c.Get("/v1/verdicts/424242")->status, 404);
-
+    ExpectMalformedRequestsRefused(server);
     auto accepted = c.Post("/v1/verdicts", batch.dump(), "application/json");
     ASSERT_TRUE(accepted);
     ASSERT_EQ(accepted->status, 202) << accepted->body;
@@ -137,18 +155,7 @@ TEST(ServeE2E, ABatchSurvivesTheServersDeathAndEveryJobGetsOneVerdict) {
     server.Kill();
   }
   Server server(service_dir);
-  // However loaded the machine, the batch drains while jobs keep finishing; the wait ends
-  // only when none has finished for kStalledAfter polls (a server that stopped working).
-  constexpr int kStalledAfter = 1200;  // two minutes of 100 ms polls
-  for (int stalled = 0, left = -1; stalled < kStalledAfter; ++stalled) {
-    json h = Get(server, "/healthz");
-    if (h.is_object()) {
-      const int now = h.value("queued", 0) + h.value("running", 0);
-      if (now == 0) break;
-      if (now != left) stalled = 0, left = now;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  WaitUntilDrained(server);
   std::map<std::string, int> by_class;
   for (int i = 0; i < kJobs; ++i) {
     json j = Get(server, "/v1/verdicts/" + ids[i]);
@@ -251,6 +258,8 @@ TEST(ServeE2E, KernelBenchVerdictsAreTheCLIsAndTheReferenceRunsOnce) {
   auto metrics = server.Client().Get("/metrics");
   ASSERT_TRUE(metrics);
   EXPECT_NE(metrics->body.find("kforge_serve_kernelbench_references_total{reference=\"reused\"}"), std::string::npos)
+      << metrics->body;
+  EXPECT_NE(metrics->body.find("kforge_serve_kernelbench_candidate_workers_total{start=\"warm\"}"), std::string::npos)
       << metrics->body;
 }
 

@@ -73,6 +73,12 @@ std::string MetricsText(const VerdictMetrics& m) {
   for (const auto& [how, n] : m.references)
     out += fmt::format("kforge_serve_kernelbench_references_total{{reference=\"{}\"}} {}\n", how, n);
   out +=
+      "# HELP kforge_serve_kernelbench_candidate_workers_total KernelBench verdicts by how their candidate's "
+      "worker started: warm (before the job) or started (for it).\n"
+      "# TYPE kforge_serve_kernelbench_candidate_workers_total counter\n";
+  for (const auto& [how, n] : m.candidate_workers)
+    out += fmt::format("kforge_serve_kernelbench_candidate_workers_total{{start=\"{}\"}} {}\n", how, n);
+  out +=
       "# HELP kforge_serve_worker_restarts_total Verifiers that died by a signal or their deadline.\n"
       "# TYPE kforge_serve_worker_restarts_total counter\n";
   out += fmt::format("kforge_serve_worker_restarts_total {}\n", m.restarts);

@@ -64,6 +64,10 @@ Service::Service(Env& env) : owned_(std::make_unique<Machine>(env)), machine_(*o
 Service::~Service() = default;
 
 void Service::KeepWarmWorkers(int per_spec) { warm_workers_ = std::make_unique<WarmWorkers>(machine_, per_spec); }
+
+void Service::RefillWarmWorkers() {
+  if (warm_workers_) warm_workers_->Refill();
+}
 Env& Service::env() const { return machine_.env(); }
 const Config& Service::config() const { return machine_.config(); }
 
@@ -401,7 +405,6 @@ VerifyResult Service::BenchKernelBench(const BenchRequest& request, BackendKind 
   kb.timing_trials = request.options.reps;
   kb.timing_warmup = request.options.warmup;
   kb.timing_compiled = request.options.compiled_baseline;
-  kb.warm = warm_workers_.get();
   VerifyResult r;
   r.verdict = VerifyKernelBench(machine_, request.task, request.candidate_path, kb);
   return r;

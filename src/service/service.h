@@ -317,6 +317,9 @@ class Service {
   /// `per_spec` of them kept waiting (verify/kernelbench/warm_workers.h): kforge serve's
   /// verifiers, which run one verdict after another.
   void KeepWarmWorkers(int per_spec);
+  /// Starts the warm workers the verdicts so far took (call between verdicts: their imports
+  /// then do not share the machine with one being judged).
+  void RefillWarmWorkers();
 
   Machine& machine() { return machine_; }
   Env& env() const;

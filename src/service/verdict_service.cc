@@ -288,6 +288,7 @@ VerdictMetrics VerdictService::Metrics() const {
   m.restarts = restarts_;
   m.verdicts = verdicts_;
   m.references = references_;
+  m.candidate_workers = candidate_workers_;
   m.bucket_bounds.assign(std::begin(kBucketBounds), std::end(kBucketBounds));
   int64_t cumulative = 0;
   for (int64_t c : buckets_) m.bucket_counts.push_back(cumulative += c);
@@ -396,14 +397,17 @@ void VerdictService::RunJob(const std::string& slot, const JobRecord& job, WarmV
 void VerdictService::Count(const json& result, double seconds) {
   std::lock_guard<std::mutex> lock(mu_);
   ++verdicts_[VerdictClass(result)];
-  const json reuse =
-      result.contains("verdict") && result["verdict"].is_object()
-          ? result["verdict"].value("kernelbench", json::object()).value("reference_reuse", json::object())
-          : json::object();
+  const json kb = result.contains("verdict") && result["verdict"].is_object()
+                      ? result["verdict"].value("kernelbench", json::object())
+                      : json::object();
+  const json reuse = kb.is_object() ? kb.value("reference_reuse", json::object()) : json::object();
   if (reuse.is_object() && reuse.contains("trials") && reuse["trials"].is_string()) {
     const std::string how = reuse["trials"];
     ++references_[how == "reused" || how == "ran" ? how : "not_kept"];
   }
+  const json start = kb.is_object() ? kb.value("worker_start", json::object()) : json::object();
+  if (start.is_object() && start.contains("candidate") && start["candidate"].is_string())
+    ++candidate_workers_[start["candidate"] == "warm" ? "warm" : "started"];
   size_t b = 0;
   while (b < std::size(kBucketBounds) && seconds > kBucketBounds[b]) ++b;
   ++buckets_[b];

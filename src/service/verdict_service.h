@@ -100,6 +100,8 @@ struct VerdictMetrics {
   /// KernelBench verdicts by what their reference was: "reused" (kept outputs), "ran", or
   /// "not_kept" (a GPU reference, --fresh-reference)
   std::map<std::string, int64_t> references;
+  /// KernelBench verdicts by how their candidate's worker started: "warm" or "started".
+  std::map<std::string, int64_t> candidate_workers;
   std::vector<double> bucket_bounds;   ///< seconds: the latency histogram's upper bounds
   std::vector<int64_t> bucket_counts;  ///< cumulative, one per bound, then +Inf
   double latency_sum_s = 0;
@@ -160,7 +162,7 @@ class VerdictService {
   mutable std::mutex mu_;
   std::condition_variable wake_;
   int64_t busy_ = 0, restarts_ = 0;
-  std::map<std::string, int64_t> verdicts_, references_;
+  std::map<std::string, int64_t> verdicts_, references_, candidate_workers_;
   std::vector<int64_t> buckets_;
   double latency_sum_s_ = 0;
   int64_t latency_count_ = 0;

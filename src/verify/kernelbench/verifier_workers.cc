@@ -125,6 +125,7 @@ WorkerRun KernelBenchVerifier::NewWorker(WorkerRole role, const std::vector<Kern
     job["trials"].push_back(jt);
   }
   p->Write(kJobFile, job.dump());
+  if (run.warm) warm.Go();  // the job is in place: the worker reads it now
   return run;
 }
 
@@ -176,6 +177,11 @@ void KernelBenchVerifier::RunWorker(WorkerRun* run, const std::function<void(con
   run->status = p->started() ? p->Await(run->timeout_ms, keep_going)
                              : p->Run(WorkerArgv(torch_.python), WorkerEnv(gpu), run->timeout_ms, keep_going);
   run->seconds = (clock.MonotonicNanos() - start) / 1e9;
+  if (run->warm && progress.sealed().is_null() && progress.stage() <= WorkerStage::kWaitJob &&
+      !(feed != nullptr && feed->abandoned()))
+    throw EnvironmentError("kforge's warm " + std::string(WorkerRoleName(run->role)) +
+                           " worker ended before it took its job (" + run->status.Describe() + "): " +
+                           UntrustedText(p->OutputTail(1000)) + " — the verdict is not the candidate's; ask again");
   run->violation = progress.violation();
   if (!progress.sealed().is_null()) {
     run->result = progress.sealed();
