@@ -41,6 +41,81 @@ std::string Correct(const std::string& name) {
   return std::string(KFORGE_SOURCE_DIR) + "/examples/cuda/correct/" + name + ".cu";
 }
 
+/// 2. Time to a verdict, cold compile cache.
+void TimeToVerdict(kforge::Machine& machine, const std::string& cold, nlohmann::json* doc) {
+  fmt::print("{:<18} {:>10} {:>10} {:>10} {:>8}\n", "time to verdict", "compile_s", "rest_s", "total_s", "trials");
+  for (const char* name : {"relu", "softmax", "layernorm", "matmul", "attention"}) {
+    kforge::Task task = LoadTask(name);
+    kforge::VerifyOptions vo;
+    vo.backend = kforge::BackendKind::kCuda;
+    vo.full = true;
+    vo.seed = 1;
+    vo.cache_dir = cold + "/verdict-" + name;
+    kforge::Verdict v = kforge::Verifier(task, machine).Verify(Correct(name), vo);
+    fmt::print("{:<18} {:>10.2f} {:>10.2f} {:>10.2f} {:>8}{}\n", name, v.compile.seconds,
+               v.total_seconds - v.compile.seconds, v.total_seconds, v.cases.size(), v.passed ? "" : "  FAILED");
+    (*doc)["time_to_verdict"].push_back({{"task", name},
+                                         {"passed", v.passed},
+                                         {"compile_seconds", v.compile.seconds},
+                                         {"total_seconds", v.total_seconds},
+                                         {"trials", v.cases.size()}});
+  }
+}
+
+/// 3. Spread of the same kernel's median over separate runs.
+void Spread(kforge::Machine& machine, const kforge::BenchOptions& bo, int runs, nlohmann::json* doc) {
+  fmt::print("\n{:<18} {:>12} {:>12} {:>12} {:>14}\n", "spread", "min_med_us", "max_med_us", "cv_of_median",
+             "in-run p90/p10");
+  for (const char* name : {"relu", "softmax", "matmul"}) {
+    std::vector<double> medians;
+    double in_run = 0;
+    for (int r = 0; r < runs; ++r) {
+      kforge::BenchReport rep = kforge::RunBench(machine, LoadTask(name), Correct(name), bo);
+      if (!rep.timed) break;
+      medians.push_back(rep.candidate.timing.median_ns / 1e3);
+      in_run = std::max(in_run, rep.candidate.timing.p90_ns / rep.candidate.timing.p10_ns);
+    }
+    double mean = 0, sq = 0;
+    for (double m : medians) mean += m / medians.size();
+    for (double m : medians) sq += (m - mean) * (m - mean) / medians.size();
+    double cv = mean > 0 ? std::sqrt(sq) / mean : 0;
+    auto [lo, hi] = std::minmax_element(medians.begin(), medians.end());
+    fmt::print("{:<18} {:>12.2f} {:>12.2f} {:>11.2f}% {:>14.3f}\n", name, medians.empty() ? 0 : *lo,
+               medians.empty() ? 0 : *hi, 100 * cv, in_run);
+    (*doc)["spread"].push_back({{"task", name},
+                                {"runs", medians.size()},
+                                {"medians_us", medians},
+                                {"cv", cv},
+                                {"worst_in_run_p90_over_p10", in_run}});
+  }
+}
+
+/// 4. Speedup and roofline of each kernel. engine_us: the candidate's time per call by the
+/// engine's clock; hidden_us: that less its events' mean (what a patched timer would hide;
+/// JudgeTiming's margin: kHiddenTimeFloorNs).
+void SpeedupTable(kforge::Machine& machine, const kforge::BenchOptions& bo, const std::vector<std::string>& kernels,
+                  nlohmann::json* doc) {
+  fmt::print("\n{:<18} {:>12} {:>12} {:>8} {:>8} {:>9} {:>9} {:>11} {:>10}  {}\n", "kernel", "median_us", "baseline_us",
+             "speedup", "bound", "roofline", "baseline", "engine_us", "hidden_us", "notes");
+  for (const std::string& name : kernels) {
+    kforge::BenchReport rep;
+    try {
+      rep = kforge::RunBench(machine, LoadTask(name), Correct(name), bo);
+    } catch (const std::exception& e) {
+      fmt::print("{:<18} error: {}\n", name, e.what());
+      (*doc)["kernels"].push_back({{"task", name}, {"error", e.what()}});
+      continue;
+    }
+    std::string notes = rep.timed ? "" : "not timed: " + rep.verdict.message;
+    for (const auto& s : rep.suspects) notes += "SUSPECT: " + s + " ";
+    fmt::print("{:<18} {:>12.2f} {:>12.2f} {:>7.2f}x {:>8} {:>8.1f}% {:>8.1f}% {:>11.2f} {:>10.2f}  {}\n", name,
+               rep.candidate.timing.median_ns / 1e3, rep.baseline.timing.median_ns / 1e3, rep.speedup, rep.bound,
+               100 * rep.roofline_fraction, 100 * rep.baseline_roofline_fraction, rep.engine_mean_ns / 1e3,
+               (rep.engine_mean_ns - rep.candidate.timing.mean_ns) / 1e3, notes);
+    (*doc)["kernels"].push_back(rep.ToJson());
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -83,79 +158,13 @@ int main(int argc, char** argv) {
   bo.cache_dir = cold.path();
   bo.baselines_dir = src + "/baselines/cuda";
   std::vector<std::string> kernels(std::begin(kTasks), std::end(kTasks));
-  if (!only.empty()) {
+  if (only.empty()) {
+    TimeToVerdict(machine, cold.path(), &doc);
+    Spread(machine, bo, runs, &doc);
+  } else {
     kernels = only;
-    goto table;
   }
-  {
-    // 2. Time to a verdict, cold compile cache.
-    fmt::print("{:<18} {:>10} {:>10} {:>10} {:>8}\n", "time to verdict", "compile_s", "rest_s", "total_s", "trials");
-    for (const char* name : {"relu", "softmax", "layernorm", "matmul", "attention"}) {
-      kforge::Task task = LoadTask(name);
-      kforge::VerifyOptions vo;
-      vo.backend = kforge::BackendKind::kCuda;
-      vo.full = true;
-      vo.seed = 1;
-      vo.cache_dir = cold.path() + "/verdict-" + name;
-      kforge::Verdict v = kforge::Verifier(task, machine).Verify(Correct(name), vo);
-      fmt::print("{:<18} {:>10.2f} {:>10.2f} {:>10.2f} {:>8}{}\n", name, v.compile.seconds,
-                 v.total_seconds - v.compile.seconds, v.total_seconds, v.cases.size(), v.passed ? "" : "  FAILED");
-      doc["time_to_verdict"].push_back({{"task", name},
-                                        {"passed", v.passed},
-                                        {"compile_seconds", v.compile.seconds},
-                                        {"total_seconds", v.total_seconds},
-                                        {"trials", v.cases.size()}});
-    }
-
-    // 3. Spread of the same kernel over separate runs.
-    fmt::print("\n{:<18} {:>12} {:>12} {:>12} {:>14}\n", "spread", "min_med_us", "max_med_us", "cv_of_median",
-               "in-run p90/p10");
-    for (const char* name : {"relu", "softmax", "matmul"}) {
-      std::vector<double> medians;
-      double in_run = 0;
-      for (int r = 0; r < runs; ++r) {
-        kforge::BenchReport rep = kforge::RunBench(machine, LoadTask(name), Correct(name), bo);
-        if (!rep.timed) break;
-        medians.push_back(rep.candidate.timing.median_ns / 1e3);
-        in_run = std::max(in_run, rep.candidate.timing.p90_ns / rep.candidate.timing.p10_ns);
-      }
-      double mean = 0, sq = 0;
-      for (double m : medians) mean += m / medians.size();
-      for (double m : medians) sq += (m - mean) * (m - mean) / medians.size();
-      double cv = mean > 0 ? std::sqrt(sq) / mean : 0;
-      auto [lo, hi] = std::minmax_element(medians.begin(), medians.end());
-      fmt::print("{:<18} {:>12.2f} {:>12.2f} {:>11.2f}% {:>14.3f}\n", name, medians.empty() ? 0 : *lo,
-                 medians.empty() ? 0 : *hi, 100 * cv, in_run);
-      doc["spread"].push_back({{"task", name},
-                               {"runs", medians.size()},
-                               {"medians_us", medians},
-                               {"cv", cv},
-                               {"worst_in_run_p90_over_p10", in_run}});
-    }
-  }
-table:
-  // 4. Speedup and roofline of every bundled correct kernel.
-  // engine_us: the candidate's time per call by the engine's clock; hidden_us: that less its
-  // events' mean (what a patched timer would hide; JudgeTiming's margin: kHiddenTimeFloorNs).
-  fmt::print("\n{:<18} {:>12} {:>12} {:>8} {:>8} {:>9} {:>9} {:>11} {:>10}  {}\n", "kernel", "median_us", "baseline_us",
-             "speedup", "bound", "roofline", "baseline", "engine_us", "hidden_us", "notes");
-  for (const std::string& name : kernels) {
-    kforge::BenchReport rep;
-    try {
-      rep = kforge::RunBench(machine, LoadTask(name), Correct(name), bo);
-    } catch (const std::exception& e) {
-      fmt::print("{:<18} error: {}\n", name, e.what());
-      doc["kernels"].push_back({{"task", name}, {"error", e.what()}});
-      continue;
-    }
-    std::string notes = rep.timed ? "" : "not timed: " + rep.verdict.message;
-    for (const auto& s : rep.suspects) notes += "SUSPECT: " + s + " ";
-    fmt::print("{:<18} {:>12.2f} {:>12.2f} {:>7.2f}x {:>8} {:>8.1f}% {:>8.1f}% {:>11.2f} {:>10.2f}  {}\n", name,
-               rep.candidate.timing.median_ns / 1e3, rep.baseline.timing.median_ns / 1e3, rep.speedup, rep.bound,
-               100 * rep.roofline_fraction, 100 * rep.baseline_roofline_fraction, rep.engine_mean_ns / 1e3,
-               (rep.engine_mean_ns - rep.candidate.timing.mean_ns) / 1e3, notes);
-    doc["kernels"].push_back(rep.ToJson());
-  }
+  SpeedupTable(machine, bo, kernels, &doc);
   kforge::MakeDirs(out_path.substr(0, out_path.rfind('/')));
   std::ofstream(out_path) << doc.dump(2) << "\n";
   fmt::print("\nwrote {}\n", out_path);

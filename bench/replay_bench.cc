@@ -80,6 +80,95 @@ void WriteSyntheticLog(const std::string& dir, const std::string& task_text, int
   }
 }
 
+/// One near-miss of the corpus: a recipe run from a cold cache, then the best of three strict
+/// replays, each into a directory of its own (the machine's noise, a 10 ms stall is 2% of the
+/// shortest runs, not the code's). Its row.
+nlohmann::json ReplayRow(const std::string& src, const std::string& corpus, const nlohmann::json& c,
+                         const std::string& work) {
+  const std::string file = c["file"], task_name = c["task"];
+  const std::string task_path = src + "/tasks/" + task_name + ".json";
+  std::string task_text, source, error;
+  kforge::TryReadFile(task_path, &task_text, &error);
+  kforge::TryReadFile(corpus + file, &source, &error);
+  kforge::Config cfg = kforge::Config::FromProcess();
+  cfg.kb_state_dir = work + "/kb-" + file;
+  cfg.cache_dir = work + "/cache-" + file;  // cold: the run compiles as a first run does
+  kforge::LiveEnv live(cfg);
+  kforge::Machine machine(live.env());
+  kforge::RepairEnv env;
+  env.machine = &machine;
+  env.kb_dir = src + "/kb";
+  kforge::RunConfig config;
+  config.seed = 1;
+  const std::string run_dir = work + "/" + file;
+  auto start = std::chrono::steady_clock::now();
+  kforge::RepairRun::Create(run_dir, task_text, task_path, source, config, env)->Run();
+  const double run_s = Since(start);
+  double replay_s = 1e9;
+  size_t events = 0, refused = 0;
+  bool matched = true;
+  for (int rep = 0; rep < 3; ++rep) {
+    start = std::chrono::steady_clock::now();
+    kforge::Recording rec = kforge::Recording::Open(run_dir, live.env().clock());
+    kforge::ReplayEnvironment renv(live.env(), {}, fmt::format("{}-replay{}-kb", run_dir, rep));
+    kforge::Machine replay_machine(renv.env());
+    kforge::RepairEnv replay_env = env;
+    replay_env.machine = &replay_machine;
+    kforge::ReplayResult r = kforge::Replay(rec, kforge::InputsOf(rec.events()),
+                                            {{}, fmt::format("{}-replay{}", run_dir, rep), {}}, replay_env);
+    replay_s = std::min(replay_s, Since(start));
+    matched = matched && r.matched();
+    events = rec.events().size();
+    refused += renv.refused_processes() + renv.refused_http();
+  }
+  const double ratio = replay_s / run_s;
+  fmt::print("{:<36} {:>7} {:>10.2f} {:>10.1f} {:>7.2f}%  {}\n", file, events, run_s, replay_s * 1000, 100 * ratio,
+             matched ? "matched" : "DIVERGED");
+  return {{"candidate", file},
+          {"events", events},
+          {"run_s", run_s},
+          {"replay_s", replay_s},
+          {"ratio", ratio},
+          {"matched", matched},
+          {"refused_live_calls", refused}};
+}
+
+struct LogTimes {
+  size_t events = 0;
+  double read_ms = 1e9, fold_ms = 1e9, open_ms = 1e9;
+};
+
+/// Rebuilding state from a 10,000-event log: best of five (the machine's noise, not the code's).
+LogTimes BigLogTimes(const std::string& src, const std::string& work) {
+  const std::string big = work + "/big";
+  kforge::LiveEnv live;
+  std::string softmax, error;
+  kforge::TryReadFile(src + "/tasks/softmax.json", &softmax, &error);
+  WriteSyntheticLog(big, softmax, 10000, live.env().clock());
+  LogTimes t;
+  for (int rep = 0; rep < 5; ++rep) {
+    auto start = std::chrono::steady_clock::now();
+    auto log = kforge::EventLog::Open(big + "/events.db", live.env().clock());
+    std::vector<kforge::Event> all = log->ReadAll();
+    t.read_ms = std::min(t.read_ms, Since(start) * 1000);
+    kforge::RunState s = kforge::FoldEvents(all);
+    t.fold_ms = std::min(t.fold_ms, Since(start) * 1000);
+    t.events = log->ReadAll().size();
+    (void)s;
+    start = std::chrono::steady_clock::now();
+    kforge::Config cfg = kforge::Config::FromProcess();
+    cfg.kb_state_dir = work + "/kb-big";
+    kforge::LiveEnv env(cfg);
+    kforge::Machine machine(env.env());
+    kforge::RepairEnv renv;
+    renv.machine = &machine;
+    renv.kb_dir = src + "/kb";
+    kforge::RepairRun::Open(big, renv);
+    t.open_ms = std::min(t.open_ms, Since(start) * 1000);
+  }
+  return t;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -101,103 +190,25 @@ int main(int argc, char** argv) {
   const nlohmann::json manifest = nlohmann::json::parse(text);
   kforge::TempDir work("kforge-replay-bench");
   nlohmann::json rows = nlohmann::json::array();
-  double worst_ratio = 0;
   fmt::print("{:<36} {:>7} {:>10} {:>10} {:>8}  {}\n", "near-miss (recipe run)", "events", "run_s", "replay_ms",
              "ratio", "replay");
   int runs = 0;
   for (const auto& c : manifest["candidates"]) {
     if (runs++ >= max_runs) break;
-    const std::string file = c["file"], task_name = c["task"];
-    const std::string task_path = src + "/tasks/" + task_name + ".json";
-    std::string task_text, source;
-    kforge::TryReadFile(task_path, &task_text, &error);
-    kforge::TryReadFile(corpus + file, &source, &error);
-    kforge::Config cfg = kforge::Config::FromProcess();
-    cfg.kb_state_dir = work.path() + "/kb-" + file;
-    cfg.cache_dir = work.path() + "/cache-" + file;  // cold: the run compiles as a first run does
-    kforge::LiveEnv live(cfg);
-    kforge::Machine machine(live.env());
-    kforge::RepairEnv env;
-    env.machine = &machine;
-    env.kb_dir = src + "/kb";
-    kforge::RunConfig config;
-    config.seed = 1;
-    const std::string run_dir = work.path() + "/" + file;
-    auto start = std::chrono::steady_clock::now();
-    kforge::RepairRun::Create(run_dir, task_text, task_path, source, config, env)->Run();
-    const double run_s = Since(start);
-
-    // Best of three replays, each into a directory of its own: the machine's noise (a 10 ms
-    // stall is 2% of the shortest runs), not the code's.
-    double replay_s = 1e9;
-    size_t events = 0, refused = 0;
-    bool matched = true;
-    for (int rep = 0; rep < 3; ++rep) {
-      start = std::chrono::steady_clock::now();
-      kforge::Recording rec = kforge::Recording::Open(run_dir, live.env().clock());
-      kforge::ReplayEnvironment renv(live.env(), {}, fmt::format("{}-replay{}-kb", run_dir, rep));
-      kforge::Machine replay_machine(renv.env());
-      kforge::RepairEnv replay_env = env;
-      replay_env.machine = &replay_machine;
-      kforge::ReplayResult r = kforge::Replay(rec, kforge::InputsOf(rec.events()),
-                                              {{}, fmt::format("{}-replay{}", run_dir, rep), {}}, replay_env);
-      replay_s = std::min(replay_s, Since(start));
-      matched = matched && r.matched();
-      events = rec.events().size();
-      refused += renv.refused_processes() + renv.refused_http();
-    }
-    const double ratio = replay_s / run_s;
-    worst_ratio = std::max(worst_ratio, ratio);
-    fmt::print("{:<36} {:>7} {:>10.2f} {:>10.1f} {:>7.2f}%  {}\n", file, events, run_s, replay_s * 1000, 100 * ratio,
-               matched ? "matched" : "DIVERGED");
-    rows.push_back({{"candidate", file},
-                    {"events", events},
-                    {"run_s", run_s},
-                    {"replay_s", replay_s},
-                    {"ratio", ratio},
-                    {"matched", matched},
-                    {"refused_live_calls", refused}});
+    rows.push_back(ReplayRow(src, corpus, c, work.path()));
   }
   std::vector<double> ratios;
   for (const auto& r : rows) ratios.push_back(r["ratio"]);
   std::sort(ratios.begin(), ratios.end());
   const double median = ratios.empty() ? 0 : ratios[ratios.size() / 2];
+  const double worst_ratio = ratios.empty() ? 0 : ratios.back();
   fmt::print("strict replay / original wall time: median {:.2f}%, worst {:.2f}% (target: at most 5%)\n", 100 * median,
              100 * worst_ratio);
-
-  // Rebuilding state from a 10,000-event log.
-  const std::string big = work.path() + "/big";
-  kforge::LiveEnv live;
-  std::string softmax;
-  kforge::TryReadFile(src + "/tasks/softmax.json", &softmax, &error);
-  WriteSyntheticLog(big, softmax, 10000, live.env().clock());
-  double fold_ms = 1e9, open_ms = 1e9, read_ms = 1e9;
-  size_t events = 0;
-  for (int rep = 0; rep < 5; ++rep) {  // best of five: the machine's noise, not the code's
-    auto start = std::chrono::steady_clock::now();
-    auto log = kforge::EventLog::Open(big + "/events.db", live.env().clock());
-    std::vector<kforge::Event> all = log->ReadAll();
-    read_ms = std::min(read_ms, Since(start) * 1000);
-    kforge::RunState s = kforge::FoldEvents(all);
-    fold_ms = std::min(fold_ms, Since(start) * 1000);
-    events = log->ReadAll().size();
-    (void)s;
-    start = std::chrono::steady_clock::now();
-    kforge::Config cfg = kforge::Config::FromProcess();
-    cfg.kb_state_dir = work.path() + "/kb-big";
-    kforge::LiveEnv env(cfg);
-    kforge::Machine machine(env.env());
-    kforge::RepairEnv renv;
-    renv.machine = &machine;
-    renv.kb_dir = src + "/kb";
-    kforge::RepairRun::Open(big, renv);
-    open_ms = std::min(open_ms, Since(start) * 1000);
-  }
+  const LogTimes t = BigLogTimes(src, work.path());
   fmt::print(
       "{}-event log: read {:.1f} ms, read+decode+fold {:.1f} ms; RepairRun::Open (the same, plus task, knowledge base "
-      "and "
-      "repairer) {:.1f} ms (target: under 100 ms)\n",
-      events, read_ms, fold_ms, open_ms);
+      "and repairer) {:.1f} ms (target: under 100 ms)\n",
+      t.events, t.read_ms, t.fold_ms, t.open_ms);
   std::string host;
   kforge::TryReadFile("/proc/sys/kernel/hostname", &host, &error);
   nlohmann::json doc = {{"benchmark", "replay_cpu"},
@@ -205,10 +216,10 @@ int main(int argc, char** argv) {
                         {"rows", rows},
                         {"median_replay_ratio", median},
                         {"worst_replay_ratio", worst_ratio},
-                        {"log_events", events},
-                        {"read_ms", read_ms},
-                        {"fold_ms", fold_ms},
-                        {"open_ms", open_ms}};
+                        {"log_events", t.events},
+                        {"read_ms", t.read_ms},
+                        {"fold_ms", t.fold_ms},
+                        {"open_ms", t.open_ms}};
   kforge::MakeDirs(out_path.substr(0, out_path.rfind('/')));
   std::ofstream(out_path) << doc.dump(2) << "\n";
   fmt::print("wrote {}\n", out_path);

@@ -115,6 +115,25 @@ TEST_F(ExperimentE2ETest, PlanPrintsItsCellsAndBudgetAndBadPlansAreRefused) {
 // answers by what it is asked: it proposes the task's correct kernel, except when asked to
 // write softmax from scratch, where it writes the near-miss again. Every number below is
 // computed by hand from that.
+// Rendered by a real browser (Debian's Chromium, headless): one Pass@k line and its points
+// per arm, the token bars and the overlap table are in the DOM it builds.
+void ExpectTheBrowserDrawsTheReport(const std::string& html, const std::string& work) {
+  auto dom = RunProgram({"chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                         "--user-data-dir=" + work + "/profile", "--dump-dom", "file://" + html},
+                        work, 120);
+  ASSERT_EQ(dom.exit_code, 0) << "headless chromium failed (scripts/install-test-deps.sh installs it): "
+                              << dom.err.substr(0, 2000);
+  auto count = [&](const std::string& what) {
+    size_t n = 0;
+    for (size_t at = dom.out.find(what); at != std::string::npos; at = dom.out.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("<polyline"), 3u) << dom.out.substr(0, 3000);
+  EXPECT_GE(count("<circle"), 3u);
+  EXPECT_EQ(count("<h2>Overlap of solved tasks</h2>"), 1u);
+  EXPECT_NE(dom.out.find("debug-no-kb"), std::string::npos);
+}
+
 TEST_F(ExperimentE2ETest, ThreeArmStudyWithTheScriptedModelGivesTheHandComputedStatistics) {
   ScriptedHttpServer server(ScriptedHttpServer::ByRequest{}, [](const testing::ReceivedRequest& req) {
     json body = json::parse(req.body, nullptr, false);
@@ -199,23 +218,7 @@ TEST_F(ExperimentE2ETest, ThreeArmStudyWithTheScriptedModelGivesTheHandComputedS
   const std::string html = ReadText(out + "/report.html");
   EXPECT_NE(html.find("scripted-model"), std::string::npos);
   EXPECT_NE(html.find(server.Url("/v1")), std::string::npos);
-  // Rendered by a real browser (Debian's Chromium, headless): one Pass@k line and its points
-  // per arm, the token bars and the overlap table are in the DOM it builds.
-  auto dom =
-      RunProgram({"chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                  "--user-data-dir=" + dir_->path() + "/profile", "--dump-dom", "file://" + out + "/report.html"},
-                 dir_->path(), 120);
-  ASSERT_EQ(dom.exit_code, 0) << "headless chromium failed (scripts/install-test-deps.sh installs it): "
-                              << dom.err.substr(0, 2000);
-  auto count = [&](const std::string& what) {
-    size_t n = 0;
-    for (size_t at = dom.out.find(what); at != std::string::npos; at = dom.out.find(what, at + 1)) ++n;
-    return n;
-  };
-  EXPECT_EQ(count("<polyline"), 3u) << dom.out.substr(0, 3000);
-  EXPECT_GE(count("<circle"), 3u);
-  EXPECT_EQ(count("<h2>Overlap of solved tasks</h2>"), 1u);
-  EXPECT_NE(dom.out.find("debug-no-kb"), std::string::npos);
+  ExpectTheBrowserDrawsTheReport(out + "/report.html", dir_->path());
   EXPECT_NE(ReadText(out + "/report.md").find("| debug | regenerate | 9 | 3 | 0 | 6 | 0 | 0.25 | 0.75 | 2 / 1 / 0 |"),
             std::string::npos)
       << ReadText(out + "/report.md");

@@ -358,7 +358,9 @@ std::string PrecompiledHeader(Build& b, const std::string& name, const std::stri
         std::vector<std::string> argv = {b.cxx.path};
         argv.insert(argv.end(), flags.begin(), flags.end());
         argv.insert(argv.end(), b.includes.begin(), b.includes.end());
-        argv.insert(argv.end(), {"-x", "c++-header", scratch + "/" + name + ".h", "-o", scratch + "/out"});
+        // -c: with a candidate's "-x c++" among the flags, g++ otherwise compiles the header
+        // as a program and links it (a later -x c++-header notwithstanding).
+        argv.insert(argv.end(), {"-x", "c++-header", scratch + "/" + name + ".h", "-c", "-o", scratch + "/out"});
         return argv;
       },
       int64_t{4} << 30);  // torch/extension.h's image is ~650 MB

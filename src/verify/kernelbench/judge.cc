@@ -385,6 +385,58 @@ char* JudgeBuffers::Get(size_t slot, size_t size) {
   return s.data.get();
 }
 
+namespace {
+
+/// Output `o` of a trial, the candidate's against the reference's (in GPU memory or from
+/// files), into the case and the compatible verdict's trial; false when it cannot be compared
+/// at all (the trial's later outputs are not looked at).
+bool JudgeTrialOutput(size_t o, const OutputReport& ro, const OutputReport& r64, const OutputReport& co,
+                      const TrialReports& reports, unsigned threads, CaseEvidence* c, json* kb_trial, Verdict* v) {
+  auto fail = [&](FailureClass f, std::string message) {
+    c->failure = f;
+    c->message = std::move(message);
+  };
+  Tensor ref32, ref64, got;
+  auto slot = [&](size_t k) { return Destination{reports.buffers, 3 * o + k}; };
+  // A null float64 entry: the float64 output equals the float32 one (an exact operator),
+  // which is read once and serves as both.
+  const bool exact = r64.exact;
+  ReadReferenceOutput(reports, ro, r64, threads, slot(0), slot(1), &ref32, &ref64);
+  std::string name = "output" + std::to_string(o);
+  std::string problem = DescribeCandidateOutput(co, ref32, name, &got);
+  OutputJudgement j;
+  if (problem.empty())
+    problem = ref32.on_device ? JudgeOnDevice(reports, o, exact, got, &j)
+                              : JudgeFromFiles(reports, slot(2), co.file, exact, &ref32, ref64, &got, v, &j);
+  if (!problem.empty()) {
+    if (c->passed()) fail(FailureClass::kWrongResult, problem);
+    (*kb_trial)["passed"] = false;
+    (*kb_trial)["issue"] = problem;
+    return false;
+  }
+  const size_t n = static_cast<size_t>(got.elements());
+  if (j.first.unwritten > 0 && c->passed())
+    fail(FailureClass::kUnwrittenOutput,
+         name + ": " + std::to_string(j.first.unwritten) + " of " + std::to_string(got.elements()) +
+             " elements still hold the poison kforge left in memory (0xff or 0x7f bytes: allocated, never written)");
+  if (!j.first.close) (*kb_trial)["passed"] = false;
+  (*kb_trial)["max_difference"] = std::max(kb_trial->value("max_difference", 0.0), j.first.max_diff);
+  (*kb_trial)["avg_difference"] = n == 0 ? 0.0 : j.first.sum_diff / static_cast<double>(n);
+  OutputEvidence ev;
+  ev.name = name;
+  ev.shape = got.shape;
+  ev.compare = std::move(j.compare);
+  ev.sha256 = std::move(j.sha256);
+  if (!ev.compare.passed() && c->passed())
+    fail(ClassifyNumeric(ev.compare), name + ": " + std::to_string(ev.compare.mismatches) + " of " +
+                                          std::to_string(ev.compare.elements) +
+                                          " elements outside the certified tolerance");
+  c->outputs.push_back(std::move(ev));
+  return true;
+}
+
+}  // namespace
+
 void JudgeKernelBenchTrial(const KernelBenchTrial& t, const TrialReports& reports, json* kernelbench_trials,
                            Verdict* v) {
   CaseEvidence c;
@@ -455,47 +507,8 @@ void JudgeKernelBenchTrial(const KernelBenchTrial& t, const TrialReports& report
   const std::vector<OutputReport>& co = *k.outputs;
   const unsigned threads = std::max(1u, reports.threads);
   json kb_trial = {{"trial", t.name}, {"seed", c.seed}, {"passed", true}};
-  for (size_t o = 0; o < ro.size(); ++o) {
-    Tensor ref32, ref64, got;
-    auto slot = [&](size_t k) { return Destination{reports.buffers, 3 * o + k}; };
-    // A null float64 entry: the float64 output equals the float32 one (an exact operator),
-    // which is read once and serves as both.
-    const bool exact = r64[o].exact;
-    ReadReferenceOutput(reports, ro[o], r64[o], threads, slot(0), slot(1), &ref32, &ref64);
-    const std::string& got_file = co[o].file;
-    std::string name = "output" + std::to_string(o);
-    std::string problem = DescribeCandidateOutput(co[o], ref32, name, &got);
-    OutputJudgement j;
-    if (problem.empty())
-      problem = ref32.on_device ? JudgeOnDevice(reports, o, exact, got, &j)
-                                : JudgeFromFiles(reports, slot(2), got_file, exact, &ref32, ref64, &got, v, &j);
-    if (!problem.empty()) {
-      if (c.passed()) fail(FailureClass::kWrongResult, problem);
-      kb_trial["passed"] = false;
-      kb_trial["issue"] = problem;
-      break;
-    }
-    const size_t n = static_cast<size_t>(got.elements());
-    if (j.first.unwritten > 0 && c.passed()) {
-      problem = name + ": " + std::to_string(j.first.unwritten) + " of " + std::to_string(got.elements()) +
-                " elements still hold the poison kforge left in memory (0xff or 0x7f bytes: allocated, never "
-                "written)";
-      fail(FailureClass::kUnwrittenOutput, problem);
-    }
-    if (!j.first.close) kb_trial["passed"] = false;
-    kb_trial["max_difference"] = std::max(kb_trial.value("max_difference", 0.0), j.first.max_diff);
-    kb_trial["avg_difference"] = n == 0 ? 0.0 : j.first.sum_diff / static_cast<double>(n);
-    OutputEvidence ev;
-    ev.name = name;
-    ev.shape = got.shape;
-    ev.compare = std::move(j.compare);
-    ev.sha256 = std::move(j.sha256);
-    if (!ev.compare.passed() && c.passed())
-      fail(ClassifyNumeric(ev.compare), name + ": " + std::to_string(ev.compare.mismatches) + " of " +
-                                            std::to_string(ev.compare.elements) +
-                                            " elements outside the certified tolerance");
-    c.outputs.push_back(std::move(ev));
-  }
+  for (size_t o = 0; o < ro.size(); ++o)
+    if (!JudgeTrialOutput(o, ro[o], r64[o], co[o], reports, threads, &c, &kb_trial, v)) break;
   if (t.kernelbench_index >= 0) kernelbench_trials->push_back(kb_trial);
   AddCase(v, std::move(c));
 }
