@@ -142,7 +142,10 @@ ScopedFd OpenParentBeneath(const std::string& root, const std::string& relative,
   for (;;) {
     const size_t slash = relative.find('/', at);
     *name = relative.substr(at, slash == std::string::npos ? std::string::npos : slash - at);
-    if (name->empty() || *name == "." || *name == "..") return ScopedFd();
+    if (name->empty() || *name == "." || *name == "..") {
+      errno = EINVAL;
+      return ScopedFd();
+    }
     if (slash == std::string::npos || !dir.valid()) return dir;
     dir = ScopedFd(OpenDirNoFollow(dir.get(), name->c_str()));
     at = slash + 1;
@@ -159,6 +162,16 @@ void MoveBeneath(const std::string& staged, const std::string& root, const std::
                            (dir.valid() ? std::strerror(errno) : "not a plain path through no link"));
 }
 
+ScopedFd OpenFileBeneath(const std::string& root, const std::string& relative) {
+  std::string name;
+  ScopedFd dir = OpenParentBeneath(root, relative, &name);
+  if (!dir.valid()) {
+    if (errno == 0) errno = EINVAL;
+    return dir;
+  }
+  return ScopedFd(::openat(dir.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+}
+
 void RemoveFileBeneath(const std::string& root, const std::string& relative) {
   std::string name;
   ScopedFd dir = OpenParentBeneath(root, relative, &name);
@@ -167,21 +180,7 @@ void RemoveFileBeneath(const std::string& root, const std::string& relative) {
 
 bool ReadFileBeneath(const std::string& root, const std::string& relative, size_t max_bytes, std::string* out,
                      std::string* why) {
-  ScopedFd dir(OpenDirNoFollow(AT_FDCWD, root.c_str()));
-  size_t at = 0;
-  std::string name;
-  for (;;) {
-    const size_t slash = relative.find('/', at);
-    name = relative.substr(at, slash == std::string::npos ? std::string::npos : slash - at);
-    if (name.empty() || name == "." || name == "..") {
-      *why = relative + ": not a plain relative path";
-      return false;
-    }
-    if (slash == std::string::npos || !dir.valid()) break;
-    dir = ScopedFd(OpenDirNoFollow(dir.get(), name.c_str()));
-    at = slash + 1;
-  }
-  ScopedFd fd(dir.valid() ? ::openat(dir.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK) : -1);
+  ScopedFd fd = OpenFileBeneath(root, relative);
   struct stat st {};
   if (!fd.valid() || ::fstat(fd.get(), &st) != 0) {
     *why = relative + ": " + std::strerror(errno);

@@ -53,6 +53,9 @@ bool ReadFileBeneath(const std::string& root, const std::string& relative, size_
 /// delivering files into a directory something untrusted can write, where a path would
 /// follow a link it planted. Throws EnvironmentError when it cannot.
 void MoveBeneath(const std::string& staged, const std::string& root, const std::string& relative);
+/// `root`/`relative` opened for reading through no symbolic link at any component (not
+/// waiting on a FIFO); invalid, with errno set, when it cannot be.
+ScopedFd OpenFileBeneath(const std::string& root, const std::string& relative);
 /// Removes the file `root`/`relative` reached through no symbolic link (ReadFileBeneath's
 /// rule); a link at the name is removed itself. Nothing there, or a path not plain: nothing.
 void RemoveFileBeneath(const std::string& root, const std::string& relative);

@@ -61,11 +61,13 @@ struct Destination {
   }
 };
 
-/// Reads a worker's output file of `size` bytes into `t`, in slices on `threads` threads.
-/// Never through a link (O_NOFOLLOW), only a regular file, and only one of that size: the
-/// candidate's process wrote it and may still be running. "" or why it cannot be used.
-std::string ReadOutputFile(const std::string& path, size_t size, unsigned threads, const Destination& to, Tensor* t) {
-  ScopedFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+/// Reads a worker's output file `dir`/`file` of `size` bytes into `t`, in slices on `threads`
+/// threads. Never through a link (the file, or out/ swapped for one), only a regular file,
+/// and only one of that size: the candidate's process wrote it and may still be running. ""
+/// or why it cannot be used.
+std::string ReadOutputFile(const std::string& dir, const std::string& file, size_t size, unsigned threads,
+                           const Destination& to, Tensor* t) {
+  ScopedFd fd = OpenFileBeneath(dir, file);
   struct stat st;
   if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode))
     return "an output file is not a plain file (a link, or missing)";
@@ -102,7 +104,7 @@ std::string Describe(const OutputReport& d, Tensor* t) {
 
 /// Reads the output `t` describes from `dir`/`file`; "" or why it cannot be used.
 std::string Read(const std::string& dir, const std::string& file, unsigned threads, const Destination& to, Tensor* t) {
-  return ReadOutputFile(dir + "/" + file, static_cast<size_t>(t->elements()) * DTypeSize(t->dtype), threads, to, t);
+  return ReadOutputFile(dir, file, static_cast<size_t>(t->elements()) * DTypeSize(t->dtype), threads, to, t);
 }
 
 /// Describe, then Read.

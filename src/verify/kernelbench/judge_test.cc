@@ -125,6 +125,17 @@ TEST(KernelBenchJudgeTest, AnOutputThatIsALinkIsRefused) {
   EXPECT_EQ(v.cases[0].failure, FailureClass::kWrongResult);
   EXPECT_NE(v.cases[0].message.find("not a plain file"), std::string::npos) << v.cases[0].message;
   EXPECT_FALSE(kb[0]["passed"]);
+  // The candidate's out/ swapped for a link to the reference's (a host directory): the file
+  // is not read through it.
+  Workers w2;
+  TrialReports swapped = w2.Reports({1, 2, 3, 4}, {9, 9, 9, 9});
+  std::filesystem::rename(w2.cand, w2.cand + ".real");
+  std::filesystem::create_directory_symlink(w2.ref, w2.cand);
+  json kb2 = json::array();
+  Verdict v2 = JudgeOne(swapped, &kb2);
+  ASSERT_EQ(v2.cases.size(), 1u);
+  EXPECT_EQ(v2.cases[0].failure, FailureClass::kWrongResult);
+  EXPECT_NE(v2.cases[0].message.find("not a plain file"), std::string::npos) << v2.cases[0].message;
 }
 
 // The candidate's description of an output is checked against the reference's before its
