@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -48,6 +49,13 @@ bool ParseId(const std::string& text, int64_t* id) {
   return true;
 }
 
+/// One Prometheus counter family with one label: its HELP and TYPE lines, then a sample a value.
+void LabelledCounter(std::string* out, const char* name, const char* help, const char* label,
+                     const std::map<std::string, int64_t>& counts) {
+  *out += fmt::format("# HELP {} {}\n# TYPE {} counter\n", name, help, name);
+  for (const auto& [value, n] : counts) *out += fmt::format("{}{{{}=\"{}\"}} {}\n", name, label, value, n);
+}
+
 std::string MetricsText(const VerdictMetrics& m) {
   std::string out;
   auto gauge = [&](const char* name, const char* help, int64_t v) {
@@ -61,23 +69,15 @@ std::string MetricsText(const VerdictMetrics& m) {
       "# HELP kforge_serve_jobs_done_total Jobs with their verdict, since the store was created.\n"
       "# TYPE kforge_serve_jobs_done_total counter\n";
   out += fmt::format("kforge_serve_jobs_done_total {}\n", m.jobs.done);
-  out +=
-      "# HELP kforge_serve_verdicts_total Verdicts given by this process, by class.\n"
-      "# TYPE kforge_serve_verdicts_total counter\n";
-  for (const auto& [cls, n] : m.verdicts)
-    out += fmt::format("kforge_serve_verdicts_total{{class=\"{}\"}} {}\n", cls, n);
-  out +=
-      "# HELP kforge_serve_kernelbench_references_total KernelBench verdicts by their reference: reused "
-      "(its kept outputs), ran, or not_kept.\n"
-      "# TYPE kforge_serve_kernelbench_references_total counter\n";
-  for (const auto& [how, n] : m.references)
-    out += fmt::format("kforge_serve_kernelbench_references_total{{reference=\"{}\"}} {}\n", how, n);
-  out +=
-      "# HELP kforge_serve_kernelbench_candidate_workers_total KernelBench verdicts by how their candidate's "
-      "worker started: warm (before the job) or started (for it).\n"
-      "# TYPE kforge_serve_kernelbench_candidate_workers_total counter\n";
-  for (const auto& [how, n] : m.candidate_workers)
-    out += fmt::format("kforge_serve_kernelbench_candidate_workers_total{{start=\"{}\"}} {}\n", how, n);
+  LabelledCounter(&out, "kforge_serve_verdicts_total", "Verdicts given by this process, by class.", "class",
+                  m.verdicts);
+  LabelledCounter(&out, "kforge_serve_kernelbench_references_total",
+                  "KernelBench verdicts by their reference: reused (its kept outputs), ran, or not_kept.", "reference",
+                  m.references);
+  LabelledCounter(&out, "kforge_serve_kernelbench_candidate_workers_total",
+                  "KernelBench verdicts by how their candidate's worker started: warm (before the job) or started "
+                  "(for it).",
+                  "start", m.candidate_workers);
   out +=
       "# HELP kforge_serve_worker_restarts_total Verifiers that died by a signal or their deadline.\n"
       "# TYPE kforge_serve_worker_restarts_total counter\n";
